@@ -1,0 +1,13 @@
+// Original file: proto/spire/api/server/bundle/v1/bundle.proto
+
+import type { BundleMask as _spire_api_types_BundleMask, BundleMask__Output as _spire_api_types_BundleMask__Output } from '../../../../../spire/api/types/BundleMask.js';
+
+export interface GetFederatedBundleRequest {
+  'trust_domain'?: (string);
+  'output_mask'?: (_spire_api_types_BundleMask | null);
+}
+
+export interface GetFederatedBundleRequest__Output {
+  'trust_domain': (string);
+  'output_mask': (_spire_api_types_BundleMask__Output | null);
+}

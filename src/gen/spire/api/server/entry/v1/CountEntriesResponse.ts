@@ -1,0 +1,10 @@
+// Original file: proto/spire/api/server/entry/v1/entry.proto
+
+
+export interface CountEntriesResponse {
+  'count'?: (number);
+}
+
+export interface CountEntriesResponse__Output {
+  'count': (number);
+}

@@ -1,0 +1,13 @@
+// Original file: proto/spire/api/server/entry/v1/entry.proto
+
+import type { Entry as _spire_api_types_Entry, Entry__Output as _spire_api_types_Entry__Output } from '../../../../../spire/api/types/Entry.js';
+
+export interface ListEntriesResponse {
+  'entries'?: (_spire_api_types_Entry)[];
+  'next_page_token'?: (string);
+}
+
+export interface ListEntriesResponse__Output {
+  'entries': (_spire_api_types_Entry__Output)[];
+  'next_page_token': (string);
+}

@@ -1,0 +1,13 @@
+// Original file: proto/spire/api/server/entry/v1/entry.proto
+
+import type { EntryMask as _spire_api_types_EntryMask, EntryMask__Output as _spire_api_types_EntryMask__Output } from '../../../../../spire/api/types/EntryMask.js';
+
+export interface SyncAuthorizedEntriesRequest {
+  'output_mask'?: (_spire_api_types_EntryMask | null);
+  'ids'?: (string)[];
+}
+
+export interface SyncAuthorizedEntriesRequest__Output {
+  'output_mask': (_spire_api_types_EntryMask__Output | null);
+  'ids': (string)[];
+}

@@ -1,0 +1,12 @@
+// Original file: proto/spire/api/types/spiffeid.proto
+
+
+export interface SPIFFEID {
+  'trust_domain'?: (string);
+  'path'?: (string);
+}
+
+export interface SPIFFEID__Output {
+  'trust_domain': (string);
+  'path': (string);
+}
