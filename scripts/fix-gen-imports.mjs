@@ -2,6 +2,7 @@
 // resolution needs explicit `.js` specifiers, so add them after generation.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 
 function walk(dir) {
   for (const name of readdirSync(dir)) {

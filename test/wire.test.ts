@@ -80,13 +80,13 @@ const SCALARS: Record<string, string> = {
  */
 function loadedFiles(): FileDescriptor[] {
   const def = loadPackageDefinition();
-  const any = def['spire.api.types.Entry'] as MessageTypeDefinition;
+  const any = def['spire.api.types.Entry'] as MessageTypeDefinition<object, object>;
   const fileType = (
     descriptor as unknown as {
       FileDescriptorProto: { decode(b: Uint8Array): object; toObject(m: object, o: object): FileDescriptor };
     }
   ).FileDescriptorProto;
-  return any.fileDescriptorProtos.map((buf) => fileType.toObject(fileType.decode(buf), { enums: String }));
+  return any.fileDescriptorProtos.map((buf: Buffer) => fileType.toObject(fileType.decode(buf), { enums: String }));
 }
 
 /** Descriptors keep type names as written; resolve them as protoc does, innermost scope first. */
