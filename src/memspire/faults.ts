@@ -1,0 +1,54 @@
+import type { ItemStatus } from './status.js';
+
+interface PlannedFailure {
+  remaining: number;
+  status: ItemStatus;
+  method?: string;
+}
+
+/**
+ * Faults for tests and demos: a stall holds every call until released, and
+ * planned failures answer the next N calls (optionally of one method) with a
+ * gRPC status instead of running them.
+ */
+export class FaultInjector {
+  private gate: { promise: Promise<void>; release: () => void } | undefined;
+  private readonly failures: PlannedFailure[] = [];
+
+  /** Every call from now on waits until `release()`. */
+  stall(): void {
+    if (this.gate) return;
+    let release!: () => void;
+    const promise = new Promise<void>((resolve) => (release = resolve));
+    this.gate = { promise, release };
+  }
+
+  release(): void {
+    this.gate?.release();
+    this.gate = undefined;
+  }
+
+  /** The next `count` calls (of `method`, when given, e.g. "BatchCreateEntry") fail with `code`. */
+  failNext(count: number, code: number, opts: { message?: string; method?: string } = {}): void {
+    this.failures.push({
+      remaining: count,
+      status: { code, message: opts.message ?? 'injected fault' },
+      ...(opts.method ? { method: opts.method } : {}),
+    });
+  }
+
+  clear(): void {
+    this.failures.length = 0;
+    this.release();
+  }
+
+  /** Runs before each call; resolves to a status to fail with, or undefined to proceed. */
+  async before(method: string): Promise<ItemStatus | undefined> {
+    if (this.gate) await this.gate.promise;
+    const planned = this.failures.find((f) => f.remaining > 0 && (f.method === undefined || f.method === method));
+    if (!planned) return undefined;
+    planned.remaining--;
+    if (planned.remaining === 0) this.failures.splice(this.failures.indexOf(planned), 1);
+    return planned.status;
+  }
+}

@@ -1,0 +1,3 @@
+export { MemorySpireServer } from './server.js';
+export type { CallRecord, MemorySpireServerOptions, SpireSeed } from './server.js';
+export { FaultInjector } from './faults.js';

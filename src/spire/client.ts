@@ -1,0 +1,323 @@
+import * as grpc from '@grpc/grpc-js';
+import type { EntryClient, EntryDefinition } from '../gen/spire/api/server/entry/v1/Entry.js';
+import type { TrustDomainClient, TrustDomainDefinition } from '../gen/spire/api/server/trustdomain/v1/TrustDomain.js';
+import type { BundleClient, BundleDefinition } from '../gen/spire/api/server/bundle/v1/Bundle.js';
+import type { SVIDClient, SVIDDefinition } from '../gen/spire/api/server/svid/v1/SVID.js';
+import { type BatchOutcome, type ItemStatus, itemStatus, runBatches } from './batch.js';
+import { SpireConnectError } from './errors.js';
+import { loadSpireGrpc } from './proto.js';
+import { type UnaryApi, unaryApi } from './rpc.js';
+import { DEFAULT_SOCKET, parseSocket } from './target.js';
+import type {
+  BundleMask,
+  BundleOut,
+  Entry,
+  EntryFilter,
+  EntryMask,
+  EntryOut,
+  FederationRelationship,
+  FederationRelationshipMask,
+  FederationRelationshipOut,
+} from './types.js';
+
+export interface BatchSizes {
+  listEntriesPage: number;
+  createEntries: number;
+  updateEntries: number;
+  deleteEntries: number;
+  listRelationshipsPage: number;
+  createRelationships: number;
+  updateRelationships: number;
+  deleteRelationships: number;
+  listBundlesPage: number;
+}
+
+/** spire-controller-manager's sizes; they keep every response well under gRPC's message limit. */
+export const DEFAULT_BATCH_SIZES: BatchSizes = {
+  listEntriesPage: 200,
+  createEntries: 50,
+  updateEntries: 50,
+  deleteEntries: 200,
+  listRelationshipsPage: 200,
+  createRelationships: 50,
+  updateRelationships: 50,
+  deleteRelationships: 200,
+  listBundlesPage: 200,
+};
+
+export interface SpireClientOptions {
+  /** `unix:///path` or an absolute path. Default /spire-server/api.sock. */
+  socket?: string;
+  /** Deadline of every RPC. Default 30 s. */
+  rpcTimeoutMs?: number;
+  /** Largest response accepted. Default 16 MiB (gRPC's own default is 4 MiB). */
+  maxReceiveMessageBytes?: number;
+  batchSizes?: Partial<BatchSizes>;
+}
+
+export interface EntryItemResult {
+  status: ItemStatus;
+  /** The stored entry on success; for a similar-entry ALREADY_EXISTS, the existing one. */
+  entry: EntryOut | null;
+}
+
+export interface DeleteEntryResult {
+  status: ItemStatus;
+  id: string;
+}
+
+export interface RelationshipItemResult {
+  status: ItemStatus;
+  relationship: FederationRelationshipOut | null;
+}
+
+export interface DeleteRelationshipResult {
+  status: ItemStatus;
+  trustDomain: string;
+}
+
+export interface ListOptions {
+  filter?: EntryFilter;
+  outputMask?: EntryMask;
+  /** Overrides the configured page size; <= 0 asks the server for everything at once. */
+  pageSize?: number;
+}
+
+export interface MintedX509Svid {
+  spiffeId: string;
+  certChain: Buffer[];
+  expiresAt: number;
+}
+
+/**
+ * Typed clients for the SPIRE server APIs the controller uses, sharing one
+ * channel over the server's Unix socket.
+ */
+export class SpireClient {
+  readonly socketPath: string;
+  readonly batchSizes: BatchSizes;
+  private readonly channel: grpc.Channel;
+  private readonly clients: grpc.Client[];
+  private readonly entry: UnaryApi<EntryDefinition>;
+  private readonly trustDomain: UnaryApi<TrustDomainDefinition>;
+  private readonly bundle: UnaryApi<BundleDefinition>;
+  private readonly svidApi: UnaryApi<SVIDDefinition>;
+
+  constructor(opts: SpireClientOptions = {}) {
+    const { target, path } = parseSocket(opts.socket ?? DEFAULT_SOCKET);
+    this.socketPath = path;
+    this.batchSizes = { ...DEFAULT_BATCH_SIZES, ...opts.batchSizes };
+    const channelOptions: grpc.ChannelOptions = {
+      'grpc.max_receive_message_length': opts.maxReceiveMessageBytes ?? 16 * 1024 * 1024,
+      // Reconnect quickly after a SPIRE restart; the socket is local, so retrying is cheap.
+      'grpc.initial_reconnect_backoff_ms': 200,
+      'grpc.max_reconnect_backoff_ms': 5000,
+    };
+    const creds = grpc.credentials.createInsecure();
+    this.channel = new grpc.Channel(target, creds, channelOptions);
+    const pkg = loadSpireGrpc();
+    const shared = { channelOverride: this.channel };
+    const entry: EntryClient = new pkg.spire.api.server.entry.v1.Entry(target, creds, shared);
+    const trustDomain: TrustDomainClient = new pkg.spire.api.server.trustdomain.v1.TrustDomain(target, creds, shared);
+    const bundle: BundleClient = new pkg.spire.api.server.bundle.v1.Bundle(target, creds, shared);
+    const svid: SVIDClient = new pkg.spire.api.server.svid.v1.SVID(target, creds, shared);
+    this.clients = [entry, trustDomain, bundle, svid];
+    const settings = (service: string) => ({ service, socketPath: path, deadlineMs: opts.rpcTimeoutMs ?? 30_000, waitForReady: true });
+    this.entry = unaryApi<EntryDefinition>(entry, settings('Entry'));
+    this.trustDomain = unaryApi<TrustDomainDefinition>(trustDomain, settings('TrustDomain'));
+    this.bundle = unaryApi<BundleDefinition>(bundle, settings('Bundle'));
+    this.svidApi = unaryApi<SVIDDefinition>(svid, settings('SVID'));
+  }
+
+  /**
+   * Resolves once the socket accepts a connection. At start-up the SPIRE
+   * server (a sibling container) may not be up yet: wait, don't crash.
+   */
+  async waitUntilReady(opts: { timeoutMs?: number; onWaiting?: (waitedMs: number) => void } = {}): Promise<void> {
+    const started = Date.now();
+    const timeoutMs = opts.timeoutMs ?? 60_000;
+    const client = this.clients[0] as grpc.Client;
+    for (;;) {
+      const left = timeoutMs - (Date.now() - started);
+      if (left <= 0) throw new SpireConnectError(this.socketPath, Date.now() - started);
+      const ready = await new Promise<boolean>((resolve) => {
+        client.waitForReady(Date.now() + Math.min(left, 2000), (err) => resolve(!err));
+      });
+      if (ready) return;
+      opts.onWaiting?.(Date.now() - started);
+    }
+  }
+
+  close(): void {
+    for (const c of this.clients) c.close();
+    this.channel.close();
+  }
+
+  // ---- Entry ----
+
+  /** Yields pages until the server returns an empty token or an empty page (SEMANTICS §1.4). */
+  async *entryPages(opts: ListOptions = {}): AsyncGenerator<EntryOut[]> {
+    let pageToken = '';
+    const pageSize = opts.pageSize ?? this.batchSizes.listEntriesPage;
+    for (;;) {
+      const res = await this.entry.ListEntries({
+        page_size: pageSize,
+        page_token: pageToken,
+        ...(opts.filter ? { filter: opts.filter } : {}),
+        ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+      });
+      if (res.entries.length > 0) yield res.entries;
+      if (res.next_page_token === '' || res.entries.length === 0) return;
+      pageToken = res.next_page_token;
+    }
+  }
+
+  async listEntries(opts: ListOptions = {}): Promise<EntryOut[]> {
+    const all: EntryOut[] = [];
+    for await (const page of this.entryPages(opts)) all.push(...page);
+    return all;
+  }
+
+  getEntry(id: string, outputMask?: EntryMask): Promise<EntryOut> {
+    return this.entry.GetEntry({ id, ...(outputMask ? { output_mask: outputMask } : {}) });
+  }
+
+  async countEntries(filter?: EntryFilter): Promise<number> {
+    const res = await this.entry.CountEntries(filter ? { filter } : {});
+    return res.count;
+  }
+
+  createEntries(entries: readonly Entry[], opts: { outputMask?: EntryMask } = {}): Promise<BatchOutcome<EntryItemResult>> {
+    return runBatches(
+      entries,
+      this.batchSizes.createEntries,
+      async (chunk) => {
+        const res = await this.entry.BatchCreateEntry({ entries: chunk, ...(opts.outputMask ? { output_mask: opts.outputMask } : {}) });
+        return res.results.map((r) => ({ status: itemStatus(r.status), entry: r.entry }));
+      },
+      (_e, status) => ({ status, entry: null }),
+    );
+  }
+
+  /** Without an input mask every field is replaced, as spire-controller-manager updates. */
+  updateEntries(
+    entries: readonly Entry[],
+    opts: { inputMask?: EntryMask; outputMask?: EntryMask } = {},
+  ): Promise<BatchOutcome<EntryItemResult>> {
+    return runBatches(
+      entries,
+      this.batchSizes.updateEntries,
+      async (chunk) => {
+        const res = await this.entry.BatchUpdateEntry({
+          entries: chunk,
+          ...(opts.inputMask ? { input_mask: opts.inputMask } : {}),
+          ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+        });
+        return res.results.map((r) => ({ status: itemStatus(r.status), entry: r.entry }));
+      },
+      (_e, status) => ({ status, entry: null }),
+    );
+  }
+
+  deleteEntries(ids: readonly string[]): Promise<BatchOutcome<DeleteEntryResult>> {
+    return runBatches(
+      ids,
+      this.batchSizes.deleteEntries,
+      async (chunk) => {
+        const res = await this.entry.BatchDeleteEntry({ ids: chunk });
+        return res.results.map((r) => ({ status: itemStatus(r.status), id: r.id }));
+      },
+      (id, status) => ({ status, id }),
+    );
+  }
+
+  // ---- TrustDomain (federation relationships) ----
+
+  async listFederationRelationships(opts: { outputMask?: FederationRelationshipMask } = {}): Promise<FederationRelationshipOut[]> {
+    const all: FederationRelationshipOut[] = [];
+    let pageToken = '';
+    for (;;) {
+      const res = await this.trustDomain.ListFederationRelationships({
+        page_size: this.batchSizes.listRelationshipsPage,
+        page_token: pageToken,
+        ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+      });
+      all.push(...res.federation_relationships);
+      if (res.next_page_token === '' || res.federation_relationships.length === 0) return all;
+      pageToken = res.next_page_token;
+    }
+  }
+
+  createFederationRelationships(frs: readonly FederationRelationship[]): Promise<BatchOutcome<RelationshipItemResult>> {
+    return runBatches(
+      frs,
+      this.batchSizes.createRelationships,
+      async (chunk) => {
+        const res = await this.trustDomain.BatchCreateFederationRelationship({ federation_relationships: chunk });
+        return res.results.map((r) => ({ status: itemStatus(r.status), relationship: r.federation_relationship }));
+      },
+      (_fr, status) => ({ status, relationship: null }),
+    );
+  }
+
+  updateFederationRelationships(
+    frs: readonly FederationRelationship[],
+    opts: { inputMask?: FederationRelationshipMask } = {},
+  ): Promise<BatchOutcome<RelationshipItemResult>> {
+    return runBatches(
+      frs,
+      this.batchSizes.updateRelationships,
+      async (chunk) => {
+        const res = await this.trustDomain.BatchUpdateFederationRelationship({
+          federation_relationships: chunk,
+          ...(opts.inputMask ? { input_mask: opts.inputMask } : {}),
+        });
+        return res.results.map((r) => ({ status: itemStatus(r.status), relationship: r.federation_relationship }));
+      },
+      (_fr, status) => ({ status, relationship: null }),
+    );
+  }
+
+  deleteFederationRelationships(trustDomains: readonly string[]): Promise<BatchOutcome<DeleteRelationshipResult>> {
+    return runBatches(
+      trustDomains,
+      this.batchSizes.deleteRelationships,
+      async (chunk) => {
+        const res = await this.trustDomain.BatchDeleteFederationRelationship({ trust_domains: chunk });
+        return res.results.map((r) => ({ status: itemStatus(r.status), trustDomain: r.trust_domain }));
+      },
+      (trustDomain, status) => ({ status, trustDomain }),
+    );
+  }
+
+  // ---- Bundle ----
+
+  getBundle(outputMask?: BundleMask): Promise<BundleOut> {
+    return this.bundle.GetBundle(outputMask ? { output_mask: outputMask } : {});
+  }
+
+  async listFederatedBundles(): Promise<BundleOut[]> {
+    const all: BundleOut[] = [];
+    let pageToken = '';
+    for (;;) {
+      const res = await this.bundle.ListFederatedBundles({ page_size: this.batchSizes.listBundlesPage, page_token: pageToken });
+      all.push(...res.bundles);
+      // A page may be empty yet carry a token (the own bundle is dropped after the read): go on.
+      if (res.next_page_token === '') return all;
+      pageToken = res.next_page_token;
+    }
+  }
+
+  // ---- SVID ----
+
+  async mintX509Svid(csrDer: Uint8Array, ttlSeconds = 0): Promise<MintedX509Svid> {
+    const res = await this.svidApi.MintX509SVID({ csr: Buffer.from(csrDer), ttl: ttlSeconds });
+    const svid = res.svid;
+    if (!svid || !svid.id) throw new Error(`SPIRE SVID.MintX509SVID on ${this.socketPath} returned no SVID`);
+    return {
+      spiffeId: `spiffe://${svid.id.trust_domain}${svid.id.path}`,
+      certChain: svid.cert_chain,
+      expiresAt: Number(svid.expires_at),
+    };
+  }
+}

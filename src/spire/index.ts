@@ -1,0 +1,15 @@
+export { SpireClient, DEFAULT_BATCH_SIZES } from './client.js';
+export type {
+  BatchSizes,
+  DeleteEntryResult,
+  DeleteRelationshipResult,
+  EntryItemResult,
+  ListOptions,
+  MintedX509Svid,
+  RelationshipItemResult,
+  SpireClientOptions,
+} from './client.js';
+export type { BatchOutcome, ItemStatus } from './batch.js';
+export { SpireConnectError, SpireRpcError } from './errors.js';
+export { DEFAULT_SOCKET, parseSocket } from './target.js';
+export type * from './types.js';

@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { MemorySpireServer, type MemorySpireServerOptions } from '../../src/memspire/index.js';
+import { loadSpireGrpc } from '../../src/spire/proto.js';
+import { type UnaryApi, unaryApi } from '../../src/spire/rpc.js';
+import type { EntryDefinition } from '../../src/gen/spire/api/server/entry/v1/Entry.js';
+import type { TrustDomainDefinition } from '../../src/gen/spire/api/server/trustdomain/v1/TrustDomain.js';
+import type { BundleDefinition } from '../../src/gen/spire/api/server/bundle/v1/Bundle.js';
+import type { SVIDDefinition } from '../../src/gen/spire/api/server/svid/v1/SVID.js';
+
+export interface RawStubs {
+  entry: UnaryApi<EntryDefinition>;
+  trustDomain: UnaryApi<TrustDomainDefinition>;
+  bundle: UnaryApi<BundleDefinition>;
+  svid: UnaryApi<SVIDDefinition>;
+}
+
+export interface TestSpire {
+  server: MemorySpireServer;
+  dir: string;
+  socketPath: string;
+  /**
+   * Generated gRPC stubs, promisified: the wire exactly as any client sees it.
+   * A failed call rejects with a SpireRpcError carrying `code` and `details`.
+   */
+  raw: RawStubs;
+  close(): Promise<void>;
+}
+
+/** Starts an in-memory SPIRE server on a fresh socket under a temp folder. */
+export async function startTestSpire(opts: Partial<MemorySpireServerOptions> = {}): Promise<TestSpire> {
+  const dir = mkdtempSync(join(tmpdir(), 'spire-test-'));
+  const socketPath = join(dir, 'api.sock');
+  const server = await MemorySpireServer.start({ socketPath, ...opts });
+  const pkg = loadSpireGrpc();
+  const creds = grpc.credentials.createInsecure();
+  const target = `unix://${socketPath}`;
+  const clients = [
+    new pkg.spire.api.server.entry.v1.Entry(target, creds),
+    new pkg.spire.api.server.trustdomain.v1.TrustDomain(target, creds),
+    new pkg.spire.api.server.bundle.v1.Bundle(target, creds),
+    new pkg.spire.api.server.svid.v1.SVID(target, creds),
+  ] as const;
+  const settings = (service: string) => ({ service, socketPath, deadlineMs: 10_000, waitForReady: false });
+  return {
+    server,
+    dir,
+    socketPath,
+    raw: {
+      entry: unaryApi<EntryDefinition>(clients[0], settings('Entry')),
+      trustDomain: unaryApi<TrustDomainDefinition>(clients[1], settings('TrustDomain')),
+      bundle: unaryApi<BundleDefinition>(clients[2], settings('Bundle')),
+      svid: unaryApi<SVIDDefinition>(clients[3], settings('SVID')),
+    },
+    async close() {
+      for (const c of clients) c.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
