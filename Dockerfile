@@ -1,0 +1,26 @@
+# syntax=docker/dockerfile:1
+
+# Build stage: compile TypeScript with the image's own Node 24. Install
+# scripts are skipped: the `node` dev dependency only pins Node for npm
+# scripts on older hosts, and nothing else needs one to build.
+FROM node:24-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
+
+# Runtime stage: production dependencies, the compiled code, and the protos
+# loaded at runtime. Runs as a numeric non-root user so runAsNonRoot can verify it.
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /src/dist ./dist
+COPY proto ./proto
+COPY crds ./crds
+USER 1000:1000
+ENTRYPOINT ["node", "/app/dist/cli/main.js"]
+CMD ["--help"]

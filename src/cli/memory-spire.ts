@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { MemorySpireServer, type SpireSeed } from '../memspire/index.js';
+
+/**
+ * Reads a seed file: `spire-server entry show -output json` output
+ * (`{"entries": [...]}`, snake_case, int64 as strings), optionally with
+ * `federated_bundles` and `federation_relationships` beside it.
+ */
+export function readSeedFile(path: string): SpireSeed {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`seed file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new Error(`seed file ${path}: expected a JSON object with "entries", "federated_bundles" or "federation_relationships"`);
+  }
+  const o = doc as Record<string, unknown>;
+  const list = (key: string): never[] => {
+    const v = o[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) throw new Error(`seed file ${path}: "${key}" must be an array`);
+    return v as never[];
+  };
+  return { entries: list('entries'), federatedBundles: list('federated_bundles'), federationRelationships: list('federation_relationships') };
+}
+
+export function registerMemorySpire(program: Command): void {
+  program
+    .command('memory-spire')
+    .description('serve an in-memory SPIRE-compatible server (Entry, TrustDomain, Bundle, SVID APIs) on a Unix socket, for demos and tests')
+    .requiredOption('--socket <path>', 'Unix socket path to listen on')
+    .option('--trust-domain <name>', "the server's trust domain", 'example.org')
+    .option('--seed <file>', 'JSON file with entries (as `spire-server entry show -output json` prints), federated_bundles, federation_relationships')
+    .action(async (opts: { socket: string; trustDomain: string; seed?: string }) => {
+      const seed = opts.seed ? readSeedFile(opts.seed) : undefined;
+      const server = await MemorySpireServer.start({
+        socketPath: resolve(opts.socket),
+        trustDomain: opts.trustDomain,
+        ...(seed ? { seed } : {}),
+      });
+      console.log(`in-memory SPIRE server for ${server.trustDomain} listening on ${server.address} (${server.entries.size} entries)`);
+      const shutdown = (signal: string) => {
+        console.log(`${signal}: stopping`);
+        void server.stop().then(() => process.exit(0));
+      };
+      process.once('SIGINT', () => shutdown('SIGINT'));
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+    });
+}

@@ -1,0 +1,31 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs the CLI from source in a child process, as `spire-reconciler <args>`. */
+export function spawnCli(args: string[]): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return Object.assign(child, { output: () => out });
+}
+
+export async function waitForOutput(child: ReturnType<typeof spawnCli>, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  const started = Date.now();
+  while (!pattern.test(child.output())) {
+    if (child.exitCode !== null) throw new Error(`CLI exited with ${child.exitCode}: ${child.output()}`);
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${pattern}: ${child.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return child.output();
+}
+
+export function exitCode(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
