@@ -1,0 +1,62 @@
+import type { KubeObject, LabelSelector } from './kube.js';
+
+export const GROUP_VERSION = 'spire.spiffe.io/v1alpha1';
+
+export interface ClusterSPIFFEIDSpec {
+  spiffeIDTemplate: string;
+  namespaceSelector?: LabelSelector;
+  podSelector?: LabelSelector;
+  /** Go duration string, e.g. "1h". */
+  ttl?: string;
+  jwtTtl?: string;
+  dnsNameTemplates?: string[];
+  workloadSelectorTemplates?: string[];
+  federatesWith?: string[];
+  admin?: boolean;
+  downstream?: boolean;
+  autoPopulateDNSNames?: boolean;
+  className?: string;
+  fallback?: boolean;
+  hint?: string;
+}
+
+export interface ClusterSPIFFEIDStats {
+  namespacesSelected: number;
+  namespacesIgnored: number;
+  podsSelected: number;
+  podEntryRenderFailures: number;
+  entriesMasked: number;
+  entriesToSet: number;
+  entryFailures: number;
+}
+
+export interface ClusterSPIFFEID extends KubeObject {
+  spec: ClusterSPIFFEIDSpec;
+  status?: { stats?: Partial<ClusterSPIFFEIDStats> };
+}
+
+export interface ClusterStaticEntrySpec {
+  spiffeID: string;
+  parentID: string;
+  selectors: string[];
+  federatesWith?: string[];
+  x509SVIDTTL?: string;
+  jwtSVIDTTL?: string;
+  dnsNames?: string[];
+  hint?: string;
+  admin?: boolean;
+  downstream?: boolean;
+  storeSVID?: boolean;
+  className?: string;
+}
+
+export interface ClusterStaticEntryStatus {
+  rendered: boolean;
+  masked: boolean;
+  set: boolean;
+}
+
+export interface ClusterStaticEntry extends KubeObject {
+  spec: ClusterStaticEntrySpec;
+  status?: Partial<ClusterStaticEntryStatus>;
+}
