@@ -1,0 +1,73 @@
+import type { SpireClient } from '../spire/index.js';
+import { type Owner, toSpire, UPDATE_MASK } from './model.js';
+import type { KeptEntry, Plan } from './plan.js';
+
+export interface ApplyFailure {
+  op: 'create' | 'update' | 'delete';
+  id: string;
+  key: string;
+  owner?: Owner;
+  codeName: string;
+  message: string;
+}
+
+export interface ApplyResult {
+  created: number;
+  updated: number;
+  deleted: number;
+  failures: ApplyFailure[];
+  /** Keys whose create or update failed: their preferred entry is not (fully) on the server. */
+  failedKeys: Set<string>;
+  /** Deletes held back because the same pod's replacement entry failed to be written. */
+  heldBack: KeptEntry[];
+}
+
+/**
+ * Executes exactly the plan: creates and updates first, then deletes, so a
+ * workload whose entry key changed always has an entry. A per-item failure is
+ * recorded against the declaring object and does not stop the rest.
+ */
+export async function applyPlan(plan: Plan, spire: SpireClient): Promise<ApplyResult> {
+  const result: ApplyResult = { created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [] };
+  const failedPods = new Set<string>();
+
+  if (plan.creates.length > 0) {
+    const outcome = await spire.createEntries(plan.creates.map((c) => toSpire(c.spec, c.id)));
+    outcome.results.forEach((r, i) => {
+      const c = plan.creates[i]!;
+      if (r.status.ok) return void result.created++;
+      result.failures.push({ op: 'create', id: c.id, key: c.key, owner: c.owner, codeName: r.status.codeName, message: r.status.message });
+      result.failedKeys.add(c.key);
+      if (c.podUid !== undefined) failedPods.add(c.podUid);
+    });
+  }
+  if (plan.updates.length > 0) {
+    const outcome = await spire.updateEntries(
+      plan.updates.map((u) => toSpire(u.spec, u.id)),
+      { inputMask: UPDATE_MASK },
+    );
+    outcome.results.forEach((r, i) => {
+      const u = plan.updates[i]!;
+      if (r.status.ok) return void result.updated++;
+      result.failures.push({ op: 'update', id: u.id, key: u.key, owner: u.owner, codeName: r.status.codeName, message: r.status.message });
+      result.failedKeys.add(u.key);
+      if (u.podUid !== undefined) failedPods.add(u.podUid);
+    });
+  }
+
+  const deletes = plan.deletes.filter((d) => {
+    if (d.podUid === undefined || !failedPods.has(d.podUid)) return true;
+    result.heldBack.push({ id: d.id, reason: 'replacement-failed', detail: `kept until the new entry for pod ${d.podUid} is written` });
+    return false;
+  });
+  if (deletes.length > 0) {
+    const outcome = await spire.deleteEntries(deletes.map((d) => d.id));
+    outcome.results.forEach((r, i) => {
+      const d = deletes[i]!;
+      // Already gone is what we wanted.
+      if (r.status.ok || r.status.codeName === 'NOT_FOUND') return void result.deleted++;
+      result.failures.push({ op: 'delete', id: d.id, key: d.key, codeName: r.status.codeName, message: r.status.message });
+    });
+  }
+  return result;
+}

@@ -1,0 +1,191 @@
+import type { ClusterSPIFFEID, ClusterStaticEntry, EndpointSlice, Endpoints, Namespace, Node, Pod } from '../api/index.js';
+import { type DeclaredEntry, entryKey, type Owner } from './model.js';
+import { indexServices, serviceDnsNames } from './endpoints.js';
+import {
+  type FieldError,
+  formatFieldErrors,
+  ownerOf,
+  parseClusterSPIFFEID,
+  type ParsedClusterSPIFFEID,
+  renderParentId,
+  type RenderSettings,
+  renderPodEntry,
+  renderStaticEntry,
+} from './render.js';
+
+export interface ClusterSnapshot {
+  clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
+  clusterStaticEntries: readonly ClusterStaticEntry[];
+  namespaces: readonly Namespace[];
+  pods: readonly Pod[];
+  nodes: readonly Node[];
+  endpointSlices: readonly EndpointSlice[];
+  endpoints: readonly Endpoints[];
+}
+
+export interface SelectionSettings extends RenderSettings {
+  /** Anchored: a namespace is ignored when a pattern matches its whole name. */
+  ignoreNamespaces: readonly RegExp[];
+  className: string;
+  watchClassless: boolean;
+}
+
+export interface SelectionStats {
+  namespacesSelected: number;
+  namespacesIgnored: number;
+  podsSelected: number;
+  podEntryRenderFailures: number;
+}
+
+export interface RenderFailure {
+  owner: Owner;
+  /** `namespace/name` of the pod, for pod entries. */
+  pod?: string;
+  message: string;
+}
+
+export interface DeclaredState {
+  declared: DeclaredEntry[];
+  renderFailures: RenderFailure[];
+  /** Pods whose entries could not all be computed: their current entries stay. */
+  unknownPods: Set<string>;
+  /** Set when an object's selectors are unreadable, so no pod entry may be deleted. */
+  keepAllPodEntries?: string;
+  /** Set when a static entry failed to render, so no non-pod entry may be deleted. */
+  keepNonPodEntries?: string;
+  /** Every object of our class, by UID. */
+  owners: Map<string, Owner>;
+  /** Selection statistics per ClusterSPIFFEID UID (objects of our class only). */
+  selection: Map<string, SelectionStats>;
+  /** Whether each ClusterStaticEntry (by UID, our class only) rendered. */
+  staticRendered: Map<string, boolean>;
+}
+
+/** spire-controller-manager's class rule: the named class, plus classless objects if asked. */
+export function isOurClass(className: string | undefined, s: Pick<SelectionSettings, 'className' | 'watchClassless'>): boolean {
+  const cn = className ?? '';
+  return (cn === '' && s.watchClassless) || cn === s.className;
+}
+
+function isFinished(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+/**
+ * Turns a cluster snapshot into the declared entries: every ClusterSPIFFEID
+ * (non-fallback first) over the namespaces and pods it selects, and every
+ * ClusterStaticEntry. Pure: it reads the snapshot and writes nothing.
+ */
+export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSettings): DeclaredState {
+  const state: DeclaredState = {
+    declared: [],
+    renderFailures: [],
+    unknownPods: new Set(),
+    owners: new Map(),
+    selection: new Map(),
+    staticRendered: new Map(),
+  };
+
+  for (const obj of snapshot.clusterStaticEntries) {
+    if (!isOurClass(obj.spec?.className, settings)) continue;
+    const owner = ownerOf('ClusterStaticEntry', obj);
+    state.owners.set(owner.uid, owner);
+    const r = renderStaticEntry(obj, settings.trustDomain);
+    state.staticRendered.set(owner.uid, 'spec' in r);
+    if ('spec' in r) {
+      state.declared.push({ key: entryKey(r.spec), spec: r.spec, owner });
+    } else {
+      const message = formatFieldErrors('ClusterStaticEntry', owner.name, r.errors);
+      state.renderFailures.push({ owner, message });
+      state.keepNonPodEntries ??= `entries not tied to a pod are kept: ${message}`;
+    }
+  }
+
+  const nodesByName = new Map(snapshot.nodes.map((n) => [n.metadata.name, n]));
+  const podsByNamespace = new Map<string, Pod[]>();
+  for (const pod of snapshot.pods) {
+    const ns = pod.metadata.namespace ?? '';
+    const list = podsByNamespace.get(ns);
+    if (list) list.push(pod);
+    else podsByNamespace.set(ns, [pod]);
+  }
+  const services = indexServices(snapshot.endpointSlices, snapshot.endpoints);
+  const parentIds = new Map<string, { parentId: string } | { error: string }>();
+  const parentIdOf = (node: Node) => {
+    let r = parentIds.get(node.metadata.name);
+    if (!r) parentIds.set(node.metadata.name, (r = renderParentId(node, settings)));
+    return r;
+  };
+
+  const parsed: ParsedClusterSPIFFEID[] = [];
+  for (const obj of snapshot.clusterSPIFFEIDs) {
+    if (!isOurClass(obj.spec?.className, settings)) continue;
+    const r = parseClusterSPIFFEID(obj);
+    const owner = ownerOf('ClusterSPIFFEID', obj);
+    state.owners.set(owner.uid, owner);
+    state.selection.set(owner.uid, { namespacesSelected: 0, namespacesIgnored: 0, podsSelected: 0, podEntryRenderFailures: 0 });
+    if ('parsed' in r) {
+      parsed.push(r.parsed);
+    } else {
+      reportInvalid(state, owner, r.errors);
+    }
+  }
+  // Stable: fallback objects last, otherwise in the order given.
+  parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
+
+  const coveredByNonFallback = new Set<string>();
+  for (const spec of parsed) {
+    const stats = state.selection.get(spec.owner.uid)!;
+    for (const ns of snapshot.namespaces) {
+      if (!spec.namespaceSelector(ns.metadata.labels)) continue;
+      stats.namespacesSelected++;
+      if (settings.ignoreNamespaces.some((re) => re.test(ns.metadata.name))) {
+        stats.namespacesIgnored++;
+        continue;
+      }
+      for (const pod of podsByNamespace.get(ns.metadata.name) ?? []) {
+        if (!spec.podSelector(pod.metadata.labels)) continue;
+        stats.podsSelected++;
+        const uid = pod.metadata.uid;
+        if (spec.fallback && coveredByNonFallback.has(uid)) continue;
+        // Not scheduled yet, or done: nothing to attest, and not a failure.
+        const nodeName = pod.spec?.nodeName;
+        if (!nodeName || isFinished(pod)) continue;
+        const where = `${ns.metadata.name}/${pod.metadata.name}`;
+        const fail = (message: string) => {
+          stats.podEntryRenderFailures++;
+          state.unknownPods.add(uid);
+          state.renderFailures.push({ owner: spec.owner, pod: where, message });
+        };
+        const node = nodesByName.get(nodeName);
+        if (!node) {
+          fail(`node ${nodeName} is not known yet`);
+          continue;
+        }
+        const parent = parentIdOf(node);
+        if ('error' in parent) {
+          fail(parent.error);
+          continue;
+        }
+        const svc = spec.autoPopulateDNSNames ? services.get(uid) : undefined;
+        const dns = svc ? serviceDnsNames(svc, ns.metadata.name, settings.clusterDomain) : [];
+        const r = renderPodEntry(spec, pod, node, parent.parentId, settings, dns);
+        if ('error' in r) {
+          fail(r.error);
+          continue;
+        }
+        state.declared.push({ key: entryKey(r.spec), spec: r.spec, owner: spec.owner, podUid: uid });
+        if (!spec.fallback) coveredByNonFallback.add(uid);
+      }
+    }
+  }
+  return state;
+}
+
+function reportInvalid(state: DeclaredState, owner: Owner, errors: FieldError[]): void {
+  const message = formatFieldErrors('ClusterSPIFFEID', owner.name, errors);
+  state.renderFailures.push({ owner, message });
+  // Which pods it selected is unknown, so none of their entries may go.
+  state.keepAllPodEntries ??= `pod entries are kept: ${message}`;
+}

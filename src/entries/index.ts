@@ -1,0 +1,12 @@
+export * from './model.js';
+export { changedFields, type ComparedField, type OptionalField } from './compare.js';
+export { comparePreference, groupDeclared, type KeyState } from './state.js';
+export { classifyEntryId, type EntryClass, type EntryScope, type Ownership, type Policy } from './ownership.js';
+export * from './plan.js';
+export { applyPlan, type ApplyFailure, type ApplyResult } from './apply.js';
+export { indexServices, serviceDnsNames, type ServiceIndex } from './endpoints.js';
+export * from './render.js';
+export * from './declare.js';
+export { computeStatus, statusChanged, type StatusReport } from './status.js';
+export * from './pass.js';
+export { detectUnsupportedFields } from './unsupported.js';

@@ -1,0 +1,59 @@
+import type { SpireClient } from '../spire/index.js';
+import { type ApplyResult, applyPlan } from './apply.js';
+import type { OptionalField } from './compare.js';
+import { type ClusterSnapshot, declareEntries, type DeclaredState, type SelectionSettings } from './declare.js';
+import { type CurrentEntry, fromSpire } from './model.js';
+import type { Ownership, Policy } from './ownership.js';
+import { type Plan, planEntries } from './plan.js';
+import { computeStatus, type StatusReport } from './status.js';
+
+export interface EntryPassOptions {
+  settings: SelectionSettings;
+  ownership: Ownership;
+  policy: Policy;
+  unsupportedFields?: ReadonlySet<OptionalField>;
+  /** Set when part of the snapshot could not be read: nothing is deleted this pass. */
+  suppressDeletes?: string;
+}
+
+export interface EntryPassResult {
+  declared: DeclaredState;
+  plan: Plan;
+  /** Absent for a dry run. */
+  applied?: ApplyResult;
+  status: StatusReport;
+}
+
+/** Declared state and plan from a snapshot and the current entries: no I/O. */
+export function planPass(snapshot: ClusterSnapshot, current: readonly CurrentEntry[], opts: EntryPassOptions): Omit<EntryPassResult, 'applied'> {
+  const declared = declareEntries(snapshot, opts.settings);
+  const plan = planEntries({
+    declared: declared.declared,
+    current,
+    ownership: opts.ownership,
+    policy: opts.policy,
+    unknownPods: declared.unknownPods,
+    ...(opts.unsupportedFields ? { unsupportedFields: opts.unsupportedFields } : {}),
+    ...(declared.keepAllPodEntries ? { keepAllPodEntries: declared.keepAllPodEntries } : {}),
+    ...(declared.keepNonPodEntries ? { keepNonPodEntries: declared.keepNonPodEntries } : {}),
+    ...(opts.suppressDeletes ? { suppressDeletes: opts.suppressDeletes } : {}),
+  });
+  return { declared, plan, status: computeStatus(declared, plan) };
+}
+
+/**
+ * One full entry reconcile: list SPIRE's entries, plan against the snapshot,
+ * and (unless `dryRun`) apply. A failed list throws: with no current state
+ * nothing can be planned safely.
+ */
+export async function runEntryPass(
+  snapshot: ClusterSnapshot,
+  spire: SpireClient,
+  opts: EntryPassOptions & { dryRun?: boolean },
+): Promise<EntryPassResult> {
+  const current = (await spire.listEntries()).map(fromSpire);
+  const planned = planPass(snapshot, current, opts);
+  if (opts.dryRun) return planned;
+  const applied = await applyPlan(planned.plan, spire);
+  return { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { changedFields, type ComparedField, type OptionalField } from './compare.js';
+import { type CurrentEntry, type DeclaredEntry, type EntrySpec, isJoinTokenEntry, type Owner } from './model.js';
+import { classifyEntryId, type Ownership, type Policy } from './ownership.js';
+import { groupDeclared, type KeyState } from './state.js';
+
+export interface PlannedCreate {
+  id: string;
+  key: string;
+  spec: EntrySpec;
+  owner: Owner;
+  podUid?: string;
+}
+
+export interface PlannedUpdate {
+  id: string;
+  key: string;
+  spec: EntrySpec;
+  current: EntrySpec;
+  changed: ComparedField[];
+  owner: Owner;
+  podUid?: string;
+}
+
+export type DeleteReason = 'undeclared' | 'duplicate' | 'cleanup';
+
+export interface PlannedDelete {
+  id: string;
+  key: string;
+  current: EntrySpec;
+  reason: DeleteReason;
+  podUid?: string;
+}
+
+/** A declared entry that a foreign entry (outside our scope) already holds: reported, never created. */
+export interface Conflict {
+  key: string;
+  spec: EntrySpec;
+  owner: Owner;
+  foreignIds: string[];
+}
+
+export type KeepReason = 'join-token' | 'render-unknown' | 'deletes-suppressed' | 'policy' | 'replacement-failed';
+
+export interface KeptEntry {
+  id: string;
+  reason: KeepReason;
+  detail: string;
+}
+
+export interface Plan {
+  creates: PlannedCreate[];
+  updates: PlannedUpdate[];
+  deletes: PlannedDelete[];
+  conflicts: Conflict[];
+  /** Current entries a sync would otherwise delete or change, and why they stay. */
+  kept: KeptEntry[];
+  /** Per key: the preferred declaration and the masked ones (for status). */
+  keys: Map<string, KeyState>;
+}
+
+export interface PlanInput {
+  declared: readonly DeclaredEntry[];
+  current: readonly CurrentEntry[];
+  ownership: Ownership;
+  policy: Policy;
+  unsupportedFields?: ReadonlySet<OptionalField>;
+  /**
+   * Pods whose declared entries could not be computed this pass: their
+   * current entries are kept, because unknown is not absent.
+   */
+  unknownPods?: ReadonlySet<string>;
+  /** Keep every pod entry (a selector could not be evaluated, so any pod may be affected). */
+  keepAllPodEntries?: string;
+  /** Keep every entry not tied to a pod (a static entry failed to render). */
+  keepNonPodEntries?: string;
+  /** No deletes at all this pass, with the reason (e.g. a list call failed). */
+  suppressDeletes?: string;
+  newId?: () => string;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+/**
+ * Three-way state to plan: what to create, update and delete so that SPIRE
+ * holds exactly the preferred declared entries, within our ownership scope
+ * and policy. Pure: the same inputs give the same plan (but for new IDs).
+ */
+export function planEntries(input: PlanInput): Plan {
+  const { ownership, policy } = input;
+  const newId = input.newId ?? (() => `${ownership.entryIDPrefix}${randomUUID()}`);
+  const keys = groupDeclared(input.declared);
+  const managed = new Map<string, CurrentEntry[]>();
+  const foreign = new Map<string, CurrentEntry[]>();
+  const plan: Plan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys };
+
+  const candidates: PlannedDelete[] = [];
+  for (const cur of input.current) {
+    const cls = classifyEntryId(cur.id, ownership);
+    if (cls === 'managed') push(managed, cur.key, cur);
+    else if (cls === 'foreign') push(foreign, cur.key, cur);
+    else candidates.push(deletion(cur, 'cleanup'));
+  }
+
+  for (const [key, state] of keys) {
+    const { winner } = state;
+    const currents = managed.get(key) ?? [];
+    const [keep, ...duplicates] = currents;
+    if (!keep) {
+      const held = foreign.get(key);
+      if (held) {
+        plan.conflicts.push({ key, spec: winner.spec, owner: winner.owner, foreignIds: held.map((c) => c.id) });
+      } else {
+        plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid) });
+      }
+      continue;
+    }
+    const changed = changedFields(keep.spec, winner.spec, input.unsupportedFields);
+    if (changed.length > 0) {
+      plan.updates.push({ id: keep.id, key, spec: winner.spec, current: keep.spec, changed, owner: winner.owner, ...pod(winner.podUid) });
+    }
+    for (const dup of duplicates) candidates.push(deletion(dup, 'duplicate'));
+  }
+  for (const [key, currents] of managed) {
+    if (!keys.has(key)) for (const cur of currents) candidates.push(deletion(cur, 'undeclared'));
+  }
+
+  for (const d of candidates) {
+    const reason = keepReason(d, input);
+    if (reason) plan.kept.push({ id: d.id, ...reason });
+    else plan.deletes.push(d);
+  }
+
+  if (policy !== 'sync') {
+    for (const d of plan.deletes) plan.kept.push({ id: d.id, reason: 'policy', detail: `policy ${policy} never deletes` });
+    plan.deletes = [];
+  }
+  if (policy === 'create-only') {
+    for (const u of plan.updates) plan.kept.push({ id: u.id, reason: 'policy', detail: `policy create-only never updates (${u.changed.join(', ')} differ)` });
+    plan.updates = [];
+  }
+  return plan;
+}
+
+function pod(podUid: string | undefined): { podUid?: string } {
+  return podUid === undefined ? {} : { podUid };
+}
+
+function deletion(cur: CurrentEntry, reason: PlannedDelete['reason']): PlannedDelete {
+  return { id: cur.id, key: cur.key, current: cur.spec, reason, ...pod(cur.podUid) };
+}
+
+function keepReason(d: PlannedDelete, input: PlanInput): Omit<KeptEntry, 'id'> | undefined {
+  if (isJoinTokenEntry(d.current)) return { reason: 'join-token', detail: 'join-token entries are never deleted' };
+  if (input.suppressDeletes) return { reason: 'deletes-suppressed', detail: input.suppressDeletes };
+  if (d.reason === 'cleanup') return undefined;
+  if (d.podUid !== undefined) {
+    if (input.keepAllPodEntries) return { reason: 'render-unknown', detail: input.keepAllPodEntries };
+    if (input.unknownPods?.has(d.podUid)) {
+      return { reason: 'render-unknown', detail: `the declared entries of pod ${d.podUid} could not be computed this pass` };
+    }
+  } else if (input.keepNonPodEntries) {
+    return { reason: 'render-unknown', detail: input.keepNonPodEntries };
+  }
+  return undefined;
+}

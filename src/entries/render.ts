@@ -1,0 +1,276 @@
+import {
+  type ClusterSPIFFEID,
+  type ClusterStaticEntry,
+  compileLabelSelector,
+  durationToSeconds,
+  type LabelMatcher,
+  type Node,
+  type Pod,
+} from '../api/index.js';
+import { formatSpiffeId, parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
+import { type CompiledTemplate, compileTemplate, type TemplateData } from '../template/index.js';
+import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
+
+export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
+
+export interface RenderSettings {
+  trustDomain: string;
+  clusterName: string;
+  clusterDomain: string;
+  parentIdTemplate: CompiledTemplate;
+}
+
+/** A problem with one field of one object, worded for an operator. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export function formatFieldErrors(kind: string, name: string, errors: readonly FieldError[]): string {
+  return errors.map((e) => `${kind} ${name}: ${e.field}: ${e.message}`).join('; ');
+}
+
+export function ownerOf(kind: Owner['kind'], obj: ClusterSPIFFEID | ClusterStaticEntry): Owner {
+  const m = obj.metadata;
+  return {
+    kind,
+    name: m.name,
+    uid: m.uid,
+    creationTimestamp: m.creationTimestamp ?? '',
+    ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
+  };
+}
+
+/** A ClusterSPIFFEID with its templates compiled and its fixed fields checked once, not per pod. */
+export interface ParsedClusterSPIFFEID {
+  owner: Owner;
+  spiffeId: CompiledTemplate;
+  dnsNames: CompiledTemplate[];
+  workloadSelectors: CompiledTemplate[];
+  namespaceSelector: LabelMatcher;
+  podSelector: LabelMatcher;
+  x509SvidTtl: number;
+  jwtSvidTtl: number;
+  federatesWith: string[];
+  admin: boolean;
+  downstream: boolean;
+  hint: string;
+  autoPopulateDNSNames: boolean;
+  fallback: boolean;
+}
+
+function attempt<T>(errors: FieldError[], field: string, fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (err) {
+    errors.push({ field, message: (err as Error).message });
+    return undefined;
+  }
+}
+
+/** Checks every field and reports all problems at once, each naming its field. */
+export function parseClusterSPIFFEID(obj: ClusterSPIFFEID): { parsed: ParsedClusterSPIFFEID } | { errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const spec = obj.spec ?? ({} as ClusterSPIFFEID['spec']);
+  if (!spec.spiffeIDTemplate) errors.push({ field: 'spec.spiffeIDTemplate', message: 'empty SPIFFEID template' });
+  const spiffeId = spec.spiffeIDTemplate ? attempt(errors, 'spec.spiffeIDTemplate', () => compileTemplate(spec.spiffeIDTemplate)) : undefined;
+  const dnsNames = (spec.dnsNameTemplates ?? []).map((t, i) => attempt(errors, `spec.dnsNameTemplates[${i}]`, () => compileTemplate(t)));
+  const workloadSelectors = (spec.workloadSelectorTemplates ?? []).map((t, i) =>
+    attempt(errors, `spec.workloadSelectorTemplates[${i}]`, () => compileTemplate(t)),
+  );
+  const namespaceSelector = attempt(errors, 'spec.namespaceSelector', () => compileLabelSelector(spec.namespaceSelector));
+  const podSelector = attempt(errors, 'spec.podSelector', () => compileLabelSelector(spec.podSelector));
+  const x509SvidTtl = attempt(errors, 'spec.ttl', () => durationToSeconds(spec.ttl));
+  const jwtSvidTtl = attempt(errors, 'spec.jwtTtl', () => durationToSeconds(spec.jwtTtl));
+  const federatesWith = (spec.federatesWith ?? []).map((td, i) => attempt(errors, `spec.federatesWith[${i}]`, () => parseTrustDomain(td)));
+  if (errors.length > 0) return { errors };
+  return {
+    parsed: {
+      owner: ownerOf('ClusterSPIFFEID', obj),
+      spiffeId: spiffeId!,
+      dnsNames: dnsNames as CompiledTemplate[],
+      workloadSelectors: workloadSelectors as CompiledTemplate[],
+      namespaceSelector: namespaceSelector!,
+      podSelector: podSelector!,
+      x509SvidTtl: x509SvidTtl!,
+      jwtSvidTtl: jwtSvidTtl!,
+      federatesWith: [...new Set(federatesWith as string[])],
+      admin: spec.admin ?? false,
+      downstream: spec.downstream ?? false,
+      hint: spec.hint ?? '',
+      autoPopulateDNSNames: spec.autoPopulateDNSNames ?? false,
+      fallback: spec.fallback ?? false,
+    },
+  };
+}
+
+class RenderError extends Error {}
+
+/** A rendered ID must parse and be in our trust domain. */
+function checkIdInTrustDomain(rendered: string, trustDomain: string): string {
+  let id;
+  try {
+    id = parseSpiffeId(rendered);
+  } catch (err) {
+    throw new RenderError(`invalid SPIFFE ID "${rendered}": ${(err as Error).message}`);
+  }
+  if (id.trustDomain !== trustDomain) {
+    throw new RenderError(`invalid SPIFFE ID "${rendered}": expected trust domain "${trustDomain}" but got "${id.trustDomain}"`);
+  }
+  return formatSpiffeId(id);
+}
+
+export function parseSelector(s: string): Selector {
+  const colon = s.indexOf(':');
+  if (colon === -1) throw new Error(`invalid selector "${s}": expected at least one colon to separate the type from the value`);
+  const type = s.slice(0, colon);
+  const value = s.slice(colon + 1);
+  if (type === '') throw new Error(`invalid selector "${s}": type cannot be empty`);
+  if (value === '') throw new Error(`invalid selector "${s}": value cannot be empty`);
+  return { type, value };
+}
+
+function run(what: string, template: CompiledTemplate, data: TemplateData): string {
+  try {
+    return template.render(data);
+  } catch (err) {
+    throw new RenderError(`failed to render ${what}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The parent ID depends on the node only (the template sees no pod data, as
+ * upstream), so callers cache it per node and pass it in.
+ */
+export function renderParentId(node: Node, settings: RenderSettings): { parentId: string } | { error: string } {
+  const data: TemplateData = {
+    TrustDomain: settings.trustDomain,
+    ClusterName: settings.clusterName,
+    ClusterDomain: settings.clusterDomain,
+    PodMeta: null,
+    PodSpec: null,
+    NodeMeta: node.metadata,
+    NodeSpec: node.spec ?? {},
+  };
+  try {
+    const rendered = run('parent ID', settings.parentIdTemplate, data);
+    try {
+      return { parentId: checkIdInTrustDomain(rendered, settings.trustDomain) };
+    } catch (err) {
+      throw new RenderError(`failed to render parent ID: ${(err as Error).message}`);
+    }
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+/** Renders one pod's entry; every failure is a message naming what failed. */
+export function renderPodEntry(
+  spec: ParsedClusterSPIFFEID,
+  pod: Pod,
+  node: Node,
+  parentId: string,
+  settings: RenderSettings,
+  serviceDnsNames: readonly string[],
+): { spec: EntrySpec } | { error: string } {
+  const data: TemplateData = {
+    TrustDomain: settings.trustDomain,
+    ClusterName: settings.clusterName,
+    ClusterDomain: settings.clusterDomain,
+    PodMeta: pod.metadata,
+    PodSpec: pod.spec ?? {},
+    NodeMeta: node.metadata,
+    NodeSpec: node.spec ?? {},
+  };
+  try {
+    const spiffeIdText = run('SPIFFE ID', spec.spiffeId, data);
+    let spiffeId: string;
+    try {
+      spiffeId = checkIdInTrustDomain(spiffeIdText, settings.trustDomain);
+    } catch (err) {
+      throw new RenderError(`failed to render SPIFFE ID: ${(err as Error).message}`);
+    }
+    const dnsNames: string[] = [];
+    const seen = new Set<string>();
+    for (const t of spec.dnsNames) {
+      const name = run('DNS name', t, data);
+      if (!seen.has(name)) {
+        seen.add(name);
+        dnsNames.push(name);
+      }
+    }
+    for (const name of serviceDnsNames) {
+      if (!seen.has(name)) {
+        seen.add(name);
+        dnsNames.push(name);
+      }
+    }
+    const selectors: Selector[] = [{ type: 'k8s', value: `${POD_UID_SELECTOR_PREFIX}${pod.metadata.uid}` }];
+    for (const t of spec.workloadSelectors) {
+      const text = run('workload selector', t, data);
+      try {
+        selectors.push(parseSelector(text));
+      } catch (err) {
+        throw new RenderError(`failed to render workload selector: ${(err as Error).message}`);
+      }
+    }
+    return {
+      spec: {
+        spiffeId,
+        parentId,
+        selectors,
+        x509SvidTtl: spec.x509SvidTtl,
+        jwtSvidTtl: spec.jwtSvidTtl,
+        federatesWith: spec.federatesWith,
+        dnsNames,
+        admin: spec.admin,
+        downstream: spec.downstream,
+        storeSvid: false,
+        hint: spec.hint,
+      },
+    };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+/** `spiffe://...` as given, or a bare `/path` resolved against our trust domain. */
+function resolveId(value: string, trustDomain: string): string {
+  const text = value.startsWith('/') ? `spiffe://${trustDomain}${value}` : value;
+  return formatSpiffeId(parseSpiffeId(text));
+}
+
+/** Renders a ClusterStaticEntry, reporting every bad field at once. */
+export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string): { spec: EntrySpec } | { errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const s = obj.spec ?? ({} as ClusterStaticEntry['spec']);
+  const spiffeId = attempt(errors, 'spec.spiffeID', () => {
+    if (!s.spiffeID) throw new Error('is required');
+    return resolveId(s.spiffeID, trustDomain);
+  });
+  const parentId = attempt(errors, 'spec.parentID', () => {
+    if (!s.parentID) throw new Error('is required');
+    return resolveId(s.parentID, trustDomain);
+  });
+  if (!s.selectors || s.selectors.length === 0) errors.push({ field: 'spec.selectors', message: 'at least one selector is required' });
+  const selectors = (s.selectors ?? []).map((sel, i) => attempt(errors, `spec.selectors[${i}]`, () => parseSelector(sel)));
+  const federatesWith = (s.federatesWith ?? []).map((td, i) => attempt(errors, `spec.federatesWith[${i}]`, () => parseTrustDomain(td)));
+  const x509SvidTtl = attempt(errors, 'spec.x509SVIDTTL', () => durationToSeconds(s.x509SVIDTTL));
+  const jwtSvidTtl = attempt(errors, 'spec.jwtSVIDTTL', () => durationToSeconds(s.jwtSVIDTTL));
+  if (errors.length > 0) return { errors };
+  return {
+    spec: {
+      spiffeId: spiffeId!,
+      parentId: parentId!,
+      selectors: selectors as Selector[],
+      x509SvidTtl: x509SvidTtl!,
+      jwtSvidTtl: jwtSvidTtl!,
+      federatesWith: [...new Set(federatesWith as string[])],
+      dnsNames: [...new Set(s.dnsNames ?? [])],
+      admin: s.admin ?? false,
+      downstream: s.downstream ?? false,
+      storeSvid: s.storeSVID ?? false,
+      hint: s.hint ?? '',
+    },
+  };
+}

@@ -1,0 +1,234 @@
+import { describe, expect, it } from 'vitest';
+import type { ClusterSPIFFEID, ClusterStaticEntry, Namespace, Node, Pod } from '../../src/api/index.js';
+import { type ClusterSnapshot, declareEntries, DEFAULT_PARENT_ID_TEMPLATE, type SelectionSettings } from '../../src/entries/index.js';
+import { compileTemplate } from '../../src/template/index.js';
+
+const settings: SelectionSettings = {
+  trustDomain: 'example.org',
+  clusterName: 'demo',
+  clusterDomain: 'cluster.local',
+  parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
+  ignoreNamespaces: [/^(?:kube-system)$/, /^(?:spire)$/],
+  className: '',
+  watchClassless: false,
+};
+
+const ns = (name: string, labels: Record<string, string> = {}): Namespace => ({ metadata: { name, uid: `ns-${name}`, labels } });
+const node: Node = { metadata: { name: 'node-1', uid: 'node-uid-1' }, spec: {} };
+const pod = (namespace: string, name: string, over: Partial<Pod> = {}): Pod => ({
+  metadata: { name, namespace, uid: `uid-${name}`, labels: { app: name } },
+  spec: { nodeName: 'node-1', serviceAccountName: 'sa' },
+  status: { phase: 'Running' },
+  ...over,
+});
+const csid = (name: string, spec: Partial<ClusterSPIFFEID['spec']> = {}, created = '2026-01-01T00:00:00Z'): ClusterSPIFFEID => ({
+  metadata: { name, uid: `csid-${name}`, creationTimestamp: created },
+  spec: { spiffeIDTemplate: `spiffe://{{ .TrustDomain }}/${name}/{{ .PodMeta.Name }}`, ...spec },
+});
+const snap = (over: Partial<ClusterSnapshot>): ClusterSnapshot => ({
+  clusterSPIFFEIDs: [],
+  clusterStaticEntries: [],
+  namespaces: [ns('default')],
+  pods: [],
+  nodes: [node],
+  endpointSlices: [],
+  endpoints: [],
+  ...over,
+});
+
+describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manager does', () => {
+  it('renders one entry per selected pod with the pod-uid selector, the default parent ID and the rendered fields', () => {
+    const s = declareEntries(
+      snap({
+        clusterSPIFFEIDs: [
+          csid('web', {
+            dnsNameTemplates: ['{{ .PodMeta.Name }}.svc', '{{ .PodMeta.Name }}.svc', 'b.example'],
+            workloadSelectorTemplates: ['k8s:ns:{{ .PodMeta.Namespace }}', 'k8s:sa:{{ .PodSpec.ServiceAccountName }}'],
+            ttl: '1h',
+            jwtTtl: '5m',
+            federatesWith: ['spiffe://domain1.org', 'domain1.org'],
+            admin: true,
+            hint: 'web',
+          }),
+        ],
+        pods: [pod('default', 'w1')],
+      }),
+      settings,
+    );
+    expect(s.renderFailures).toEqual([]);
+    expect(s.declared.map((d) => d.spec)).toEqual([
+      {
+        spiffeId: 'spiffe://example.org/web/w1',
+        parentId: 'spiffe://example.org/spire/agent/k8s_psat/demo/node-uid-1',
+        selectors: [
+          { type: 'k8s', value: 'pod-uid:uid-w1' },
+          { type: 'k8s', value: 'ns:default' },
+          { type: 'k8s', value: 'sa:sa' },
+        ],
+        x509SvidTtl: 3600,
+        jwtSvidTtl: 300,
+        federatesWith: ['domain1.org'],
+        dnsNames: ['w1.svc', 'b.example'],
+        admin: true,
+        downstream: false,
+        storeSvid: false,
+        hint: 'web',
+      },
+    ]);
+  });
+
+  it('ignores namespaces by anchored regular expression (upstream matches substrings)', () => {
+    const s = declareEntries(
+      snap({
+        clusterSPIFFEIDs: [csid('all')],
+        namespaces: [ns('kube-system'), ns('my-spire-apps'), ns('spire')],
+        pods: [pod('kube-system', 'a'), pod('my-spire-apps', 'b'), pod('spire', 'c')],
+      }),
+      settings,
+    );
+    expect(s.declared.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/all/b']);
+    expect(s.selection.get('csid-all')).toEqual({ namespacesSelected: 3, namespacesIgnored: 2, podsSelected: 1, podEntryRenderFailures: 0 });
+  });
+
+  it('skips pods that are not scheduled yet or have finished, without counting a failure', () => {
+    const s = declareEntries(
+      snap({
+        clusterSPIFFEIDs: [csid('all')],
+        pods: [
+          pod('default', 'pending', { spec: {} }),
+          pod('default', 'done', { status: { phase: 'Succeeded' } }),
+          pod('default', 'failed', { status: { phase: 'Failed' } }),
+          pod('default', 'running'),
+        ],
+      }),
+      settings,
+    );
+    expect(s.declared.map((d) => d.podUid)).toEqual(['uid-running']);
+    expect(s.selection.get('csid-all')).toMatchObject({ podsSelected: 4, podEntryRenderFailures: 0 });
+    expect(s.unknownPods.size).toBe(0);
+  });
+
+  it('counts a pod on an unknown node as a failure whose entries are kept', () => {
+    const s = declareEntries(snap({ clusterSPIFFEIDs: [csid('all')], pods: [pod('default', 'p', { spec: { nodeName: 'node-9' } })] }), settings);
+    expect(s.declared).toEqual([]);
+    expect([...s.unknownPods]).toEqual(['uid-p']);
+    expect(s.renderFailures).toEqual([{ owner: expect.objectContaining({ name: 'all' }), pod: 'default/p', message: 'node node-9 is not known yet' }]);
+  });
+
+  it('reports a render failure with the object, the pod and the reason, and keeps that pod unknown', () => {
+    const s = declareEntries(
+      snap({ clusterSPIFFEIDs: [csid('bad', { spiffeIDTemplate: 'spiffe://other.org/{{ .PodMeta.Name }}' })], pods: [pod('default', 'p')] }),
+      settings,
+    );
+    expect(s.renderFailures.map((f) => [f.owner.name, f.pod, f.message])).toEqual([
+      ['bad', 'default/p', 'failed to render SPIFFE ID: invalid SPIFFE ID "spiffe://other.org/p": expected trust domain "example.org" but got "other.org"'],
+    ]);
+    expect([...s.unknownPods]).toEqual(['uid-p']);
+    expect(s.selection.get('csid-bad')?.podEntryRenderFailures).toBe(1);
+  });
+
+  it('reports every invalid field of an object at once, and then keeps all pod entries', () => {
+    const s = declareEntries(
+      snap({
+        clusterSPIFFEIDs: [
+          csid('broken', {
+            ttl: '1 hour',
+            podSelector: { matchExpressions: [{ key: 'a', operator: 'Equals', values: ['b'] }] },
+            federatesWith: ['Bad.Domain'],
+          }),
+        ],
+        pods: [pod('default', 'p')],
+      }),
+      settings,
+    );
+    expect(s.renderFailures.map((f) => f.message)).toEqual([
+      'ClusterSPIFFEID broken: spec.podSelector: matchExpressions[0].operator: "Equals" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist); ' +
+        'ClusterSPIFFEID broken: spec.ttl: time: unknown unit " hour" in duration "1 hour"; ' +
+        'ClusterSPIFFEID broken: spec.federatesWith[0]: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores',
+    ]);
+    expect(s.keepAllPodEntries).toMatch(/^pod entries are kept: ClusterSPIFFEID broken/);
+  });
+
+  it('applies fallback objects only to pods no other object produced an entry for', () => {
+    const s = declareEntries(
+      snap({
+        clusterSPIFFEIDs: [csid('default', { fallback: true }), csid('web', { podSelector: { matchLabels: { app: 'w' } } })],
+        pods: [pod('default', 'w'), pod('default', 'other')],
+      }),
+      settings,
+    );
+    expect(s.declared.map((d) => d.spec.spiffeId).sort()).toEqual(['spiffe://example.org/default/other', 'spiffe://example.org/web/w']);
+    // A fallback still counts the pods it selected.
+    expect(s.selection.get('csid-default')?.podsSelected).toBe(2);
+  });
+
+  it.each([
+    ['', false, ['none']],
+    ['', true, ['none']],
+    ['blue', false, ['blue']],
+    ['blue', true, ['none', 'blue']],
+  ])('className %j with watchClassless %s handles %j', (className, watchClassless, handled) => {
+    const objects = [csid('none'), csid('blue', { className: 'blue' }), csid('red', { className: 'red' })];
+    const s = declareEntries(snap({ clusterSPIFFEIDs: objects, pods: [pod('default', 'p')] }), { ...settings, className, watchClassless });
+    expect([...s.owners.values()].map((o) => o.name)).toEqual(handled);
+  });
+
+  it('adds service DNS names from EndpointSlices and Endpoints when autoPopulateDNSNames is set, after the templated ones', () => {
+    const s = declareEntries(
+      snap({
+        clusterSPIFFEIDs: [csid('web', { autoPopulateDNSNames: true, dnsNameTemplates: ['web.default.svc', 'custom.example'] })],
+        pods: [pod('default', 'p')],
+        endpointSlices: [
+          {
+            metadata: { name: 'web-abc', namespace: 'default', uid: 's1', labels: { 'kubernetes.io/service-name': 'web' } },
+            endpoints: [{ targetRef: { kind: 'Pod', uid: 'uid-p' } }],
+          },
+        ],
+        endpoints: [
+          { metadata: { name: 'legacy', namespace: 'default', uid: 'e1' }, subsets: [{ notReadyAddresses: [{ targetRef: { kind: 'Pod', uid: 'uid-p' } }] }] },
+        ],
+      }),
+      settings,
+    );
+    expect(s.declared[0]?.spec.dnsNames).toEqual([
+      'web.default.svc',
+      'custom.example',
+      'legacy',
+      'legacy.default',
+      'legacy.default.svc',
+      'legacy.default.svc.cluster.local',
+      'web',
+      'web.default',
+      'web.default.svc.cluster.local',
+    ]);
+  });
+});
+
+describe('ClusterStaticEntries render to entries', () => {
+  const cse = (name: string, spec: Partial<ClusterStaticEntry['spec']>): ClusterStaticEntry => ({
+    metadata: { name, uid: `cse-${name}`, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { spiffeID: '/node-alias', parentID: '/spire/server', selectors: ['k8s_psat:cluster:demo'], ...spec },
+  });
+
+  it('resolves bare paths against the trust domain and splits selectors at the first colon', () => {
+    const s = declareEntries(snap({ clusterStaticEntries: [cse('alias', { selectors: ['k8s_psat:agent_node_label:a:b'], storeSVID: true, x509SVIDTTL: '2h' })] }), settings);
+    expect(s.declared[0]?.spec).toMatchObject({
+      spiffeId: 'spiffe://example.org/node-alias',
+      parentId: 'spiffe://example.org/spire/server',
+      selectors: [{ type: 'k8s_psat', value: 'agent_node_label:a:b' }],
+      storeSvid: true,
+      x509SvidTtl: 7200,
+    });
+    expect(s.staticRendered.get('cse-alias')).toBe(true);
+  });
+
+  it('reports every bad field and keeps non-pod entries', () => {
+    const s = declareEntries(snap({ clusterStaticEntries: [cse('bad', { spiffeID: 'spiffe://example.org/a//b', selectors: ['nocolon'] })] }), settings);
+    expect(s.renderFailures[0]?.message).toBe(
+      'ClusterStaticEntry bad: spec.spiffeID: path cannot contain empty segments; ' +
+        'ClusterStaticEntry bad: spec.selectors[0]: invalid selector "nocolon": expected at least one colon to separate the type from the value',
+    );
+    expect(s.staticRendered.get('cse-bad')).toBe(false);
+    expect(s.keepNonPodEntries).toMatch(/^entries not tied to a pod are kept/);
+  });
+});

@@ -1,0 +1,139 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ClusterSPIFFEID, Namespace, Node, Pod } from '../../src/api/index.js';
+import {
+  type ClusterSnapshot,
+  DEFAULT_PARENT_ID_TEMPLATE,
+  type EntryPassOptions,
+  runEntryPass,
+} from '../../src/entries/index.js';
+import { SpireClient, type Entry } from '../../src/spire/index.js';
+import { compileTemplate } from '../../src/template/index.js';
+import { startTestSpire, type TestSpire } from '../support/spire.js';
+
+const td = 'example.org';
+const parent = { trust_domain: td, path: '/spire/agent/k8s_psat/demo/node-uid-1' };
+
+const ns = (name: string, labels: Record<string, string>): Namespace => ({ metadata: { name, uid: `ns-${name}`, labels } });
+const node: Node = { metadata: { name: 'node-1', uid: 'node-uid-1' }, spec: {} };
+const pod = (namespace: string, name: string, app: string): Pod => ({
+  metadata: { name, namespace, uid: `uid-${name}`, labels: { app } },
+  spec: { nodeName: 'node-1', serviceAccountName: `${name}-sa` },
+  status: { phase: 'Running' },
+});
+const csid = (name: string, created: string, spec: ClusterSPIFFEID['spec']): ClusterSPIFFEID => ({
+  apiVersion: 'spire.spiffe.io/v1alpha1',
+  kind: 'ClusterSPIFFEID',
+  metadata: { name, uid: `csid-${name}`, creationTimestamp: created },
+  spec,
+});
+
+const snapshot: ClusterSnapshot = {
+  clusterSPIFFEIDs: [
+    csid('web', '2026-01-01T00:00:00Z', {
+      spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}',
+      namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['a', 'system'] }] },
+      podSelector: { matchLabels: { app: 'web' } },
+      dnsNameTemplates: ['{{ .PodMeta.Name }}.{{ .PodMeta.Namespace }}.svc', 'web.example.org'],
+    }),
+    csid('api', '2026-01-02T00:00:00Z', {
+      spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}',
+      namespaceSelector: { matchLabels: { team: 'b' } },
+      podSelector: { matchLabels: { app: 'api' } },
+    }),
+  ],
+  clusterStaticEntries: [],
+  namespaces: [ns('team-a', { team: 'a' }), ns('team-b', { team: 'b' }), ns('kube-system', { team: 'system' })],
+  pods: [pod('team-a', 'web-1', 'web'), pod('team-b', 'api-1', 'api'), pod('kube-system', 'dns-1', 'web')],
+  nodes: [node],
+  endpointSlices: [],
+  endpoints: [],
+};
+
+const options: EntryPassOptions = {
+  settings: {
+    trustDomain: td,
+    clusterName: 'demo',
+    clusterDomain: 'cluster.local',
+    parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
+    ignoreNamespaces: [/^(?:kube-system)$/],
+    className: '',
+    watchClassless: false,
+  },
+  ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
+  policy: 'sync',
+};
+
+/** web-1's entry as a ClusterSPIFFEID still declares it, but with fewer DNS names. */
+const outdated = (id: string): Entry => ({
+  id,
+  parent_id: parent,
+  spiffe_id: { trust_domain: td, path: '/ns/team-a/sa/web-1-sa' },
+  selectors: [{ type: 'k8s', value: 'pod-uid:uid-web-1' }],
+  dns_names: ['web-1.team-a.svc'],
+});
+/** An entry no object declares. */
+const stale = (id: string): Entry => ({
+  id,
+  parent_id: parent,
+  spiffe_id: { trust_domain: td, path: '/ns/team-a/sa/gone' },
+  selectors: [{ type: 'k8s', value: 'pod-uid:uid-gone' }],
+});
+
+describe('one reconcile pass makes SPIRE hold exactly the declared entries', () => {
+  let spire: TestSpire;
+  let client: SpireClient;
+  beforeEach(async () => {
+    spire = await startTestSpire();
+    client = new SpireClient({ socket: spire.socketPath });
+  });
+  afterEach(async () => {
+    client.close();
+    await spire.close();
+  });
+
+  it('updates the outdated entry in place, deletes the undeclared one and creates the missing one', async () => {
+    spire.server.seed({ entries: [outdated('scm-existing-1'), stale('scm-stale-1')] });
+
+    const result = await runEntryPass(snapshot, client, options);
+
+    expect(result.plan.updates.map((u) => [u.id, u.changed])).toEqual([['scm-existing-1', ['dnsNames']]]);
+    expect(result.plan.deletes.map((d) => d.id)).toEqual(['scm-stale-1']);
+    expect(result.plan.creates).toHaveLength(1);
+    expect(result.plan.creates[0]?.id).toMatch(/^scm-/);
+    expect(result.applied).toMatchObject({ created: 1, updated: 1, deleted: 1, failures: [] });
+
+    const stored = new Map((await client.listEntries()).map((e) => [e.id, e]));
+    expect([...stored.keys()].sort()).toEqual(['scm-existing-1', result.plan.creates[0]!.id].sort());
+    expect(stored.get('scm-existing-1')?.dns_names).toEqual(['web-1.team-a.svc', 'web.example.org']);
+    expect(stored.get('scm-existing-1')?.revision_number).toBe('1');
+    const created = stored.get(result.plan.creates[0]!.id)!;
+    expect(created.spiffe_id).toEqual({ trust_domain: td, path: '/ns/team-b/sa/api-1-sa' });
+    expect(created.parent_id).toEqual(parent);
+    expect(created.selectors).toEqual([{ type: 'k8s', value: 'pod-uid:uid-api-1' }]);
+
+    expect(result.status.clusterSPIFFEIDs).toEqual({
+      web: { namespacesSelected: 2, namespacesIgnored: 1, podsSelected: 1, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0 },
+      api: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 1, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0 },
+    });
+
+    const again = await runEntryPass(snapshot, client, options);
+    expect([again.plan.creates, again.plan.updates, again.plan.deletes]).toEqual([[], [], []]);
+  });
+
+  it('under prefixed scope, changes nothing foreign and reports the declared entry a foreign one holds as a conflict', async () => {
+    spire.server.seed({ entries: [outdated('manual-web'), stale('manual-stale')] });
+
+    const result = await runEntryPass(snapshot, client, options);
+
+    expect(result.plan.updates).toEqual([]);
+    expect(result.plan.deletes).toEqual([]);
+    expect(result.plan.conflicts.map((c) => [c.owner.name, c.foreignIds])).toEqual([['web', ['manual-web']]]);
+    expect(result.plan.creates.map((c) => c.owner.name)).toEqual(['api']);
+    const stored = new Map((await client.listEntries()).map((e) => [e.id, e]));
+    expect(stored.get('manual-web')).toMatchObject({ dns_names: ['web-1.team-a.svc'], revision_number: '0' });
+    expect(stored.has('manual-stale')).toBe(true);
+    expect(stored.size).toBe(3);
+    expect(result.status.clusterSPIFFEIDs.web).toMatchObject({ entriesToSet: 1, entryFailures: 1 });
+    expect(result.status.clusterSPIFFEIDs.api).toMatchObject({ entriesToSet: 1, entryFailures: 0 });
+  });
+});
