@@ -7,7 +7,7 @@ import {
   type Node,
   type Pod,
 } from '../api/index.js';
-import { formatSpiffeId, parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
+import { formatSpiffeId, lengthProblem, parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
 import { type CompiledTemplate, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
 
@@ -117,6 +117,8 @@ function checkIdInTrustDomain(rendered: string, trustDomain: string): string {
   if (id.trustDomain !== trustDomain) {
     throw new RenderError(`invalid SPIFFE ID "${rendered}": expected trust domain "${trustDomain}" but got "${id.trustDomain}"`);
   }
+  const tooLong = lengthProblem(id);
+  if (tooLong) throw new RenderError(`invalid SPIFFE ID "${rendered.slice(0, 64)}...": ${tooLong}`);
   return formatSpiffeId(id);
 }
 
@@ -237,7 +239,10 @@ export function renderPodEntry(
 /** `spiffe://...` as given, or a bare `/path` resolved against our trust domain. */
 function resolveId(value: string, trustDomain: string): string {
   const text = value.startsWith('/') ? `spiffe://${trustDomain}${value}` : value;
-  return formatSpiffeId(parseSpiffeId(text));
+  const id = parseSpiffeId(text);
+  const tooLong = lengthProblem(id);
+  if (tooLong) throw new Error(tooLong);
+  return formatSpiffeId(id);
 }
 
 /** Renders a ClusterStaticEntry, reporting every bad field at once. */

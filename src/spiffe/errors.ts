@@ -13,6 +13,9 @@ export const SpiffeIdReason = {
   dotSegment: 'path cannot contain dot segments',
   trailingSlash: 'path cannot have a trailing slash',
   badPathSegmentChar: 'path segment characters are limited to letters, numbers, dots, dashes, and underscores',
+  // The SPIFFE ID specification's limits; go-spiffe and SPIRE do not enforce them, so only our checks use these.
+  trustDomainTooLong: 'trust domain is longer than 255 bytes',
+  idTooLong: 'SPIFFE ID is longer than 2048 bytes',
 } as const;
 
 export class SpiffeIdError extends Error {

@@ -92,6 +92,20 @@ export function parseTrustDomain(input: string): string {
   return input;
 }
 
+export const MAX_TRUST_DOMAIN_BYTES = 255;
+export const MAX_SPIFFE_ID_BYTES = 2048;
+
+/**
+ * The SPIFFE ID specification's length limits, which SPIRE itself does not
+ * enforce. Checked on IDs we render, so an ID other SPIFFE implementations
+ * would refuse never reaches SPIRE. Returns the reason, or undefined.
+ */
+export function lengthProblem(id: SpiffeId): string | undefined {
+  if (Buffer.byteLength(id.trustDomain) > MAX_TRUST_DOMAIN_BYTES) return SpiffeIdReason.trustDomainTooLong;
+  if (Buffer.byteLength(formatSpiffeId(id)) > MAX_SPIFFE_ID_BYTES) return SpiffeIdReason.idTooLong;
+  return undefined;
+}
+
 /** Builds an ID from parts, validating both; throws SpiffeIdError. */
 export function spiffeIdFromParts(trustDomain: string, path: string): SpiffeId {
   const td = parseTrustDomain(trustDomain);

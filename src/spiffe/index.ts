@@ -2,6 +2,9 @@ export { SpiffeIdError, SpiffeIdReason } from './errors.js';
 export type { SpiffeId } from './id.js';
 export {
   formatSpiffeId,
+  lengthProblem,
+  MAX_SPIFFE_ID_BYTES,
+  MAX_TRUST_DOMAIN_BYTES,
   parseSpiffeId,
   parseTrustDomain,
   pathProblem,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSpiffeId, parseTrustDomain } from '../../src/spiffe/index.js';
+import { lengthProblem, parseSpiffeId, parseTrustDomain } from '../../src/spiffe/index.js';
 
 describe('SPIFFE IDs are accepted and rejected as go-spiffe does, with its exact reasons', () => {
   it.each([
@@ -41,5 +41,19 @@ describe('SPIFFE IDs are accepted and rejected as go-spiffe does, with its exact
     ['https://example.org', 'scheme is missing or invalid'],
   ])('trust domain %j is rejected: %s', (input, reason) => {
     expect(() => parseTrustDomain(input)).toThrow(reason);
+  });
+});
+
+describe('the SPIFFE specification length limits are checked on IDs we render', () => {
+  it('accepts a 255-byte trust domain and a 2048-byte ID', () => {
+    expect(lengthProblem({ trustDomain: 'a'.repeat(255), path: '' })).toBeUndefined();
+    const path = `/${'p'.repeat(2048 - 'spiffe://example.org/'.length)}`;
+    expect(lengthProblem({ trustDomain: 'example.org', path })).toBeUndefined();
+  });
+
+  it('rejects a 256-byte trust domain and a 2049-byte ID with the limit in the reason', () => {
+    expect(lengthProblem({ trustDomain: 'a'.repeat(256), path: '' })).toBe('trust domain is longer than 255 bytes');
+    const path = `/${'p'.repeat(2049 - 'spiffe://example.org/'.length)}`;
+    expect(lengthProblem({ trustDomain: 'example.org', path })).toBe('SPIFFE ID is longer than 2048 bytes');
   });
 });

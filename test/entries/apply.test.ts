@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  applyPlan,
+  computeStatus,
+  declareEntries,
+  DEFAULT_PARENT_ID_TEMPLATE,
+  detectUnsupportedFields,
+  fromSpire,
+  planEntries,
+  statusChanged,
+} from '../../src/entries/index.js';
+import { compileTemplate } from '../../src/template/index.js';
+import { SpireClient } from '../../src/spire/index.js';
+import { startTestSpire, type TestSpire } from '../support/spire.js';
+import { current, declared, owner, pod, spec } from './fixtures.js';
+
+describe('applying a plan writes exactly the plan, creates and updates before deletes', () => {
+  let spire: TestSpire;
+  let client: SpireClient;
+  beforeEach(async () => {
+    spire = await startTestSpire();
+    client = new SpireClient({ socket: spire.socketPath });
+  });
+  afterEach(async () => {
+    client.close();
+    await spire.close();
+  });
+
+  const seed = (id: string, s: ReturnType<typeof spec>) =>
+    spire.server.seed({
+      entries: [
+        {
+          id,
+          spiffe_id: { trust_domain: 'example.org', path: s.spiffeId.slice('spiffe://example.org'.length) },
+          parent_id: { trust_domain: 'example.org', path: s.parentId.slice('spiffe://example.org'.length) },
+          selectors: s.selectors,
+          hint: s.hint,
+        },
+      ],
+    });
+
+  it('sends creates and updates before deletes, so a re-keyed workload always has an entry', async () => {
+    seed('scm-old', pod('p1', '/old'));
+    seed('scm-upd', pod('p2'));
+    const plan = planEntries({
+      declared: [declared(pod('p1', '/new')), declared({ ...pod('p2'), hint: 'h' })],
+      current: (await client.listEntries()).map(fromSpire),
+      ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
+      policy: 'sync',
+    });
+    spire.server.calls.length = 0;
+    const result = await applyPlan(plan, client);
+    expect(spire.server.calls.map((c) => c.method)).toEqual(['BatchCreateEntry', 'BatchUpdateEntry', 'BatchDeleteEntry']);
+    expect(result).toMatchObject({ created: 1, updated: 1, deleted: 1, failures: [] });
+  });
+
+  it('counts a per-item failure against the declaring object and still applies the rest of the batch', async () => {
+    const good = owner('good');
+    const bad = owner('bad');
+    const plan = planEntries({
+      declared: [declared(pod('p1'), good), declared({ ...pod('p2'), federatesWith: ['domain2.org'] }, bad), declared(pod('p3'), good)],
+      current: [],
+      ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
+      policy: 'sync',
+    });
+    const result = await applyPlan(plan, client);
+    expect(result.created).toBe(2);
+    expect(result.failures).toEqual([
+      expect.objectContaining({
+        op: 'create',
+        owner: bad,
+        codeName: 'INTERNAL',
+        message: 'failed to create entry: unable to find federated bundle "spiffe://domain2.org"',
+      }),
+    ]);
+    expect(spire.server.entries.size).toBe(2);
+  });
+
+  it("holds back deleting a pod's old entry while its replacement could not be written", async () => {
+    seed('scm-old', pod('p1', '/old'));
+    const plan = planEntries({
+      declared: [declared({ ...pod('p1', '/new'), federatesWith: ['domain2.org'] })],
+      current: (await client.listEntries()).map(fromSpire),
+      ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
+      policy: 'sync',
+    });
+    expect(plan.deletes.map((d) => d.id)).toEqual(['scm-old']);
+    const result = await applyPlan(plan, client);
+    expect(result.deleted).toBe(0);
+    expect(result.heldBack).toEqual([{ id: 'scm-old', reason: 'replacement-failed', detail: 'kept until the new entry for pod p1 is written' }]);
+    expect(spire.server.entries.get('scm-old')).toBeDefined();
+  });
+
+  it('treats a whole failed batch as failures of every object in it', async () => {
+    spire.server.faults.failNext(1, 14, { method: 'BatchCreateEntry' });
+    const plan = planEntries({
+      declared: [declared(pod('p1'), owner('a')), declared(pod('p2'), owner('b'))],
+      current: [],
+      ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
+      policy: 'sync',
+    });
+    const result = await applyPlan(plan, client);
+    expect(result.failures.map((f) => [f.owner?.name, f.codeName])).toEqual([
+      ['a', 'UNAVAILABLE'],
+      ['b', 'UNAVAILABLE'],
+    ]);
+  });
+
+  it('probes which entry fields the server stores, and removes its probe', async () => {
+    expect(await detectUnsupportedFields(client, 'example.org', 'scm-')).toEqual(new Set());
+    expect(spire.server.entries.size).toBe(0);
+  });
+});
+
+describe('status is written only when it changed', () => {
+  it('compares field by field', () => {
+    const stats = { rendered: true, masked: false, set: true };
+    expect(statusChanged(undefined, stats)).toBe(true);
+    expect(statusChanged({ rendered: true, masked: false, set: true }, stats)).toBe(false);
+    expect(statusChanged({ rendered: true, masked: false, set: false }, stats)).toBe(true);
+    expect(statusChanged({ rendered: true, masked: false }, stats)).toBe(true);
+  });
+
+  it('keeps a static entry set while its entry exists, not only in the pass that created it (upstream bug)', () => {
+    const obj = {
+      metadata: { name: 'alias', uid: 'cse-1', creationTimestamp: '2026-01-01T00:00:00Z' },
+      spec: { spiffeID: '/alias', parentID: '/spire/server', selectors: ['k8s_psat:cluster:demo'] },
+    };
+    const state = declareEntries(
+      { clusterSPIFFEIDs: [], clusterStaticEntries: [obj], namespaces: [], pods: [], nodes: [], endpointSlices: [], endpoints: [] },
+      { trustDomain: 'example.org', clusterName: 'c', clusterDomain: '', parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE), ignoreNamespaces: [], className: '', watchClassless: false },
+    );
+    const d = state.declared[0]!;
+    const unchanged = planEntries({ declared: state.declared, current: [current('scm-1', d.spec)], ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' }, policy: 'sync' });
+    expect(unchanged.creates).toEqual([]);
+    expect(computeStatus(state, unchanged).clusterStaticEntries).toEqual({ alias: { rendered: true, masked: false, set: true } });
+  });
+});
