@@ -12,7 +12,7 @@ import {
 import { compileTemplate } from '../../src/template/index.js';
 import { SpireClient } from '../../src/spire/index.js';
 import { startTestSpire, type TestSpire } from '../support/spire.js';
-import { current, declared, owner, pod, spec } from './fixtures.js';
+import { current, declared, owner, pod, type spec } from './fixtures.js';
 
 describe('applying a plan writes exactly the plan, creates and updates before deletes', () => {
   let spire: TestSpire;
