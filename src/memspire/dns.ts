@@ -1,3 +1,5 @@
+import { domainToUnicode } from 'node:url';
+
 /**
  * DNS name rules of a SPIRE server (x509util.ValidateLabel plus Go's idna
  * lookup profile as built with Go <= 1.26), returning the exact cause text,
@@ -24,11 +26,28 @@ function idnaProblem(name: string): string | undefined {
   if (name.length > 253) return invalid(name);
   for (const label of name.split('.')) {
     if (label === '' || label.length > 63) return invalid(label);
-    if (label.startsWith('-') || label.endsWith('-')) return invalid(label);
-    // "ab--" in positions 3-4 is reserved for IDNA prefixes; "xn--" is punycode and decoded instead.
-    if (label.length >= 4 && label.slice(2, 4) === '--' && !label.toLowerCase().startsWith('xn--')) {
-      return invalid(label);
+    // "xn--" labels are punycode: Go decodes them and checks the decoded label instead.
+    if (label.toLowerCase().startsWith('xn--')) {
+      // Node's IDNA returns a label it cannot decode unchanged.
+      const decoded = domainToUnicode(label);
+      if (decoded === '' || decoded.toLowerCase() === label.toLowerCase()) return invalid(label);
+      if (decoded.normalize('NFC') !== decoded) return invalid(decoded);
+      const problem = hyphenProblem(decoded);
+      if (problem) return invalid(problem);
+      continue;
     }
+    const problem = hyphenProblem(label);
+    if (problem) return invalid(problem);
   }
+  return undefined;
+}
+
+/**
+ * Go's idna CheckHyphens: no leading or trailing "-", and "--" at bytes 3-4
+ * (reserved for IDNA prefixes) only in labels longer than 4 bytes.
+ */
+function hyphenProblem(label: string): string | undefined {
+  if (label.length > 4 && label.slice(2, 4) === '--') return label;
+  if (label.startsWith('-') || label.endsWith('-')) return label;
   return undefined;
 }

@@ -24,17 +24,22 @@ export interface RelationshipResult {
 const CONVERT = 'failed to convert federation relationship';
 
 /**
- * The subset of Go's url.Parse the checks depend on: the scheme, user info
- * and host. Returns the URL re-serialised with a lowercased scheme.
+ * The part of Go's url.Parse that SPIRE's checks depend on: the scheme, user
+ * info and host, plus the two parse failures a controller can plausibly send
+ * (control characters, no scheme). Other malformed URLs (bad escapes, bad
+ * ports) are accepted here where Go would refuse them; the controller
+ * validates URLs itself before sending. Returns the URL with its scheme
+ * lowercased, as Go re-serialises it.
  */
 function checkBundleEndpointUrl(raw: string): string {
-  // Go's url.Parse refuses ASCII control characters anywhere in the URL.
+  // JSON quoting matches Go's %q for the characters that can reach this message.
+  const quoted = JSON.stringify(raw);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(raw)) {
-    fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse bundle endpoint URL: parse "${raw}": net/url: invalid control character in URL`);
+    fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse bundle endpoint URL: parse ${quoted}: net/url: invalid control character in URL`);
   }
   if (raw.startsWith(':')) {
-    fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse bundle endpoint URL: parse "${raw}": missing protocol scheme`);
+    fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse bundle endpoint URL: parse ${quoted}: missing protocol scheme`);
   }
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s.exec(raw);
   const scheme = m?.[1]?.toLowerCase() ?? '';

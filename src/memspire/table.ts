@@ -74,9 +74,10 @@ export class RowTable<T> {
   }
 }
 
+/** SPIRE parses tokens with strconv.ParseUint(token, 10, 32): digits only, at most 2^32-1. */
 function parseToken(token: string, what: string): number {
   if (token === '') return 0;
-  if (!/^[0-9]+$/.test(token)) {
+  if (!/^[0-9]+$/.test(token) || Number(token) > 0xffff_ffff) {
     throw new RpcFailure(Code.INTERNAL, `failed to list ${what}: could not parse token '${token}'`);
   }
   return Number(token);

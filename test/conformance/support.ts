@@ -1,0 +1,121 @@
+/**
+ * Shared set-up for the conformance tests: the default world of the
+ * checklist in shared/spire-api/SEMANTICS.md (trust domain example.org,
+ * bundles for example.org and domain1.org, none for domain2.org, and entry E0),
+ * plus small helpers that keep each test about one behaviour.
+ */
+import { expect } from 'vitest';
+import { createCertificateAuthority } from '../../src/memspire/ca.js';
+import { SpireRpcError } from '../../src/spire/errors.js';
+import type { Entry, EntryOut } from '../../src/spire/types.js';
+import { startTestSpire, type TestSpire } from '../support/spire.js';
+
+export const TD = 'example.org';
+
+/** Selectors of E0: type k8s with values that themselves contain ':'. */
+export const E0_SELECTORS = [
+  { type: 'k8s', value: 'ns:a' },
+  { type: 'k8s', value: 'sa:b' },
+];
+
+export const E0_INPUT: Entry = {
+  parent_id: { trust_domain: TD, path: '/node' },
+  spiffe_id: { trust_domain: TD, path: '/w' },
+  selectors: E0_SELECTORS,
+  x509_svid_ttl: 60,
+};
+
+export interface World {
+  spire: TestSpire;
+  raw: TestSpire['raw'];
+  /** E0 as the server returned it when it was created. */
+  e0: EntryOut;
+  close(): Promise<void>;
+}
+
+/** A DER CA certificate for a trust domain, good enough for any bundle. */
+export async function caDer(trustDomain: string): Promise<Buffer> {
+  return (await createCertificateAuthority(trustDomain, 3600)).der;
+}
+
+/**
+ * A fresh server in the checklist's default state. E0 is created over the
+ * socket, so it carries the server's own id, revision and created_at.
+ */
+export async function startWorld(opts: { withE0?: boolean } = {}): Promise<World> {
+  const spire = await startTestSpire();
+  spire.server.seed({ federatedBundles: [{ trust_domain: 'domain1.org', x509_authorities: [{ asn1: await caDer('domain1.org') }] }] });
+  let e0 = undefined as unknown as EntryOut;
+  if (opts.withE0 !== false) {
+    const res = await spire.raw.entry.BatchCreateEntry({ entries: [E0_INPUT] });
+    expect(res.results[0]?.status).toEqual({ code: 0, message: 'OK' });
+    e0 = res.results[0]?.entry as EntryOut;
+  }
+  return { spire, raw: spire.raw, e0, close: () => spire.close() };
+}
+
+/** A valid entry distinct from E0, with overrides. */
+export function entry(overrides: Entry = {}): Entry {
+  return {
+    parent_id: { trust_domain: TD, path: '/node' },
+    spiffe_id: { trust_domain: TD, path: '/other' },
+    selectors: [{ type: 'k8s', value: 'ns:other' }],
+    ...overrides,
+  };
+}
+
+/** Awaits a call that must fail at the top level with exactly this code and message. */
+export async function expectRpcError(call: Promise<unknown>, code: number, message: string | RegExp): Promise<SpireRpcError> {
+  const err = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(SpireRpcError);
+  const rpcErr = err as SpireRpcError;
+  expect(rpcErr.code).toBe(code);
+  if (typeof message === 'string') expect(rpcErr.details).toBe(message);
+  else expect(rpcErr.details).toMatch(message);
+  return rpcErr;
+}
+
+/** Every entry, unpaged, in the server's order. */
+export async function listAll(raw: TestSpire['raw']): Promise<EntryOut[]> {
+  const res = await raw.entry.ListEntries({});
+  expect(res.next_page_token).toBe('');
+  return res.entries;
+}
+
+export async function entryIds(raw: TestSpire['raw']): Promise<string[]> {
+  return (await listAll(raw)).map((e) => e.id);
+}
+
+/** An entry with every field at its proto3 default except `id`. */
+export function onlyId(id: string): EntryOut {
+  return {
+    id,
+    spiffe_id: null,
+    parent_id: null,
+    selectors: [],
+    x509_svid_ttl: 0,
+    federates_with: [],
+    admin: false,
+    downstream: false,
+    expires_at: '0',
+    dns_names: [],
+    revision_number: '0',
+    store_svid: false,
+    jwt_svid_ttl: 0,
+    hint: '',
+    created_at: '0',
+  };
+}
+
+/** Strips the proto3-optional bookkeeping so entries compare by their fields. */
+export function withoutAttributes(e: EntryOut): Omit<EntryOut, 'additional_attributes' | '_additional_attributes'> {
+  const { additional_attributes: _a, _additional_attributes: _b, ...rest } = e;
+  return rest;
+}
+
+export const OK = { code: 0, message: 'OK' };
+
+export const nowSeconds = (): number => Date.now() / 1000;
