@@ -181,6 +181,21 @@ export interface EntryStoreOptions {
   trustDomain: string;
   hasBundle: (trustDomain: string) => boolean;
   now?: () => number;
+  /** Fields this server drops on write, as SPIRE releases before they existed do. */
+  droppedFields?: readonly DroppableField[];
+}
+
+/** hint arrived in SPIRE 1.6.3, jwt_svid_ttl in 1.5.0, store_svid in 1.1.0. */
+export type DroppableField = 'hint' | 'jwt_svid_ttl' | 'store_svid';
+
+function dropFields(e: StoredEntry, dropped: ReadonlySet<DroppableField>): StoredEntry {
+  if (dropped.size === 0) return e;
+  return {
+    ...e,
+    ...(dropped.has('hint') ? { hint: '' } : {}),
+    ...(dropped.has('jwt_svid_ttl') ? { jwtSvidTtl: 0 } : {}),
+    ...(dropped.has('store_svid') ? { storeSvid: false } : {}),
+  };
 }
 
 /** Registration entries with SPIRE's validation, similarity and paging rules. */
@@ -191,11 +206,13 @@ export class EntryStore {
   private readonly td: string;
   private readonly hasBundle: (td: string) => boolean;
   private readonly now: () => number;
+  private readonly dropped: ReadonlySet<DroppableField>;
 
   constructor(opts: EntryStoreOptions) {
     this.td = opts.trustDomain;
     this.hasBundle = opts.hasBundle;
     this.now = opts.now ?? Date.now;
+    this.dropped = new Set(opts.droppedFields ?? []);
   }
 
   get size(): number {
@@ -294,6 +311,7 @@ export class EntryStore {
           ? { attributes: { disable_x509_svid_prefetch: attrs.disable_x509_svid_prefetch, jwt_svid_include_jti: attrs.jwt_svid_include_jti } }
           : {}),
       };
+      Object.assign(stored, dropFields(stored, this.dropped));
       stored.row = this.table.insert(stored);
       this.byId.set(stored.id, stored);
       this.index(stored);
@@ -352,6 +370,7 @@ export class EntryStore {
           };
         }
       }
+      Object.assign(updated, dropFields(updated, this.dropped));
       this.unindex(existing);
       this.table.replace(existing.row, updated);
       this.byId.set(updated.id, updated);

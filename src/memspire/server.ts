@@ -11,7 +11,7 @@ import type { SVIDHandlers } from '../gen/spire/api/server/svid/v1/SVID.js';
 import type { TrustDomainHandlers } from '../gen/spire/api/server/trustdomain/v1/TrustDomain.js';
 import { bundleToProto, BundleStore } from './bundles.js';
 import { type CertificateAuthority, createCertificateAuthority } from './ca.js';
-import { EntryStore, toProto } from './entries.js';
+import { type DroppableField, EntryStore, toProto } from './entries.js';
 import { FaultInjector } from './faults.js';
 import { RelationshipStore } from './federation.js';
 import { Code, RpcFailure } from './status.js';
@@ -33,6 +33,8 @@ export interface MemorySpireServerOptions {
   /** X509-SVID lifetime when a mint asks for ttl <= 0. Default 3600 s, as SPIRE. */
   defaultX509SvidTtlSeconds?: number;
   seed?: SpireSeed;
+  /** Behave like an older SPIRE that does not store these entry fields. */
+  droppedFields?: readonly DroppableField[];
 }
 
 export interface CallRecord {
@@ -67,6 +69,7 @@ export class MemorySpireServer {
     trustDomain: string,
     readonly ca: CertificateAuthority,
     private readonly defaultSvidTtl: number,
+    droppedFields: readonly DroppableField[],
   ) {
     this.trustDomain = trustDomain;
     this.bundles = new BundleStore(trustDomain);
@@ -77,14 +80,14 @@ export class MemorySpireServer {
       refreshHint: '0',
       sequenceNumber: '1',
     });
-    this.entries = new EntryStore({ trustDomain, hasBundle: (td) => this.bundles.has(td) });
+    this.entries = new EntryStore({ trustDomain, hasBundle: (td) => this.bundles.has(td), droppedFields });
     this.relationships = new RelationshipStore(trustDomain, this.bundles);
   }
 
   static async start(opts: MemorySpireServerOptions): Promise<MemorySpireServer> {
     const td = parseTrustDomain(opts.trustDomain ?? 'example.org');
     const ca = await createCertificateAuthority(td, opts.caTtlSeconds ?? 24 * 3600);
-    const s = new MemorySpireServer(opts.socketPath, td, ca, opts.defaultX509SvidTtlSeconds ?? 3600);
+    const s = new MemorySpireServer(opts.socketPath, td, ca, opts.defaultX509SvidTtlSeconds ?? 3600, opts.droppedFields ?? []);
     if (opts.seed) s.seed(opts.seed);
     await s.listen();
     return s;

@@ -112,6 +112,33 @@ describe('applying a plan writes exactly the plan, creates and updates before de
   });
 });
 
+describe('fields an older SPIRE server does not store are found and left out of the comparison', () => {
+  it('finds every dropped field, so entries are not updated forever', async () => {
+    const spire = await startTestSpire({ droppedFields: ['hint', 'jwt_svid_ttl', 'store_svid'] });
+    const client = new SpireClient({ socket: spire.socketPath });
+    try {
+      const unsupported = await detectUnsupportedFields(client, 'example.org', 'scm-');
+      expect(unsupported).toEqual(new Set(['hint', 'jwtSvidTtl', 'storeSvid']));
+      expect(spire.server.entries.size).toBe(0);
+
+      const wanted = { ...pod('p1'), hint: 'web', jwtSvidTtl: 300 };
+      const first = planEntries({ declared: [declared(wanted)], current: [], ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' }, policy: 'sync' });
+      await applyPlan(first, client);
+      const second = planEntries({
+        declared: [declared(wanted)],
+        current: (await client.listEntries()).map(fromSpire),
+        ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
+        policy: 'sync',
+        unsupportedFields: unsupported,
+      });
+      expect(second.updates).toEqual([]);
+    } finally {
+      client.close();
+      await spire.close();
+    }
+  });
+});
+
 describe('status is written only when it changed', () => {
   it('compares field by field', () => {
     const stats = { rendered: true, masked: false, set: true };
