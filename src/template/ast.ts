@@ -1,0 +1,171 @@
+/**
+ * Parse tree of a Go template, shaped like Go's text/template/parse nodes.
+ * Variables are resolved at parse time to numbered slots (see parser.ts).
+ */
+
+export type Node = TextNode | ActionNode | ControlNode;
+
+export interface TextNode {
+  readonly kind: 'text';
+  readonly pos: number;
+  readonly text: string;
+}
+
+/** `{{ pipeline }}`: prints the pipeline's value unless it declares variables. */
+export interface ActionNode {
+  readonly kind: 'action';
+  readonly pos: number;
+  readonly pipe: PipeNode;
+}
+
+/** A half-open range of variable slots. */
+export interface SlotRange {
+  readonly lo: number;
+  readonly hi: number;
+}
+
+/** `{{if}}`, `{{with}}` and `{{range}}`, with their optional `{{else}}` list. */
+export interface ControlNode {
+  readonly kind: 'if' | 'with' | 'range';
+  readonly pos: number;
+  readonly pipe: PipeNode;
+  readonly list: readonly Node[];
+  readonly elseList: readonly Node[] | undefined;
+  /** Slots of the variables declared anywhere in the construct; they go out of scope at `{{end}}`. */
+  readonly scope: SlotRange;
+  /** Slots of the variables declared in the body; for range they go out of scope after each iteration. */
+  readonly bodyScope: SlotRange;
+}
+
+export interface Declaration {
+  readonly name: string;
+  readonly pos: number;
+  readonly slot: number;
+}
+
+export interface PipeNode {
+  readonly kind: 'pipe';
+  readonly pos: number;
+  readonly decl: readonly Declaration[];
+  /** `$x = ...` rather than `$x := ...`. */
+  readonly isAssign: boolean;
+  readonly cmds: readonly CommandNode[];
+}
+
+export interface CommandNode {
+  readonly kind: 'command';
+  readonly pos: number;
+  readonly args: readonly Operand[];
+}
+
+export type Operand =
+  | FieldNode
+  | ChainNode
+  | IdentifierNode
+  | VariableNode
+  | DotNode
+  | NilNode
+  | BoolNode
+  | NumberNode
+  | StringNode
+  | PipeNode;
+
+/** `.A.B.C` evaluated from dot. */
+export interface FieldNode {
+  readonly kind: 'field';
+  readonly pos: number;
+  readonly idents: readonly string[];
+}
+
+/** `(pipeline).A.B` or `fn.A`: fields of a value that is not dot or a variable. */
+export interface ChainNode {
+  readonly kind: 'chain';
+  readonly pos: number;
+  readonly node: Operand;
+  readonly fields: readonly string[];
+}
+
+/** A function name. */
+export interface IdentifierNode {
+  readonly kind: 'identifier';
+  readonly pos: number;
+  readonly name: string;
+}
+
+/** `$`, `$x`, `$x.A.B`. */
+export interface VariableNode {
+  readonly kind: 'variable';
+  readonly pos: number;
+  readonly name: string;
+  /** -1 for `$` (the data passed to the template); otherwise the slot holding the variable. */
+  readonly slot: number;
+  readonly fields: readonly string[];
+}
+
+export interface DotNode {
+  readonly kind: 'dot';
+  readonly pos: number;
+}
+
+export interface NilNode {
+  readonly kind: 'nil';
+  readonly pos: number;
+}
+
+export interface BoolNode {
+  readonly kind: 'bool';
+  readonly pos: number;
+  readonly value: boolean;
+}
+
+/** A numeric constant, already given the type Go's idealConstant would give it. */
+export interface NumberNode {
+  readonly kind: 'number';
+  readonly pos: number;
+  readonly text: string;
+  readonly value: number;
+  readonly isFloat: boolean;
+}
+
+export interface StringNode {
+  readonly kind: 'string';
+  readonly pos: number;
+  /** As written, quotes included. */
+  readonly quoted: string;
+  readonly text: string;
+}
+
+/** The node as Go's String() methods print it; used as the context of error messages. */
+export function nodeString(node: Operand | CommandNode | ActionNode): string {
+  switch (node.kind) {
+    case 'field':
+      return `.${node.idents.join('.')}`;
+    case 'chain': {
+      const base = node.node.kind === 'pipe' ? `(${nodeString(node.node)})` : nodeString(node.node);
+      return `${base}.${node.fields.join('.')}`;
+    }
+    case 'identifier':
+      return node.name;
+    case 'variable':
+      return node.fields.length > 0 ? `${node.name}.${node.fields.join('.')}` : node.name;
+    case 'dot':
+      return '.';
+    case 'nil':
+      return 'nil';
+    case 'bool':
+      return node.value ? 'true' : 'false';
+    case 'number':
+      return node.text;
+    case 'string':
+      return node.quoted;
+    case 'pipe': {
+      const decl =
+        node.decl.length > 0 ? `${node.decl.map((d) => d.name).join(', ')} ${node.isAssign ? '=' : ':='} ` : '';
+      return decl + node.cmds.map(nodeString).join(' | ');
+    }
+    case 'command':
+      return node.args.map((a) => (a.kind === 'pipe' ? `(${nodeString(a)})` : nodeString(a))).join(' ');
+    case 'action':
+      return `{{${nodeString(node.pipe)}}}`;
+  }
+}

@@ -1,0 +1,83 @@
+/** Where a position in the template source is, in the terms Go's template errors use. */
+export interface SourcePosition {
+  /** 1-based line. */
+  readonly line: number;
+  /** Byte offset within the line, counted from 0, as Go's text/template reports it. */
+  readonly column: number;
+}
+
+/** Go reports columns in UTF-8 bytes; templates with non-ASCII text must count the same way. */
+export function positionOf(source: string, offset: number): SourcePosition {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = source.indexOf('\n'); i !== -1 && i < offset; i = source.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: Buffer.byteLength(source.slice(lineStart, offset), 'utf8') };
+}
+
+/** The template does not parse; Go's webhook rejects such a template at admission. */
+export class TemplateParseError extends Error {
+  override readonly name = 'TemplateParseError';
+  readonly line: number;
+  readonly column: number;
+  /** Offset of the offending token in the template string (UTF-16 code units). */
+  readonly offset: number;
+  /** The message without the location prefix. */
+  readonly reason: string;
+
+  constructor(source: string, offset: number, reason: string) {
+    const { line, column } = positionOf(source, offset);
+    super(`template: ${line}:${column}: ${reason}`);
+    this.line = line;
+    this.column = column;
+    this.offset = offset;
+    this.reason = reason;
+  }
+}
+
+/** Rendering failed, where spire-controller-manager's template.Execute would have failed too. */
+export class TemplateExecError extends Error {
+  override readonly name = 'TemplateExecError';
+  readonly line: number;
+  readonly column: number;
+  /** The template fragment being evaluated, as Go shows it between `<` and `>`. */
+  readonly context: string;
+  /** The message without the location prefix. */
+  readonly reason: string;
+
+  constructor(position: SourcePosition, context: string, reason: string, options?: ErrorOptions) {
+    super(`template: ${position.line}:${position.column}: executing at <${context}>: ${reason}`, options);
+    this.line = position.line;
+    this.column = position.column;
+    this.context = context;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Raised by the runtime helpers. It names the site (a node of the template)
+ * by number only; the compiled template knows where that node is and turns
+ * the fault into a TemplateExecError.
+ */
+export class ExecFault extends Error {
+  constructor(
+    readonly site: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * An error as Go's template engine words it, raised below the helpers, which
+ * know the site and turn it into an ExecFault.
+ */
+export class GoError extends Error {}
+
+/**
+ * An argument that Go rejects before calling the function (its messages are
+ * not prefixed with "error calling <fn>:").
+ */
+export class GoArgumentError extends GoError {}
