@@ -1,6 +1,6 @@
 import type { SpireClient } from '../spire/index.js';
 import { type Owner, toSpire, UPDATE_MASK } from './model.js';
-import type { KeptEntry, Plan } from './plan.js';
+import type { KeptEntry, Plan, PlannedCreate } from './plan.js';
 
 export interface ApplyFailure {
   op: 'create' | 'update' | 'delete';
@@ -22,25 +22,35 @@ export interface ApplyResult {
   heldBack: KeptEntry[];
 }
 
+async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedPods: Set<string>): Promise<void> {
+  if (creates.length === 0) return;
+  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)));
+  outcome.results.forEach((r, i) => {
+    const c = creates[i]!;
+    if (r.status.ok) return void result.created++;
+    result.failures.push({ op: 'create', id: c.id, key: c.key, owner: c.owner, codeName: r.status.codeName, message: r.status.message });
+    result.failedKeys.add(c.key);
+    if (c.podUid !== undefined) failedPods.add(c.podUid);
+  });
+}
+
 /**
  * Executes exactly the plan: creates and updates first, then deletes, so a
- * workload whose entry key changed always has an entry. A per-item failure is
+ * workload whose entry key changed always has an entry. The exception is a
+ * create replacing an entry of the cleanup prefix with the same key: SPIRE
+ * refuses similar entries, so it follows the deletes. A per-item failure is
  * recorded against the declaring object and does not stop the rest.
  */
 export async function applyPlan(plan: Plan, spire: SpireClient): Promise<ApplyResult> {
   const result: ApplyResult = { created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [] };
   const failedPods = new Set<string>();
 
-  if (plan.creates.length > 0) {
-    const outcome = await spire.createEntries(plan.creates.map((c) => toSpire(c.spec, c.id)));
-    outcome.results.forEach((r, i) => {
-      const c = plan.creates[i]!;
-      if (r.status.ok) return void result.created++;
-      result.failures.push({ op: 'create', id: c.id, key: c.key, owner: c.owner, codeName: r.status.codeName, message: r.status.message });
-      result.failedKeys.add(c.key);
-      if (c.podUid !== undefined) failedPods.add(c.podUid);
-    });
-  }
+  await create(
+    plan.creates.filter((c) => !c.replaces),
+    spire,
+    result,
+    failedPods,
+  );
   if (plan.updates.length > 0) {
     const outcome = await spire.updateEntries(
       plan.updates.map((u) => toSpire(u.spec, u.id)),
@@ -55,8 +65,10 @@ export async function applyPlan(plan: Plan, spire: SpireClient): Promise<ApplyRe
     });
   }
 
+  // A replaced entry must go for its replacement to be created, whatever else failed.
+  const replaced = new Set(plan.creates.flatMap((c) => c.replaces ?? []));
   const deletes = plan.deletes.filter((d) => {
-    if (d.podUid === undefined || !failedPods.has(d.podUid)) return true;
+    if (replaced.has(d.id) || d.podUid === undefined || !failedPods.has(d.podUid)) return true;
     result.heldBack.push({ id: d.id, reason: 'replacement-failed', detail: `kept until the new entry for pod ${d.podUid} is written` });
     return false;
   });
@@ -69,5 +81,11 @@ export async function applyPlan(plan: Plan, spire: SpireClient): Promise<ApplyRe
       result.failures.push({ op: 'delete', id: d.id, key: d.key, codeName: r.status.codeName, message: r.status.message });
     });
   }
+  await create(
+    plan.creates.filter((c) => c.replaces),
+    spire,
+    result,
+    failedPods,
+  );
   return result;
 }

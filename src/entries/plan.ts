@@ -10,6 +10,11 @@ export interface PlannedCreate {
   spec: EntrySpec;
   owner: Owner;
   podUid?: string;
+  /**
+   * Entries of the cleanup prefix with the same key. SPIRE refuses a create
+   * while a similar entry exists, so this create must follow their deletion.
+   */
+  replaces?: string[];
 }
 
 export interface PlannedUpdate {
@@ -98,12 +103,16 @@ export function planEntries(input: PlanInput): Plan {
   const foreign = new Map<string, CurrentEntry[]>();
   const plan: Plan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys };
 
+  const cleanup = new Map<string, CurrentEntry[]>();
   const candidates: PlannedDelete[] = [];
   for (const cur of input.current) {
     const cls = classifyEntryId(cur.id, ownership);
     if (cls === 'managed') push(managed, cur.key, cur);
     else if (cls === 'foreign') push(foreign, cur.key, cur);
-    else candidates.push(deletion(cur, 'cleanup'));
+    else {
+      push(cleanup, cur.key, cur);
+      candidates.push(deletion(cur, 'cleanup'));
+    }
   }
 
   for (const [key, state] of keys) {
@@ -115,7 +124,8 @@ export function planEntries(input: PlanInput): Plan {
       if (held) {
         plan.conflicts.push({ key, spec: winner.spec, owner: winner.owner, foreignIds: held.map((c) => c.id) });
       } else {
-        plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid) });
+        const replaced = cleanup.get(key)?.map((c) => c.id);
+        plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid), ...(replaced ? { replaces: replaced } : {}) });
       }
       continue;
     }

@@ -163,3 +163,34 @@ describe('status is written only when it changed', () => {
     expect(computeStatus(state, unchanged).clusterStaticEntries).toEqual({ alias: { rendered: true, masked: false, set: true } });
   });
 });
+
+describe('migrating from another prefix (entryIDPrefixCleanup) replaces each entry within one pass', () => {
+  it('deletes the old-prefix entry before creating ours, since SPIRE refuses two similar entries', async () => {
+    const spire = await startTestSpire();
+    const client = new SpireClient({ socket: spire.socketPath });
+    try {
+      const p = pod('p1');
+      spire.server.seed({
+        entries: [
+          {
+            id: 'b6e0a1d2-0000-4000-8000-000000000001',
+            spiffe_id: { trust_domain: 'example.org', path: p.spiffeId.slice('spiffe://example.org'.length) },
+            parent_id: { trust_domain: 'example.org', path: p.parentId.slice('spiffe://example.org'.length) },
+            selectors: p.selectors,
+          },
+        ],
+      });
+      const ownership = { entryIDPrefix: 'scm-', entryScope: 'prefixed' as const, entryIDPrefixCleanup: '' };
+      const plan = planEntries({ declared: [declared(p)], current: (await client.listEntries()).map(fromSpire), ownership, policy: 'sync' });
+      expect(plan.creates[0]?.replaces).toEqual(['b6e0a1d2-0000-4000-8000-000000000001']);
+      const result = await applyPlan(plan, client);
+      expect(result).toMatchObject({ created: 1, deleted: 1, failures: [] });
+      const ids = spire.server.entries.all().map((e) => e.id);
+      expect(ids).toHaveLength(1);
+      expect(ids[0]).toMatch(/^scm-/);
+    } finally {
+      client.close();
+      await spire.close();
+    }
+  });
+});
