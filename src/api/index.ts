@@ -2,3 +2,4 @@ export * from './kube.js';
 export * from './crds.js';
 export { durationToSeconds, parseGoDuration } from './duration.js';
 export { compileLabelSelector, type LabelMatcher } from './labels.js';
+export * from './config.js';

@@ -1,0 +1,381 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { parseGoDuration } from './duration.js';
+
+export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
+export const CONFIG_KIND = 'ControllerManagerConfig';
+export const DEFAULT_ENTRY_ID_PREFIX = 'scm-';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** The controller's settings, after defaults. Durations are in milliseconds. */
+export interface ControllerConfig {
+  trustDomain: string;
+  clusterName: string;
+  /** '' means auto-detect (live mode). */
+  clusterDomain: string;
+  /** Regular expressions, each matched against a whole namespace name. */
+  ignoreNamespaces: string[];
+  validatingWebhookConfigurationName: string;
+  gcIntervalMs: number;
+  spireServerSocketPath: string;
+  /** Ours: deadline of every SPIRE RPC. */
+  spireRpcTimeoutMs: number;
+  logLevel: LogLevel;
+  logEncoding: 'console' | 'json';
+  /** 0 leaves the client default. */
+  grpcMaxCallRecvMsgSize: number;
+  className: string;
+  watchClassless: boolean;
+  parentIDTemplate: string;
+  reconcile: { clusterSPIFFEIDs: boolean; clusterFederatedTrustDomains: boolean; clusterStaticEntries: boolean };
+  entryIDPrefix: string;
+  entryIDPrefixCleanup?: string;
+  /** Ours. */
+  entryScope: 'prefixed' | 'all';
+  /** Ours. */
+  policy: 'sync' | 'upsert-only' | 'create-only';
+  staticManifestPath?: string;
+  expandEnvStaticManifests: boolean;
+  leaderElection: {
+    leaderElect: boolean;
+    resourceName: string;
+    resourceNamespace: string;
+    leaseDurationMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+  };
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  readinessEndpointName: string;
+  livenessEndpointName: string;
+}
+
+export function defaultConfig(): ControllerConfig {
+  return {
+    trustDomain: '',
+    clusterName: '',
+    clusterDomain: '',
+    ignoreNamespaces: ['kube-system', 'kube-public', 'spire-system'],
+    validatingWebhookConfigurationName: 'spire-controller-manager-webhook',
+    gcIntervalMs: 10_000,
+    spireServerSocketPath: '/spire-server/api.sock',
+    spireRpcTimeoutMs: 30_000,
+    logLevel: 'info',
+    logEncoding: 'console',
+    grpcMaxCallRecvMsgSize: 0,
+    className: '',
+    watchClassless: false,
+    parentIDTemplate: 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}',
+    reconcile: { clusterSPIFFEIDs: true, clusterFederatedTrustDomains: true, clusterStaticEntries: true },
+    entryIDPrefix: DEFAULT_ENTRY_ID_PREFIX,
+    entryScope: 'prefixed',
+    policy: 'sync',
+    expandEnvStaticManifests: false,
+    leaderElection: {
+      leaderElect: false,
+      resourceName: 'spire-controller-manager-leader-election',
+      resourceNamespace: '',
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+    },
+    metricsBindAddress: ':8080',
+    healthProbeBindAddress: '',
+    readinessEndpointName: '/readyz',
+    livenessEndpointName: '/healthz',
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(`${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadedConfig {
+  config: ControllerConfig;
+  /** Unknown fields (possible typos) and fields accepted only for compatibility. */
+  warnings: string[];
+}
+
+type Reader = (value: unknown, field: string) => unknown;
+
+class Problems {
+  readonly errors: string[] = [];
+  readonly warnings: string[] = [];
+}
+
+const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v);
+
+function str(p: Problems): Reader {
+  return (v, field) => {
+    if (typeof v === 'string') return v;
+    p.errors.push(`${field}: must be a string, got ${kindOf(v)}`);
+    return undefined;
+  };
+}
+
+function bool(p: Problems): Reader {
+  return (v, field) => {
+    if (typeof v === 'boolean') return v;
+    p.errors.push(`${field}: must be true or false, got ${kindOf(v)}`);
+    return undefined;
+  };
+}
+
+function int(p: Problems): Reader {
+  return (v, field) => {
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+    p.errors.push(`${field}: must be an integer, got ${kindOf(v)}`);
+    return undefined;
+  };
+}
+
+function oneOf(p: Problems, values: readonly string[]): Reader {
+  return (v, field) => {
+    if (typeof v === 'string' && values.includes(v)) return v;
+    p.errors.push(`${field}: must be one of ${values.join(', ')}, got ${JSON.stringify(v)}`);
+    return undefined;
+  };
+}
+
+/**
+ * A Go duration string ("10s", "1m30s") or integer nanoseconds, as upstream
+ * writes durations (its gcInterval takes nanoseconds only). Returns milliseconds.
+ */
+function duration(p: Problems): Reader {
+  return (v, field) => {
+    if (typeof v === 'number' && Number.isInteger(v)) return v / 1e6;
+    if (typeof v === 'string') {
+      try {
+        return parseGoDuration(v) / 1e6;
+      } catch (err) {
+        p.errors.push(`${field}: ${(err as Error).message}`);
+        return undefined;
+      }
+    }
+    p.errors.push(`${field}: must be a duration ("10s", "1m30s") or integer nanoseconds, got ${kindOf(v)}`);
+    return undefined;
+  };
+}
+
+function strings(p: Problems): Reader {
+  return (v, field) => {
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
+    p.errors.push(`${field}: must be a list of strings`);
+    return undefined;
+  };
+}
+
+/** Accepted and ignored, as upstream ignores it; said once so nobody expects an effect. */
+function ignored(p: Problems, why: string): Reader {
+  return (_v, field) => {
+    p.warnings.push(`${field}: accepted for compatibility, ${why}`);
+    return undefined;
+  };
+}
+
+function object(p: Problems, fields: Record<string, Reader>): Reader {
+  return (v, field) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+      p.errors.push(`${field}: must be a mapping, got ${kindOf(v)}`);
+      return undefined;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of Object.entries(v)) {
+      const path = field ? `${field}.${k}` : k;
+      const read = fields[k];
+      if (!read) {
+        p.warnings.push(`${path}: unknown field, ignored (a typo?)`);
+        continue;
+      }
+      const got = read(val, path);
+      if (got !== undefined) out[k] = got;
+    }
+    return out;
+  };
+}
+
+const passthrough: Reader = (v) => v;
+
+/** Reads a ControllerManagerConfig document, reporting every problem at once. */
+export function parseConfig(text: string, source: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {
+  const expanded = opts.expandEnv ? expandEnv(text, opts.env ?? process.env) : text;
+  const doc = parseDocument(expanded);
+  if (doc.errors.length > 0) {
+    throw new ConfigError(source, doc.errors.map((e) => `YAML: ${e.message.split('\n')[0]}`));
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  const p = new Problems();
+  const read = object(p, {
+    apiVersion: str(p),
+    kind: str(p),
+    metadata: passthrough,
+    trustDomain: str(p),
+    clusterName: str(p),
+    clusterDomain: str(p),
+    ignoreNamespaces: strings(p),
+    validatingWebhookConfigurationName: str(p),
+    gcInterval: duration(p),
+    spireServerSocketPath: str(p),
+    spireRpcTimeout: duration(p),
+    logLevel: (v, f) => oneOf(p, ['debug', 'info', 'warn', 'error'])(typeof v === 'string' ? v.toLowerCase() : v, f),
+    logEncoding: oneOf(p, ['console', 'json']),
+    grpc: object(p, { maxCallRecvMsgSize: int(p) }),
+    className: str(p),
+    watchClassless: bool(p),
+    parentIDTemplate: str(p),
+    reconcile: object(p, { clusterSPIFFEIDs: bool(p), clusterFederatedTrustDomains: bool(p), clusterStaticEntries: bool(p) }),
+    entryIDPrefix: str(p),
+    entryIDPrefixCleanup: str(p),
+    entryScope: oneOf(p, ['prefixed', 'all']),
+    policy: oneOf(p, ['sync', 'upsert-only', 'create-only']),
+    staticManifestPath: str(p),
+    expandEnvStaticManifests: bool(p),
+    enableEntryRenderCache: ignored(p, 'rendering is incremental and cached already'),
+    entryRenderCacheSize: ignored(p, 'rendering is incremental and cached already'),
+    syncPeriod: duration(p),
+    leaderElection: object(p, {
+      leaderElect: bool(p),
+      resourceLock: oneOf(p, ['leases']),
+      resourceName: str(p),
+      resourceNamespace: str(p),
+      leaseDuration: duration(p),
+      renewDeadline: duration(p),
+      retryPeriod: duration(p),
+    }),
+    cacheNamespace: str(p),
+    cacheNamespaces: passthrough,
+    clusterSPIFFEIDLabelSelector: passthrough,
+    filterByClassName: bool(p),
+    metrics: object(p, { bindAddress: str(p) }),
+    health: object(p, { healthProbeBindAddress: str(p), readinessEndpointName: str(p), livenessEndpointName: str(p) }),
+    controller: object(p, {
+      groupKindConcurrency: passthrough,
+      cacheSyncTimeout: duration(p),
+      recoverPanic: ignored(p, 'it has no effect'),
+    }),
+    gracefulShutDown: ignored(p, 'it has no effect'),
+    webhook: object(p, { port: int(p), host: str(p), certDir: ignored(p, 'it has no effect') }),
+  });
+  const o = (read(raw, '') ?? {}) as Record<string, never>;
+  const config = applyFields(o, p);
+  checkSemantics(config, o, p);
+  if (p.errors.length > 0) throw new ConfigError(source, p.errors);
+  return { config, warnings: p.warnings };
+}
+
+function applyFields(o: Record<string, never>, p: Problems): ControllerConfig {
+  const c = defaultConfig();
+  const set = <K extends keyof ControllerConfig>(key: K, value: ControllerConfig[K] | undefined) => {
+    if (value !== undefined) c[key] = value;
+  };
+  if (o.apiVersion !== undefined && o.apiVersion !== CONFIG_API_VERSION) p.errors.push(`apiVersion: must be ${CONFIG_API_VERSION}, got "${o.apiVersion}"`);
+  if (o.kind !== undefined && o.kind !== CONFIG_KIND) p.errors.push(`kind: must be ${CONFIG_KIND}, got "${o.kind}"`);
+  for (const k of [
+    'trustDomain',
+    'clusterName',
+    'clusterDomain',
+    'ignoreNamespaces',
+    'validatingWebhookConfigurationName',
+    'spireServerSocketPath',
+    'logLevel',
+    'logEncoding',
+    'className',
+    'watchClassless',
+    'parentIDTemplate',
+    'entryIDPrefixCleanup',
+    'entryScope',
+    'policy',
+    'staticManifestPath',
+    'expandEnvStaticManifests',
+  ] as const) {
+    set(k, o[k]);
+  }
+  // Upstream forces a non-positive interval to its 10 s default.
+  const gc = o.gcInterval as number | undefined;
+  if (gc !== undefined && gc > 0) c.gcIntervalMs = gc;
+  set('spireRpcTimeoutMs', o.spireRpcTimeout);
+  const grpc = o.grpc as { maxCallRecvMsgSize?: number } | undefined;
+  set('grpcMaxCallRecvMsgSize', grpc?.maxCallRecvMsgSize);
+  // Upstream: an absent reconcile block enables everything; a present one is taken verbatim.
+  const rec = o.reconcile as Partial<ControllerConfig['reconcile']> | undefined;
+  if (rec) {
+    c.reconcile = { clusterSPIFFEIDs: rec.clusterSPIFFEIDs ?? false, clusterFederatedTrustDomains: rec.clusterFederatedTrustDomains ?? false, clusterStaticEntries: rec.clusterStaticEntries ?? false };
+  }
+  // Upstream appends "." to a prefix that lacks one; keep that so its IDs stay ours.
+  const prefix = o.entryIDPrefix as string | undefined;
+  if (prefix !== undefined) c.entryIDPrefix = withDot(prefix);
+  if (c.entryIDPrefixCleanup !== undefined) c.entryIDPrefixCleanup = withDot(c.entryIDPrefixCleanup);
+  const le = o.leaderElection as Record<string, never> | undefined;
+  if (le) {
+    c.leaderElection = {
+      leaderElect: le.leaderElect ?? c.leaderElection.leaderElect,
+      resourceName: le.resourceName ?? c.leaderElection.resourceName,
+      resourceNamespace: le.resourceNamespace ?? c.leaderElection.resourceNamespace,
+      leaseDurationMs: le.leaseDuration ?? c.leaderElection.leaseDurationMs,
+      renewDeadlineMs: le.renewDeadline ?? c.leaderElection.renewDeadlineMs,
+      retryPeriodMs: le.retryPeriod ?? c.leaderElection.retryPeriodMs,
+    };
+  }
+  const metrics = o.metrics as { bindAddress?: string } | undefined;
+  set('metricsBindAddress', metrics?.bindAddress);
+  const health = o.health as Record<string, string | undefined> | undefined;
+  set('healthProbeBindAddress', health?.healthProbeBindAddress);
+  set('readinessEndpointName', health?.readinessEndpointName);
+  set('livenessEndpointName', health?.livenessEndpointName);
+  return c;
+}
+
+function withDot(v: string): string {
+  return v !== '' && !v.endsWith('.') ? `${v}.` : v;
+}
+
+const TRUST_DOMAIN = /^[a-z0-9._-]+$/;
+
+function checkSemantics(c: ControllerConfig, o: Record<string, never>, p: Problems): void {
+  if (!c.trustDomain) p.errors.push('trustDomain: is required');
+  else if (!TRUST_DOMAIN.test(c.trustDomain)) {
+    p.errors.push('trustDomain: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores');
+  }
+  if (!c.clusterName) p.errors.push('clusterName: is required');
+  c.ignoreNamespaces.forEach((re, i) => {
+    try {
+      new RegExp(re);
+    } catch (err) {
+      p.errors.push(`ignoreNamespaces[${i}]: invalid regular expression: ${(err as Error).message}`);
+    }
+  });
+  if (!c.validatingWebhookConfigurationName) p.errors.push('validatingWebhookConfigurationName: must not be empty');
+  if (o.entryIDPrefix !== undefined && c.entryIDPrefixCleanup !== undefined && c.entryIDPrefix !== '' && c.entryIDPrefix === c.entryIDPrefixCleanup) {
+    p.errors.push('entryIDPrefixCleanup: must differ from entryIDPrefix');
+  }
+  if (o.cacheNamespace !== undefined && o.cacheNamespaces !== undefined) p.errors.push('cacheNamespace: cacheNamespace and cacheNamespaces cannot both be set');
+  if (o.filterByClassName === true && !c.className) p.errors.push('filterByClassName: requires className to be set');
+  if (c.spireRpcTimeoutMs <= 0) p.errors.push('spireRpcTimeout: must be positive');
+}
+
+/** `${VAR}` and `$VAR` from env; undefined is "", as Go's os.ExpandEnv. */
+export function expandEnv(text: string, env: Record<string, string | undefined>): string {
+  return text.replace(/\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, braced: string | undefined, bare: string | undefined) => env[braced ?? bare ?? ''] ?? '');
+}
+
+export function loadConfigFile(path: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(path, [`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`]);
+  }
+  return parseConfig(text, path, opts);
+}
+
+/** ignoreNamespaces as anchored expressions: a pattern must match the whole name. */
+export function ignoreNamespacePatterns(c: ControllerConfig): RegExp[] {
+  return c.ignoreNamespaces.map((re) => new RegExp(`^(?:${re})$`));
+}

@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, defaultConfig, ignoreNamespacePatterns, loadConfigFile, parseConfig } from '../../src/api/index.js';
+
+/** What helm-charts-hardened renders for spire-controller-manager, every field it emits. */
+const HELM_CONFIG = `
+apiVersion: spire.spiffe.io/v1alpha1
+kind: ControllerManagerConfig
+metadata:
+  name: spire-controller-manager
+  namespace: spire-server
+  labels: {app.kubernetes.io/name: server}
+metrics:
+  bindAddress: 0.0.0.0:8082
+health:
+  healthProbeBindAddress: 0.0.0.0:8083
+gcInterval: 10000000000
+logLevel: info
+logEncoding: console
+leaderElection:
+  leaderElect: true
+  resourceName: 3f4a1b2c.spiffe.io
+  resourceNamespace: spire-server
+  leaseDuration: "15s"
+  renewDeadline: "10s"
+  retryPeriod: "2s"
+validatingWebhookConfigurationName: spire-server-spire-controller-manager-webhook
+entryIDPrefix: example-cluster
+clusterName: example-cluster
+trustDomain: example.org
+ignoreNamespaces:
+  - kube-system
+  - kube-public
+  - local-path-storage
+  - openshift-.*
+  - ibm-.*
+spireServerSocketPath: "/tmp/spire-server/private/api.sock"
+className: "spire-server-spire"
+watchClassless: false
+filterByClassName: false
+parentIDTemplate: "spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}"
+reconcile:
+  clusterSPIFFEIDs: true
+  clusterStaticEntries: true
+  clusterFederatedTrustDomains: true
+`;
+
+describe('an existing spire-controller-manager config file loads unchanged', () => {
+  it('reads every field the helm chart writes, with no warning', () => {
+    const { config, warnings } = parseConfig(HELM_CONFIG, 'helm.yaml');
+    expect(warnings).toEqual([]);
+    expect(config).toMatchObject({
+      trustDomain: 'example.org',
+      clusterName: 'example-cluster',
+      gcIntervalMs: 10_000,
+      entryIDPrefix: 'example-cluster.',
+      spireServerSocketPath: '/tmp/spire-server/private/api.sock',
+      className: 'spire-server-spire',
+      ignoreNamespaces: ['kube-system', 'kube-public', 'local-path-storage', 'openshift-.*', 'ibm-.*'],
+      metricsBindAddress: '0.0.0.0:8082',
+      healthProbeBindAddress: '0.0.0.0:8083',
+      leaderElection: { leaderElect: true, resourceName: '3f4a1b2c.spiffe.io', resourceNamespace: 'spire-server', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+      reconcile: { clusterSPIFFEIDs: true, clusterStaticEntries: true, clusterFederatedTrustDomains: true },
+      entryScope: 'prefixed',
+      policy: 'sync',
+    });
+  });
+
+  it('takes Go duration strings as well as integer nanoseconds (upstream takes nanoseconds only)', () => {
+    const base = 'trustDomain: example.org\nclusterName: c\n';
+    expect(parseConfig(`${base}gcInterval: 1m30s\n`, 'x').config.gcIntervalMs).toBe(90_000);
+    expect(parseConfig(`${base}gcInterval: 2000000000\n`, 'x').config.gcIntervalMs).toBe(2_000);
+    expect(parseConfig(`${base}gcInterval: 0\n`, 'x').config.gcIntervalMs).toBe(10_000);
+    expect(parseConfig(`${base}spireRpcTimeout: 5s\n`, 'x').config.spireRpcTimeoutMs).toBe(5_000);
+  });
+
+  it('defaults as upstream, except the entry ID prefix (scm-), scope and policy', () => {
+    const { config } = parseConfig('trustDomain: example.org\nclusterName: c\n', 'x');
+    expect(config).toEqual({ ...defaultConfig(), trustDomain: 'example.org', clusterName: 'c' });
+    expect(config.entryIDPrefix).toBe('scm-');
+    expect(config.ignoreNamespaces).toEqual(['kube-system', 'kube-public', 'spire-system']);
+  });
+
+  it('takes a present reconcile block verbatim, so omitted kinds are off, as upstream', () => {
+    const { config } = parseConfig('trustDomain: example.org\nclusterName: c\nreconcile:\n  clusterStaticEntries: true\n', 'x');
+    expect(config.reconcile).toEqual({ clusterSPIFFEIDs: false, clusterFederatedTrustDomains: false, clusterStaticEntries: true });
+  });
+
+  it('matches ignoreNamespaces against whole names (upstream matches substrings)', () => {
+    const [re] = ignoreNamespacePatterns({ ...defaultConfig(), ignoreNamespaces: ['spire'] });
+    expect(re?.test('spire')).toBe(true);
+    expect(re?.test('my-spire-apps')).toBe(false);
+  });
+
+  it('expands ${VAR} and $VAR when asked (--expand-env)', () => {
+    const { config } = parseConfig('trustDomain: ${TD}\nclusterName: $CLUSTER\n', 'x', { expandEnv: true, env: { TD: 'example.org', CLUSTER: 'prod' } });
+    expect([config.trustDomain, config.clusterName]).toEqual(['example.org', 'prod']);
+  });
+});
+
+describe('a bad config file is reported in full, each problem naming its field', () => {
+  it('reports all three errors at once', () => {
+    const text = 'clusterName: c\ngcInterval: 10 seconds\nentryScope: mine\n';
+    let err: unknown;
+    try {
+      parseConfig(text, 'bad.yaml');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      'gcInterval: time: unknown unit " seconds" in duration "10 seconds"',
+      'entryScope: must be one of prefixed, all, got "mine"',
+      'trustDomain: is required',
+    ]);
+    expect((err as ConfigError).message.split('\n')[0]).toBe('bad.yaml: 3 problems:');
+  });
+
+  it('warns about an unknown field, naming it, because it may be a typo', () => {
+    const { warnings } = parseConfig('trustDomain: example.org\nclusterName: c\ntrustdomain: x\nleaderElection:\n  leaderelect: true\n', 'x');
+    expect(warnings).toEqual(['trustdomain: unknown field, ignored (a typo?)', 'leaderElection.leaderelect: unknown field, ignored (a typo?)']);
+  });
+
+  it.each([
+    ['trustDomain: Example.org\nclusterName: c', 'trustDomain: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores'],
+    ['trustDomain: example.org\nclusterName: c\nignoreNamespaces: ["("]', 'ignoreNamespaces[0]: invalid regular expression: Invalid regular expression: /(/: Unterminated group'],
+    ['trustDomain: example.org\nclusterName: c\nentryIDPrefix: old\nentryIDPrefixCleanup: old', 'entryIDPrefixCleanup: must differ from entryIDPrefix'],
+    ['trustDomain: example.org\nclusterName: c\nwatchClassless: "yes"', 'watchClassless: must be true or false, got string'],
+    ['trustDomain: example.org\nclusterName: [c]', 'clusterName: must be a string, got list'],
+    ['trustDomain: example.org\nclusterName: c\nkind: Config', 'kind: must be ControllerManagerConfig, got "Config"'],
+  ])('%j', (text, problem) => {
+    expect(() => parseConfig(text, 'x')).toThrow(problem);
+  });
+
+  it('names the file when it cannot be read or is not YAML', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    try {
+      expect(() => loadConfigFile(join(dir, 'missing.yaml'))).toThrow(`${join(dir, 'missing.yaml')}: 1 problem:\n  cannot read: ENOENT`);
+      writeFileSync(join(dir, 'broken.yaml'), 'trustDomain: [unclosed\n');
+      expect(() => loadConfigFile(join(dir, 'broken.yaml'))).toThrow(/broken\.yaml: 1 problem:\n {2}YAML: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
