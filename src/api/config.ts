@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { parseGoDuration } from './duration.js';
+import { expandEnv } from './env.js';
 
 export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
 export const CONFIG_KIND = 'ControllerManagerConfig';
@@ -358,11 +359,6 @@ function checkSemantics(c: ControllerConfig, o: Record<string, never>, p: Proble
   if (o.cacheNamespace !== undefined && o.cacheNamespaces !== undefined) p.errors.push('cacheNamespace: cacheNamespace and cacheNamespaces cannot both be set');
   if (o.filterByClassName === true && !c.className) p.errors.push('filterByClassName: requires className to be set');
   if (c.spireRpcTimeoutMs <= 0) p.errors.push('spireRpcTimeout: must be positive');
-}
-
-/** `${VAR}` and `$VAR` from env; undefined is "", as Go's os.ExpandEnv. */
-export function expandEnv(text: string, env: Record<string, string | undefined>): string {
-  return text.replace(/\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, braced: string | undefined, bare: string | undefined) => env[braced ?? bare ?? ''] ?? '');
 }
 
 export function loadConfigFile(path: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {

@@ -60,3 +60,22 @@ export interface ClusterStaticEntry extends KubeObject {
   spec: ClusterStaticEntrySpec;
   status?: Partial<ClusterStaticEntryStatus>;
 }
+
+export interface BundleEndpointProfile {
+  type: 'https_web' | 'https_spiffe';
+  endpointSPIFFEID?: string;
+}
+
+export interface ClusterFederatedTrustDomainSpec {
+  trustDomain: string;
+  bundleEndpointURL: string;
+  bundleEndpointProfile: BundleEndpointProfile;
+  /** SPIFFE bundle (JWKS) JSON. */
+  trustDomainBundle?: string;
+  className?: string;
+}
+
+export interface ClusterFederatedTrustDomain extends KubeObject {
+  spec: ClusterFederatedTrustDomainSpec;
+  status?: Record<string, unknown>;
+}

@@ -3,3 +3,4 @@ export * from './crds.js';
 export { durationToSeconds, parseGoDuration } from './duration.js';
 export { compileLabelSelector, type LabelMatcher } from './labels.js';
 export * from './config.js';
+export { expandEnv } from './env.js';

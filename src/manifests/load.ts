@@ -1,0 +1,104 @@
+import { readFile } from 'node:fs/promises';
+import { admitSpireObject } from './crd-schema.js';
+import { expandEnv } from '../api/index.js';
+import { errorMessage, listManifestFiles } from './files.js';
+import { lookupKind } from './kinds.js';
+import { expandDocument, isPlainObject, type RawObject } from './lists.js';
+import { normaliseMetadata } from './metadata.js';
+import { parseManifestText } from './parse.js';
+import { joinField } from './problem.js';
+import type { LoadOptions, ManifestProblem, ManifestSet, Severity } from './types.js';
+
+/**
+ * Reads manifest files and directories into the object shapes the engine
+ * uses (static mode). Nothing is fatal: every bad file, document or object
+ * becomes a problem and is skipped, and everything else still loads, so one
+ * typo cannot hide the rest of a directory.
+ */
+export async function loadManifests(paths: string[], opts: LoadOptions = {}): Promise<ManifestSet> {
+  const set: ManifestSet = {
+    clusterSPIFFEIDs: [],
+    clusterStaticEntries: [],
+    clusterFederatedTrustDomains: [],
+    namespaces: [],
+    pods: [],
+    nodes: [],
+    endpointSlices: [],
+    endpoints: [],
+    problems: [],
+    files: [],
+  };
+  const listed = await listManifestFiles(paths);
+  set.problems.push(...listed.problems);
+  const env = opts.env ?? process.env;
+  // Where each object was first seen, to report a second one of the same identity.
+  const seen = new Map<string, string>();
+
+  for (const file of listed.files) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      set.problems.push({ file, document: -1, severity: 'error', message: `cannot read: ${errorMessage(err)}` });
+      continue;
+    }
+    set.files.push(file);
+    if (opts.expandEnv) text = expandEnv(text, env);
+    const parsed = parseManifestText(file, text);
+    set.problems.push(...parsed.problems);
+    for (const doc of parsed.documents) {
+      for (const raw of expandDocument(doc)) addObject(set, seen, file, raw);
+    }
+  }
+  return set;
+}
+
+function addObject(set: ManifestSet, seen: Map<string, string>, file: string, raw: RawObject): void {
+  const at = { file, document: raw.document };
+  const problem = (p: Omit<ManifestProblem, 'file' | 'document' | 'severity'>, severity: Severity = 'error'): void => {
+    set.problems.push({ ...at, severity, ...p, field: joinField(raw.field, p.field) });
+  };
+  const obj = raw.value;
+  if (!isPlainObject(obj)) {
+    problem({ message: 'not an object' });
+    return;
+  }
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  if (!apiVersion || !kind) {
+    // Without both, the object's type is unknown: nothing can be said of the rest.
+    if (!apiVersion) problem({ field: 'apiVersion', message: 'is required' });
+    if (!kind) problem({ field: 'kind', message: 'is required' });
+    return;
+  }
+  const info = lookupKind(apiVersion, kind);
+  // A kubectl snapshot holds many kinds; only the ones we read matter.
+  if (!info) return;
+
+  const rawName = isPlainObject(obj.metadata) ? obj.metadata.name : undefined;
+  const name = typeof rawName === 'string' && rawName !== '' ? rawName : undefined;
+  let rejected = false;
+  for (const issue of normaliseMetadata(obj, kind, info)) {
+    problem({ kind, name, ...issue });
+    rejected = true;
+  }
+  if (info.crd) {
+    for (const issue of admitSpireObject(info.crd, obj)) {
+      // metadata's presence and shape were checked above, more precisely.
+      if (issue.field === 'metadata') continue;
+      problem({ kind, name, field: issue.field, message: issue.message }, issue.unknownField ? 'warning' : 'error');
+      if (!issue.unknownField) rejected = true;
+    }
+  }
+  if (rejected) return;
+
+  const meta = obj.metadata as { name: string; namespace?: string };
+  const identity = `${kind} ${info.namespaced ? `${meta.namespace}/` : ''}${meta.name}`;
+  const first = seen.get(identity);
+  if (first !== undefined) {
+    problem({ kind, name, message: `duplicate of the object in ${first}; skipped` });
+    return;
+  }
+  seen.set(identity, `${file} doc ${raw.document}`);
+  (set[info.bucket] as unknown[]).push(obj);
+}

@@ -1,0 +1,55 @@
+import type {
+  ClusterFederatedTrustDomain,
+  ClusterSPIFFEID,
+  ClusterStaticEntry,
+  Endpoints,
+  EndpointSlice,
+  Namespace,
+  Node,
+  Pod,
+} from '../api/index.js';
+
+/**
+ * `error`: something was skipped (a file, a document or an object), so what
+ * the files declare is not fully known. `warning`: the object was kept (an
+ * unknown field, pruned as the API server would; a repeated YAML key).
+ */
+export type Severity = 'error' | 'warning';
+
+/**
+ * One thing wrong with the input. `document` is the 0-based index of the YAML
+ * document in the file, or -1 when the problem concerns the whole file (it
+ * could not be read, or a path does not exist).
+ */
+export interface ManifestProblem {
+  file: string;
+  document: number;
+  severity: Severity;
+  kind?: string;
+  name?: string;
+  /** Dotted path inside the document, e.g. "spec.ttl" or "items[2].spec". */
+  field?: string;
+  message: string;
+}
+
+export interface ManifestSet {
+  clusterSPIFFEIDs: ClusterSPIFFEID[];
+  clusterStaticEntries: ClusterStaticEntry[];
+  clusterFederatedTrustDomains: ClusterFederatedTrustDomain[];
+  namespaces: Namespace[];
+  pods: Pod[];
+  nodes: Node[];
+  endpointSlices: EndpointSlice[];
+  endpoints: Endpoints[];
+  /** Every bad file, document or object (each skipped), and every warning (object kept). */
+  problems: ManifestProblem[];
+  /** Files read, in the order they were read. */
+  files: string[];
+}
+
+export interface LoadOptions {
+  /** Replace $VAR and ${VAR} before parsing, like spire-controller-manager's expandEnvStaticManifests. */
+  expandEnv?: boolean;
+  /** Variables for expandEnv; defaults to process.env. */
+  env?: Record<string, string | undefined>;
+}
