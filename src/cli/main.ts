@@ -1,24 +1,38 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { registerDemo } from './demo.js';
+import { CliError, Exit } from './exit.js';
 import { registerMemorySpire } from './memory-spire.js';
+import { registerPlan } from './plan.js';
+import { registerRender } from './render.js';
+import { registerRun } from './run.js';
+import { registerValidate } from './validate.js';
 
 export function buildProgram(): Command {
   const program = new Command('spire-reconciler')
     .description('Registers Kubernetes workloads with SPIRE: a drop-in replacement for spire-controller-manager')
+    .option('--debug', 'print stack traces with errors')
     .showHelpAfterError()
     .exitOverride();
+  registerRun(program);
+  registerPlan(program);
+  registerRender(program);
+  registerValidate(program);
+  registerDemo(program);
   registerMemorySpire(program);
   return program;
 }
 
 async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
   try {
-    await buildProgram().parseAsync(argv);
+    await program.parseAsync(argv);
   } catch (err) {
-    if (err instanceof CommanderError) process.exit(err.exitCode);
-    // Operators read this line in a pod log: one line, no stack trace.
-    console.error(`spire-reconciler: ${(err as Error).message}`);
-    process.exit(1);
+    if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? Exit.ok : Exit.cannotRun);
+    // Operators read this in a pod log or a terminal: one line, no stack trace unless asked.
+    const debug = program.opts<{ debug?: boolean }>().debug === true;
+    console.error(`spire-reconciler: ${debug ? (err as Error).stack : (err as Error).message}`);
+    process.exit(err instanceof CliError ? err.exitCode : Exit.cannotRun);
   }
 }
 

@@ -12,4 +12,5 @@ export type {
 export type { BatchOutcome, ItemStatus } from './batch.js';
 export { SpireConnectError, SpireRpcError } from './errors.js';
 export { DEFAULT_SOCKET, parseSocket } from './target.js';
+export { entriesFromJson } from './json.js';
 export type * from './types.js';

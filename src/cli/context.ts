@@ -1,0 +1,75 @@
+import {
+  ConfigError,
+  type ControllerConfig,
+  defaultConfig,
+  ignoreNamespacePatterns,
+  loadConfigFile,
+} from '../api/index.js';
+import { type EntryPassOptions } from '../entries/index.js';
+import { compileTemplate } from '../template/index.js';
+import { CliError } from './exit.js';
+
+export interface ConfigFlags {
+  config?: string;
+  expandEnv?: boolean;
+  trustDomain?: string;
+  clusterName?: string;
+  clusterDomain?: string;
+  socket?: string;
+}
+
+export interface LoadedContext {
+  config: ControllerConfig;
+  warnings: string[];
+}
+
+/**
+ * The config file, then flags over it. Without a file, the flags must give
+ * what a file would (trust domain and cluster name).
+ */
+export function loadContext(flags: ConfigFlags): LoadedContext {
+  let config = defaultConfig();
+  let warnings: string[] = [];
+  if (flags.config) {
+    try {
+      ({ config, warnings } = loadConfigFile(flags.config, { expandEnv: flags.expandEnv ?? false }));
+    } catch (err) {
+      if (err instanceof ConfigError) throw new CliError(err.message);
+      throw err;
+    }
+  }
+  if (flags.trustDomain) config.trustDomain = flags.trustDomain;
+  if (flags.clusterName) config.clusterName = flags.clusterName;
+  if (flags.clusterDomain !== undefined) config.clusterDomain = flags.clusterDomain;
+  if (flags.socket) config.spireServerSocketPath = flags.socket;
+  if (!config.trustDomain) throw new CliError('no trust domain: give --config FILE or --trust-domain');
+  if (!config.clusterName) throw new CliError('no cluster name: give --config FILE or --cluster-name');
+  return { config, warnings };
+}
+
+/** The engine's options, derived from the config once per command. */
+export function passOptions(config: ControllerConfig): EntryPassOptions {
+  let parentIdTemplate;
+  try {
+    parentIdTemplate = compileTemplate(config.parentIDTemplate);
+  } catch (err) {
+    throw new CliError(`parentIDTemplate: ${(err as Error).message}`);
+  }
+  return {
+    settings: {
+      trustDomain: config.trustDomain,
+      clusterName: config.clusterName,
+      clusterDomain: config.clusterDomain,
+      parentIdTemplate,
+      ignoreNamespaces: ignoreNamespacePatterns(config),
+      className: config.className,
+      watchClassless: config.watchClassless,
+    },
+    ownership: {
+      entryIDPrefix: config.entryIDPrefix,
+      entryScope: config.entryScope,
+      ...(config.entryIDPrefixCleanup !== undefined ? { entryIDPrefixCleanup: config.entryIDPrefixCleanup } : {}),
+    },
+    policy: config.policy,
+  };
+}

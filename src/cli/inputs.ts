@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import type { ControllerConfig } from '../api/index.js';
+import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
+import { fromSpire } from '../entries/index.js';
+import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } from '../manifests/index.js';
+import { entriesFromJson, SpireClient, SpireConnectError, SpireRpcError } from '../spire/index.js';
+import { CliError } from './exit.js';
+
+export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] {
+  if (flag && flag.length > 0) return flag;
+  if (config.staticManifestPath) return [config.staticManifestPath];
+  throw new CliError('no manifests: give --manifests DIR or set staticManifestPath in the config (live Kubernetes mode is not implemented yet)');
+}
+
+/** A warning leaves the object in; anything else skipped something. */
+export function isSkip(p: ManifestProblem): boolean {
+  return p.severity !== 'warning';
+}
+
+export interface LoadedManifests {
+  set: ManifestSet;
+  snapshot: ClusterSnapshot;
+  /** Set when something was skipped: then nothing may be deleted (unknown is not absent). */
+  suppressDeletes?: string;
+}
+
+export async function readManifests(paths: string[], config: ControllerConfig): Promise<LoadedManifests> {
+  const set = await loadManifests(paths, { expandEnv: config.expandEnvStaticManifests });
+  const skipped = set.problems.filter(isSkip);
+  const snapshot: ClusterSnapshot = {
+    clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? set.clusterSPIFFEIDs : [],
+    clusterStaticEntries: config.reconcile.clusterStaticEntries ? set.clusterStaticEntries : [],
+    namespaces: set.namespaces,
+    pods: set.pods,
+    nodes: set.nodes,
+    endpointSlices: set.endpointSlices,
+    endpoints: set.endpoints,
+  };
+  return {
+    set,
+    snapshot,
+    ...(skipped.length > 0
+      ? { suppressDeletes: `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}` }
+      : {}),
+  };
+}
+
+export function readEntriesDump(path: string): CurrentEntry[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new CliError(`--entries ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return entriesFromJson(doc).map(fromSpire);
+  } catch (err) {
+    throw new CliError(`--entries ${path}: ${(err as Error).message}`);
+  }
+}
+
+export function spireClient(config: ControllerConfig): SpireClient {
+  return new SpireClient({
+    socket: config.spireServerSocketPath,
+    rpcTimeoutMs: config.spireRpcTimeoutMs,
+    ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
+  });
+}
+
+/** SPIRE errors end a command with their own one-line message. */
+export function asCliError(err: unknown): unknown {
+  if (err instanceof SpireRpcError || err instanceof SpireConnectError) return new CliError(err.message);
+  return err;
+}

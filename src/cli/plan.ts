@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import { type EntryPassResult, planPass, runEntryPass } from '../entries/index.js';
+import { formatProblem } from '../manifests/index.js';
+import { type ConfigFlags, loadContext, passOptions } from './context.js';
+import { CliError, Exit } from './exit.js';
+import { asCliError, manifestPaths, readEntriesDump, readManifests, spireClient } from './inputs.js';
+import { createLogger } from './logger.js';
+import { applySummary, planJson, planTable } from './report.js';
+
+export interface OnceFlags extends ConfigFlags {
+  manifests?: string[];
+  entries?: string;
+  output?: string;
+}
+
+export function addConfigOptions(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'ControllerManagerConfig YAML (spire-controller-manager format)')
+    .option('--expand-env', 'expand $VAR and ${VAR} in the config file, as upstream --expand-env')
+    .option('--trust-domain <name>', 'override trustDomain')
+    .option('--cluster-name <name>', 'override clusterName')
+    .option('--cluster-domain <domain>', 'override clusterDomain');
+}
+
+/**
+ * One pass from manifests: a plan (nothing written) or, with `apply`, a
+ * reconcile. Returns the exit code. Current entries come from --entries
+ * (plan only) or the SPIRE socket.
+ */
+export async function runOnce(flags: OnceFlags, opts: { apply: boolean; log?: Logger; print: (s: string) => void }): Promise<{ code: number; result: EntryPassResult }> {
+  const output = flags.output ?? 'table';
+  if (output !== 'table' && output !== 'json') throw new CliError(`--output must be table or json, got "${output}"`);
+  const { config, warnings } = loadContext(flags);
+  const log = opts.log ?? createLogger(config.logLevel, config.logEncoding);
+  for (const w of warnings) log.warn(`${flags.config}: ${w}`);
+  const options = passOptions(config);
+  const manifests = await readManifests(manifestPaths(flags.manifests, config), config);
+  for (const p of manifests.set.problems) log.warn(formatProblem(p));
+  const passOpts = { ...options, ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}) };
+
+  let result: EntryPassResult;
+  if (flags.entries) {
+    if (opts.apply) throw new CliError('--entries is for plan only: reconcile applies to the SPIRE server');
+    result = planPass(manifests.snapshot, readEntriesDump(flags.entries), passOpts);
+  } else {
+    const spire = spireClient(config);
+    try {
+      await spire.waitUntilReady({ timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000) });
+      result = await runEntryPass(manifests.snapshot, spire, { ...passOpts, dryRun: !opts.apply });
+    } catch (err) {
+      throw asCliError(err);
+    } finally {
+      spire.close();
+    }
+  }
+
+  if (output === 'json') opts.print(JSON.stringify(planJson(result), null, 2));
+  else {
+    opts.print(planTable(result));
+    if (result.applied) opts.print(`\n${applySummary(result)}`);
+  }
+  const failed =
+    (result.applied?.failures.length ?? 0) +
+    result.plan.conflicts.length +
+    result.declared.renderFailures.length +
+    manifests.set.problems.filter((p) => p.severity !== 'warning').length;
+  return { code: opts.apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result };
+}
+
+export function registerPlan(program: Command): void {
+  addConfigOptions(program.command('plan'))
+    .description('dry run: print what a reconcile would create, update and delete; writes nothing')
+    .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
+    .option('--entries <file>', 'current entries from `spire-server entry show -output json` instead of the SPIRE socket')
+    .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
+    .option('--output <format>', 'table or json', 'table')
+    .action(async (flags: OnceFlags) => {
+      const { code } = await runOnce(flags, { apply: false, print: (s) => console.log(s) });
+      process.exitCode = code;
+    });
+
+  addConfigOptions(program.command('reconcile'))
+    .description('one reconcile pass from manifests against the SPIRE server: prints the plan, applies it, exits 1 if any item failed')
+    .requiredOption('--once', 'run a single pass and exit (the long-running controller is `run`)')
+    .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
+    .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
+    .option('--output <format>', 'table or json', 'table')
+    .action(async (flags: OnceFlags) => {
+      const { code } = await runOnce(flags, { apply: true, print: (s) => console.log(s) });
+      process.exitCode = code;
+    });
+}

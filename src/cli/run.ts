@@ -1,0 +1,121 @@
+import { watch, type FSWatcher } from 'node:fs';
+import type { Command } from 'commander';
+import { detectUnsupportedFields, type OptionalField, runEntryPass } from '../entries/index.js';
+import { formatProblem } from '../manifests/index.js';
+import { CoalescingTrigger } from '../manager/trigger.js';
+import { type ConfigFlags, loadContext, passOptions } from './context.js';
+import { CliError } from './exit.js';
+import { asCliError, manifestPaths, readManifests, spireClient } from './inputs.js';
+import { createLogger } from './logger.js';
+
+interface RunFlags extends ConfigFlags {
+  manifests?: string[];
+}
+
+const UNSUPPORTED_PROBE_MS = 10 * 60_000;
+
+/**
+ * The long-running controller in manifest mode: a pass at start, whenever a
+ * manifest file changes, and every gcInterval. Resolves when stopped by a
+ * signal, after the pass in flight has finished.
+ */
+export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Promise<void> {
+  const { config, warnings } = loadContext(flags);
+  const log = createLogger(config.logLevel, config.logEncoding);
+  for (const w of warnings) log.warn(`${flags.config}: ${w}`);
+  const paths = manifestPaths(flags.manifests, config);
+  const options = passOptions(config);
+  const spire = spireClient(config);
+  let unsupported: Set<OptionalField> | undefined;
+  let probedAt = 0;
+
+  try {
+    await spire.waitUntilReady({
+      timeoutMs: Number.MAX_SAFE_INTEGER,
+      onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
+    });
+  } catch (err) {
+    throw asCliError(err);
+  }
+  log.info({ socket: spire.socketPath, manifests: paths }, 'manifest mode started');
+
+  const pass = async () => {
+    const started = Date.now();
+    try {
+      if (!unsupported || Date.now() - probedAt > UNSUPPORTED_PROBE_MS) {
+        try {
+          unsupported = await detectUnsupportedFields(spire, config.trustDomain, config.entryIDPrefix);
+          probedAt = Date.now();
+          if (unsupported.size > 0) log.warn(`SPIRE server does not store: ${[...unsupported].join(', ')}; they are left out of comparisons`);
+        } catch (err) {
+          log.warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
+        }
+      }
+      const manifests = await readManifests(paths, config);
+      for (const p of manifests.set.problems) log.warn(formatProblem(p));
+      const result = await runEntryPass(manifests.snapshot, spire, {
+        ...options,
+        ...(unsupported ? { unsupportedFields: unsupported } : {}),
+        ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
+      });
+      for (const f of result.declared.renderFailures) log.warn(`${f.owner.kind}/${f.owner.name}${f.pod ? ` pod ${f.pod}` : ''}: ${f.message}`);
+      for (const c of result.plan.conflicts) log.warn(`${c.owner.kind}/${c.owner.name}: ${c.spec.spiffeId} is held by ${c.foreignIds.join(', ')} outside entryScope; not created`);
+      for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
+      const a = result.applied;
+      log.info(
+        { created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, kept: result.plan.kept.length, ms: Date.now() - started },
+        'reconciled',
+      );
+    } catch (err) {
+      // A failed pass changes nothing further; the next trigger or interval tries again.
+      log.error(`reconcile pass failed: ${(err as Error).message}`);
+    }
+  };
+
+  const trigger = new CoalescingTrigger(pass);
+  const watchers: FSWatcher[] = [];
+  let debounce: NodeJS.Timeout | undefined;
+  for (const p of paths) {
+    try {
+      watchers.push(
+        watch(p, { recursive: true }, () => {
+          clearTimeout(debounce);
+          debounce = setTimeout(() => trigger.trigger(), 200);
+        }),
+      );
+    } catch (err) {
+      log.warn(`cannot watch ${p} (${(err as Error).message}); it is re-read every gcInterval`);
+    }
+  }
+  const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);
+  trigger.trigger();
+
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  log.info('shutting down: finishing the pass in flight');
+  clearInterval(interval);
+  clearTimeout(debounce);
+  for (const w of watchers) w.close();
+  await trigger.stop();
+  spire.close();
+  log.info('stopped');
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('the long-running controller; in manifest mode (staticManifestPath or --manifests) it re-reads files on change and every gcInterval')
+    .option('--config <file>', 'ControllerManagerConfig YAML (spire-controller-manager format)')
+    .option('--expand-env', 'expand $VAR and ${VAR} in the config file')
+    .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
+    .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
+    .action(async (flags: RunFlags) => {
+      if (!flags.manifests && !flags.config) throw new CliError('give --config FILE (live Kubernetes mode is not available yet: use staticManifestPath or --manifests)');
+      const stop = new AbortController();
+      process.once('SIGTERM', () => stop.abort());
+      process.once('SIGINT', () => stop.abort());
+      await runManifestMode(flags, stop.signal);
+    });
+}

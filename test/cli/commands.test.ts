@@ -1,0 +1,240 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_DIR, runDemo } from '../../src/cli/demo.js';
+import { runOnce } from '../../src/cli/plan.js';
+import { readSeedFile } from '../../src/cli/memory-spire.js';
+import { renderCommand } from '../../src/cli/render.js';
+import { MemorySpireServer } from '../../src/memspire/index.js';
+import { exitCode, spawnCli } from '../support/cli.js';
+import { pino } from 'pino';
+
+const quiet = pino({ level: 'silent' });
+const demoFlags = { config: join(DEMO_DIR, 'config.yaml'), manifests: [join(DEMO_DIR, 'manifests')] };
+const nodeA = 'spiffe://demo.example/spire/agent/k8s_psat/demo/6a1c0f4e-5b7d-4e2a-9c3b-00000000000a';
+const nodeB = 'spiffe://demo.example/spire/agent/k8s_psat/demo/6a1c0f4e-5b7d-4e2a-9c3b-00000000000b';
+const nodeC = 'spiffe://demo.example/spire/agent/k8s_psat/demo/6a1c0f4e-5b7d-4e2a-9c3b-00000000000c';
+const entry = (over: Record<string, unknown>) => ({
+  dnsNames: [],
+  federatesWith: [],
+  x509SVIDTTL: 0,
+  jwtSVIDTTL: 0,
+  admin: false,
+  downstream: false,
+  hint: '',
+  storeSVID: false,
+  ...over,
+});
+const NEW_ID = expect.stringMatching(/^scm-[0-9a-f-]{36}$/);
+
+describe('`plan --entries` prints exactly what a reconcile would do, from a snapshot and an entries dump', () => {
+  it('gives the documented JSON for the demo cluster and its `spire-server entry show -output json` dump', async () => {
+    let out = '';
+    const { code } = await runOnce({ ...demoFlags, entries: join(DEMO_DIR, 'spire-entries.json'), output: 'json' }, { apply: false, log: quiet, print: (s) => (out += s) });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({
+      create: [
+        entry({ id: NEW_ID, spiffeID: 'spiffe://demo.example/cluster/demo/nodes', parentID: 'spiffe://demo.example/spire/server', selectors: ['k8s_psat:cluster:demo'] }),
+        entry({
+          id: NEW_ID,
+          spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-worker',
+          parentID: nodeC,
+          selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b2', 'k8s:sa:payments-worker'],
+          dnsNames: ['worker-0.payments.svc.cluster.local'],
+          x509SVIDTTL: 3600,
+        }),
+        entry({
+          id: NEW_ID,
+          spiffeID: 'spiffe://demo.example/storefront/web',
+          parentID: nodeB,
+          selectors: ['k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000a2'],
+          dnsNames: ['web', 'web.storefront', 'web.storefront.svc', 'web.storefront.svc.cluster.local'],
+          hint: 'storefront',
+        }),
+        entry({ id: NEW_ID, spiffeID: 'spiffe://demo.example/ns/monitoring/sa/prometheus', parentID: nodeB, selectors: ['k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000c1'] }),
+      ],
+      update: [
+        {
+          entry: entry({
+            id: 'scm-2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001',
+            spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-api',
+            parentID: nodeA,
+            selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b1', 'k8s:sa:payments-api'],
+            dnsNames: ['payments-api.payments.svc.cluster.local'],
+            x509SVIDTTL: 3600,
+          }),
+          changed: ['dnsNames'],
+        },
+      ],
+      delete: [
+        entry({
+          id: 'scm-2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60003',
+          spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-api',
+          parentID: nodeB,
+          selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b0', 'k8s:sa:payments-api'],
+          dnsNames: ['payments-api.payments.svc.cluster.local'],
+          x509SVIDTTL: 3600,
+        }),
+      ],
+      conflicts: [],
+      renderFailures: [],
+      kept: [],
+      status: {
+        clusterSPIFFEIDs: {
+          payments: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0 },
+          storefront: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0 },
+          default: { namespacesSelected: 5, namespacesIgnored: 1, podsSelected: 7, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0 },
+        },
+        clusterStaticEntries: { 'demo-nodes': { rendered: true, masked: false, set: true } },
+      },
+    });
+  });
+
+  it('names the file and the entry when the dump is not what `entry show -output json` prints', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dump-'));
+    try {
+      writeFileSync(join(dir, 'bad.json'), JSON.stringify({ entries: [{ id: 'x', x509_svid_ttl: 'an hour' }] }));
+      await expect(runOnce({ ...demoFlags, entries: join(dir, 'bad.json') }, { apply: false, log: quiet, print: () => {} })).rejects.toThrow(
+        `--entries ${join(dir, 'bad.json')}: entries[0]: x509_svid_ttl: must be an integer, got "an hour"`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('plan against a SPIRE socket never writes; reconcile --once applies and reports', () => {
+  let dir: string;
+  let spire: MemorySpireServer;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-spire-'));
+    spire = await MemorySpireServer.start({ socketPath: join(dir, 'api.sock'), trustDomain: 'demo.example', seed: readSeedFile(join(DEMO_DIR, 'spire-entries.json')) });
+  });
+  afterEach(async () => {
+    await spire.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('plan only lists: the call log holds no write, and the entries are unchanged', async () => {
+    const before = spire.entries.all();
+    const { result } = await runOnce({ ...demoFlags, socket: spire.socketPath }, { apply: false, log: quiet, print: () => {} });
+    expect(result.plan.creates.length + result.plan.updates.length + result.plan.deletes.length).toBe(6);
+    expect(new Set(spire.calls.map((c) => c.method))).toEqual(new Set(['ListEntries']));
+    expect(spire.entries.all()).toEqual(before);
+  });
+
+  it('reconcile --once exits 0 when everything applied, and 1 when an item failed', async () => {
+    expect((await runOnce({ ...demoFlags, socket: spire.socketPath }, { apply: true, log: quiet, print: () => {} })).code).toBe(0);
+    spire.faults.failNext(1, 14, { method: 'BatchDeleteEntry' });
+    const manifests = join(dir, 'manifests');
+    mkdirSync(manifests);
+    // Without the payments ClusterSPIFFEID, its entries are deleted, and the delete is made to fail.
+    writeFileSync(join(manifests, 'empty.yaml'), 'apiVersion: v1\nkind: List\nitems: []\n');
+    const { code, result } = await runOnce({ config: demoFlags.config, manifests: [manifests], socket: spire.socketPath }, { apply: true, log: quiet, print: () => {} });
+    expect(result.applied?.failures.length).toBeGreaterThan(0);
+    expect(code).toBe(1);
+  });
+});
+
+describe('`render` shows the entry one pod would get, or the exact render error', () => {
+  const csid = join(DEMO_DIR, 'manifests/spire/clusterspiffeids.yaml');
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'render-'));
+    writeFileSync(
+      join(dir, 'pod.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: api-1, namespace: payments, uid: p-1, labels: {app: api, app.kubernetes.io/name: payments-api}}\nspec: {nodeName: node-a, serviceAccountName: payments-api}\n',
+    );
+    writeFileSync(join(dir, 'node.yaml'), 'apiVersion: v1\nkind: Node\nmetadata: {name: node-a, uid: n-1}\n');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('renders the first ClusterSPIFFEID of the file for the pod', () => {
+    const r = renderCommand({ clusterspiffeid: csid, pod: join(dir, 'pod.yaml'), node: join(dir, 'node.yaml'), config: demoFlags.config });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.output)).toEqual(
+      entry({
+        spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-api',
+        parentID: 'spiffe://demo.example/spire/agent/k8s_psat/demo/n-1',
+        selectors: ['k8s:ns:payments', 'k8s:pod-uid:p-1', 'k8s:sa:payments-api'],
+        dnsNames: ['payments-api.payments.svc.cluster.local'],
+        x509SVIDTTL: 3600,
+      }),
+    );
+  });
+
+  it('prints the render error with what failed', () => {
+    writeFileSync(join(dir, 'csid.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterSPIFFEID\nmetadata: {name: bad}\nspec:\n  spiffeIDTemplate: "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.tier }}"\n');
+    const r = renderCommand({ clusterspiffeid: join(dir, 'csid.yaml'), pod: join(dir, 'pod.yaml'), trustDomain: 'demo.example', clusterName: 'demo' });
+    expect(r).toEqual({
+      code: 1,
+      output:
+        'failed to render SPIFFE ID: invalid SPIFFE ID "spiffe://demo.example/<no value>": path segment characters are limited to letters, numbers, dots, dashes, and underscores',
+    });
+  });
+});
+
+describe('`validate` reports every problem, one line each, and exits 1', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'validate-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('finds a bad template, a bad selector, an invalid SPIFFE ID, a bad TTL and a YAML syntax error', async () => {
+    writeFileSync(
+      join(dir, 'a.yaml'),
+      [
+        'apiVersion: spire.spiffe.io/v1alpha1',
+        'kind: ClusterSPIFFEID',
+        'metadata: {name: templ}',
+        'spec:',
+        '  spiffeIDTemplate: "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Name | default \\"x\\" }}"',
+        '  podSelector: {matchExpressions: [{key: app, operator: Equals, values: [web]}]}',
+        '  ttl: 1 hour',
+        '---',
+        'apiVersion: spire.spiffe.io/v1alpha1',
+        'kind: ClusterStaticEntry',
+        'metadata: {name: alias}',
+        'spec: {spiffeID: "spiffe://demo.example/a//b", parentID: /spire/server, selectors: ["k8s_psat:cluster:demo"]}',
+      ].join('\n'),
+    );
+    writeFileSync(join(dir, 'b.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: [unclosed\n');
+    const cli = spawnCli(['validate', dir]);
+    expect(await exitCode(cli)).toBe(1);
+    const lines = cli.output().trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^${join(dir, 'b.yaml')}.*YAML`)),
+      `${join(dir, 'a.yaml')}: ClusterSPIFFEID/templ: spec.spiffeIDTemplate: template: 1:47: function "default" not defined`,
+      `${join(dir, 'a.yaml')}: ClusterSPIFFEID/templ: spec.podSelector: matchExpressions[0].operator: "Equals" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`,
+      `${join(dir, 'a.yaml')}: ClusterSPIFFEID/templ: spec.ttl: time: unknown unit " hour" in duration "1 hour"`,
+      `${join(dir, 'a.yaml')}: ClusterStaticEntry/alias: spec.spiffeID: path cannot contain empty segments`,
+    ]);
+  });
+
+  it('exits 0 on the demo manifests and config', async () => {
+    const cli = spawnCli(['validate', join(DEMO_DIR, 'config.yaml'), join(DEMO_DIR, 'manifests')]);
+    expect(await exitCode(cli)).toBe(0);
+    expect(cli.output()).toContain('ok: ');
+  });
+});
+
+describe('every command answers --help', () => {
+  it.each(['run', 'plan', 'reconcile', 'render', 'validate', 'demo', 'memory-spire'])('%s --help', async (cmd) => {
+    const cli = spawnCli([cmd, '--help']);
+    expect(await exitCode(cli)).toBe(0);
+    expect(cli.output()).toContain(`Usage: spire-reconciler ${cmd}`);
+  });
+});
+
+describe('the quick start demo reconciles the example cluster and ends with an empty plan', () => {
+  it('runs plan, reconcile and plan again', async () => {
+    let out = '';
+    const code = await runDemo((s) => (out += `${s}\n`));
+    expect(code).toBe(0);
+    expect(out).toContain('(plan sent 0 write calls to SPIRE)');
+    expect(out).toContain('Applied: 4 created, 1 updated, 1 deleted, 0 failed');
+    expect(out).toContain('Nothing left to do. SPIRE holds 7 entries.');
+  });
+});
