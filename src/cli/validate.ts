@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ConfigError, parseConfig } from '../api/index.js';
+import { ConfigError, loadConfigFile, parseConfig } from '../api/index.js';
 import { parseClusterSPIFFEID, renderStaticEntry } from '../entries/index.js';
 import { validateFederatedTrustDomain } from '../federation/validate.js';
 import { formatProblem, loadManifests } from '../manifests/index.js';
@@ -60,9 +60,19 @@ export function registerValidate(program: Command): void {
     .command('validate')
     .description('check manifests and config files; one line per problem (file, kind/name, field, reason); exit 1 if any')
     .argument('<paths...>', 'files or directories (read recursively)')
+    .option('--config <file>', 'a ControllerManagerConfig to validate too; its trustDomain resolves bare-path static entry IDs')
     .option('--trust-domain <name>', 'trust domain to resolve bare-path static entry IDs against')
-    .action(async (paths: string[], flags: { trustDomain?: string }) => {
-      const { lines, errors } = await validatePaths(paths, flags);
+    .action(async (paths: string[], flags: { config?: string; trustDomain?: string }) => {
+      let trustDomain = flags.trustDomain;
+      if (flags.config) {
+        paths = [flags.config, ...paths];
+        try {
+          trustDomain ??= loadConfigFile(flags.config).config.trustDomain;
+        } catch {
+          // Reported below, with the config's other problems, as a validation finding.
+        }
+      }
+      const { lines, errors } = await validatePaths(paths, trustDomain ? { trustDomain } : {});
       for (const l of lines) console.log(l);
       if (errors === 0) console.log(`ok: ${paths.join(', ')}`);
       process.exitCode = errors > 0 ? Exit.itemsFailed : Exit.ok;

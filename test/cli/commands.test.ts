@@ -213,6 +213,16 @@ describe('`validate` reports every problem, one line each, and exits 1', () => {
     ]);
   });
 
+  it('validates the --config file too, each problem naming its field', async () => {
+    writeFileSync(join(dir, 'config.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\nclusterName: c\ngcInterval: soon\n');
+    const cli = spawnCli(['validate', '--config', join(dir, 'config.yaml'), join(DEMO_DIR, 'manifests')]);
+    expect(await exitCode(cli)).toBe(1);
+    expect(cli.output().trim().split('\n')).toEqual([
+      `${join(dir, 'config.yaml')}: ControllerManagerConfig: gcInterval: time: invalid duration "soon"`,
+      `${join(dir, 'config.yaml')}: ControllerManagerConfig: trustDomain: is required`,
+    ]);
+  });
+
   it('exits 0 on the demo manifests and config', async () => {
     const cli = spawnCli(['validate', join(DEMO_DIR, 'config.yaml'), join(DEMO_DIR, 'manifests')]);
     expect(await exitCode(cli)).toBe(0);

@@ -1,0 +1,53 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_DIR } from '../../src/cli/demo.js';
+import { MemorySpireServer } from '../../src/memspire/index.js';
+import { exitCode, spawnCli, waitForOutput } from '../support/cli.js';
+
+async function until(cond: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  while (!cond()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('`run` in manifest mode keeps SPIRE equal to the manifest files', () => {
+  let dir: string;
+  let spire: MemorySpireServer;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'run-'));
+    cpSync(join(DEMO_DIR, 'manifests'), join(dir, 'manifests'), { recursive: true });
+    writeFileSync(
+      join(dir, 'config.yaml'),
+      ['trustDomain: demo.example', 'clusterName: demo', 'clusterDomain: cluster.local', 'gcInterval: 1h', 'logEncoding: json', `staticManifestPath: ${join(dir, 'manifests')}`].join('\n'),
+    );
+    spire = await MemorySpireServer.start({ socketPath: join(dir, 'api.sock'), trustDomain: 'demo.example' });
+  });
+  afterEach(async () => {
+    await spire.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reconciles at start, again when a file changes, and exits 0 on SIGTERM', async () => {
+    const cli = spawnCli(['run', '--config', join(dir, 'config.yaml'), '--socket', spire.socketPath]);
+    try {
+      await waitForOutput(cli, /"msg":"reconciled"/);
+      // The demo cluster declares five pod entries and one static entry; the probe entry is gone again.
+      expect(spire.entries.size).toBe(6);
+
+      writeFileSync(
+        join(dir, 'manifests', 'spire', 'extra.yaml'),
+        'apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterStaticEntry\nmetadata: {name: extra}\nspec: {spiffeID: /extra, parentID: /spire/server, selectors: ["unix:uid:1000"]}\n',
+      );
+      await until(() => spire.entries.all().some((e) => e.spiffeId.path === '/extra'));
+      expect(spire.entries.size).toBe(7);
+    } finally {
+      cli.kill('SIGTERM');
+    }
+    expect(await exitCode(cli)).toBe(0);
+    expect(cli.output()).toContain('"msg":"stopped"');
+  });
+});
