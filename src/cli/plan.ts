@@ -68,26 +68,23 @@ export async function runOnce(flags: OnceFlags, opts: { apply: boolean; log?: Lo
   return { code: opts.apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result };
 }
 
-export function registerPlan(program: Command): void {
-  addConfigOptions(program.command('plan'))
-    .description('dry run: print what a reconcile would create, update and delete; writes nothing')
+/** The options plan and reconcile share, and an action that runs one pass. */
+function oncePass(cmd: Command, apply: boolean): Command {
+  return addConfigOptions(cmd)
     .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
-    .option('--entries <file>', 'current entries from `spire-server entry show -output json` instead of the SPIRE socket')
     .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
     .option('--output <format>', 'table or json', 'table')
     .action(async (flags: OnceFlags) => {
-      const { code } = await runOnce(flags, { apply: false, print: (s) => console.log(s) });
+      const { code } = await runOnce(flags, { apply, print: (s) => console.log(s) });
       process.exitCode = code;
     });
+}
 
-  addConfigOptions(program.command('reconcile'))
+export function registerPlan(program: Command): void {
+  oncePass(program.command('plan'), false)
+    .description('dry run: print what a reconcile would create, update and delete; writes nothing')
+    .option('--entries <file>', 'current entries from `spire-server entry show -output json` instead of the SPIRE socket');
+  oncePass(program.command('reconcile'), true)
     .description('one reconcile pass from manifests against the SPIRE server: prints the plan, applies it, exits 1 if any item failed')
-    .requiredOption('--once', 'run a single pass and exit (the long-running controller is `run`)')
-    .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
-    .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
-    .option('--output <format>', 'table or json', 'table')
-    .action(async (flags: OnceFlags) => {
-      const { code } = await runOnce(flags, { apply: true, print: (s) => console.log(s) });
-      process.exitCode = code;
-    });
+    .requiredOption('--once', 'run a single pass and exit (the long-running controller is `run`)');
 }
