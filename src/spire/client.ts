@@ -6,7 +6,7 @@ import type { SVIDClient, SVIDDefinition } from '../gen/spire/api/server/svid/v1
 import { type BatchOutcome, type ItemStatus, itemStatus, runBatches } from './batch.js';
 import { SpireConnectError } from './errors.js';
 import { loadSpireGrpc } from './proto.js';
-import { type UnaryApi, unaryApi } from './rpc.js';
+import { type RpcObserver, type UnaryApi, unaryApi } from './rpc.js';
 import { DEFAULT_SOCKET, parseSocket } from './target.js';
 import type {
   BundleMask,
@@ -53,6 +53,8 @@ export interface SpireClientOptions {
   /** Largest response accepted. Default 16 MiB (gRPC's own default is 4 MiB). */
   maxReceiveMessageBytes?: number;
   batchSizes?: Partial<BatchSizes>;
+  /** Called after every RPC with its name, gRPC code name and duration in seconds. */
+  observe?: RpcObserver;
 }
 
 export interface EntryItemResult {
@@ -122,7 +124,13 @@ export class SpireClient {
     const bundle: BundleClient = new pkg.spire.api.server.bundle.v1.Bundle(target, creds, shared);
     const svid: SVIDClient = new pkg.spire.api.server.svid.v1.SVID(target, creds, shared);
     this.clients = [entry, trustDomain, bundle, svid];
-    const settings = (service: string) => ({ service, socketPath: path, deadlineMs: opts.rpcTimeoutMs ?? 30_000, waitForReady: true });
+    const settings = (service: string) => ({
+      service,
+      socketPath: path,
+      deadlineMs: opts.rpcTimeoutMs ?? 30_000,
+      waitForReady: true,
+      ...(opts.observe ? { observe: opts.observe } : {}),
+    });
     this.entry = unaryApi<EntryDefinition>(entry, settings('Entry'));
     this.trustDomain = unaryApi<TrustDomainDefinition>(trustDomain, settings('TrustDomain'));
     this.bundle = unaryApi<BundleDefinition>(bundle, settings('Bundle'));

@@ -14,3 +14,4 @@ export { SpireConnectError, SpireRpcError } from './errors.js';
 export { DEFAULT_SOCKET, parseSocket } from './target.js';
 export { entriesFromJson } from './json.js';
 export type * from './types.js';
+export type { RpcObserver } from './rpc.js';

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import type { MethodDefinition } from '@grpc/proto-loader';
 import { SpireRpcError } from './errors.js';
@@ -20,7 +21,12 @@ export interface RpcSettings {
    * SPIRE restart costs latency, not errors. Always bounded by the deadline.
    */
   waitForReady: boolean;
+  /** Told about every finished call, e.g. to record latency by method and code. */
+  observe?: RpcObserver;
 }
+
+/** `rpc` is "Service.Method"; `code` the gRPC code name ("OK" on success). */
+export type RpcObserver = (rpc: string, code: string, seconds: number) => void;
 
 type RawUnary = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => void;
 
@@ -37,8 +43,11 @@ export function unaryApi<D>(client: grpc.Client, settings: RpcSettings): UnaryAp
         fn = (req: unknown) =>
           new Promise((resolve, reject) => {
             const md = new grpc.Metadata({ waitForReady: settings.waitForReady });
+            const started = performance.now();
             method.call(client, req, md, { deadline: Date.now() + settings.deadlineMs }, (err, res) => {
-              if (err) reject(new SpireRpcError(rpc, settings.socketPath, err));
+              const error = err ? new SpireRpcError(rpc, settings.socketPath, err) : undefined;
+              settings.observe?.(rpc, error?.codeName ?? 'OK', (performance.now() - started) / 1000);
+              if (error) reject(error);
               else resolve(res);
             });
           });

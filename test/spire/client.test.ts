@@ -93,6 +93,24 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     }
   });
 
+  it('tells an observer about every call, with its method, code and duration', async () => {
+    const seen: [string, string][] = [];
+    const observed = new SpireClient({ socket: spire.socketPath, observe: (rpc, code, seconds) => {
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      seen.push([rpc, code]);
+    } });
+    try {
+      await observed.countEntries();
+      await observed.getEntry('nope').catch(() => undefined);
+      expect(seen).toEqual([
+        ['Entry.CountEntries', 'OK'],
+        ['Entry.GetEntry', 'NOT_FOUND'],
+      ]);
+    } finally {
+      observed.close();
+    }
+  });
+
   it('gets and counts entries', async () => {
     spire.server.seed({ entries: [entry(1), entry(2, { downstream: true })] });
     const [first] = spire.server.entries.all();
