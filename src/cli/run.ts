@@ -1,7 +1,10 @@
 import { watch, type FSWatcher } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { detectUnsupportedFields, type OptionalField, runEntryPass } from '../entries/index.js';
 import { formatProblem } from '../manifests/index.js';
+import { detectClusterDomain } from '../manager/cluster-domain.js';
+import { startLive } from '../manager/live.js';
 import { CoalescingTrigger } from '../manager/trigger.js';
 import { type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
@@ -103,19 +106,48 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
   log.info('stopped');
 }
 
+/**
+ * Live Kubernetes mode: KUBECONFIG, ~/.kube/config or the in-cluster service
+ * account, as client-go would choose. Resolves after a graceful shutdown.
+ */
+export async function runLiveMode(flags: RunFlags, signal: AbortSignal): Promise<void> {
+  const { config, warnings } = loadContext(flags);
+  const log = createLogger(config.logLevel, config.logEncoding);
+  for (const w of warnings) log.warn(`${flags.config}: ${w}`);
+  if (!config.clusterDomain) {
+    const detected = await detectClusterDomain();
+    if (detected) config.clusterDomain = detected;
+    log.info(detected ? `cluster domain ${detected} (detected)` : 'cluster domain not detected; templates see it as ""');
+  }
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromDefault();
+  } catch (err) {
+    throw new CliError(`no Kubernetes configuration (KUBECONFIG, ~/.kube/config or in-cluster): ${(err as Error).message}`);
+  }
+  if (!kc.getCurrentCluster()) throw new CliError('no Kubernetes configuration: set KUBECONFIG, or run in a cluster');
+  try {
+    const live = await startLive({ config, pass: passOptions(config), kc, log, signal });
+    await live.done;
+  } catch (err) {
+    throw asCliError(err);
+  }
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('the long-running controller; in manifest mode (staticManifestPath or --manifests) it re-reads files on change and every gcInterval')
+    .description('the long-running controller: live Kubernetes mode (KUBECONFIG or in-cluster), or manifest mode with staticManifestPath or --manifests')
     .option('--config <file>', 'ControllerManagerConfig YAML (spire-controller-manager format)')
     .option('--expand-env', 'expand $VAR and ${VAR} in the config file')
     .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
     .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
     .action(async (flags: RunFlags) => {
-      if (!flags.manifests && !flags.config) throw new CliError('give --config FILE (live Kubernetes mode is not available yet: use staticManifestPath or --manifests)');
       const stop = new AbortController();
       process.once('SIGTERM', () => stop.abort());
       process.once('SIGINT', () => stop.abort());
-      await runManifestMode(flags, stop.signal);
+      const { config } = loadContext(flags);
+      if (flags.manifests || config.staticManifestPath) await runManifestMode(flags, stop.signal);
+      else await runLiveMode(flags, stop.signal);
     });
 }

@@ -22,9 +22,9 @@ export interface ApplyResult {
   heldBack: KeptEntry[];
 }
 
-async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedPods: Set<string>): Promise<void> {
+async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedPods: Set<string>, signal?: AbortSignal): Promise<void> {
   if (creates.length === 0) return;
-  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)));
+  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), signal ? { signal } : {});
   outcome.results.forEach((r, i) => {
     const c = creates[i]!;
     if (r.status.ok) return void result.created++;
@@ -41,7 +41,7 @@ async function create(creates: readonly PlannedCreate[], spire: SpireClient, res
  * refuses similar entries, so it follows the deletes. A per-item failure is
  * recorded against the declaring object and does not stop the rest.
  */
-export async function applyPlan(plan: Plan, spire: SpireClient): Promise<ApplyResult> {
+export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSignal): Promise<ApplyResult> {
   const result: ApplyResult = { created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [] };
   const failedPods = new Set<string>();
 
@@ -50,11 +50,12 @@ export async function applyPlan(plan: Plan, spire: SpireClient): Promise<ApplyRe
     spire,
     result,
     failedPods,
+    signal,
   );
   if (plan.updates.length > 0) {
     const outcome = await spire.updateEntries(
       plan.updates.map((u) => toSpire(u.spec, u.id)),
-      { inputMask: UPDATE_MASK },
+      { inputMask: UPDATE_MASK, ...(signal ? { signal } : {}) },
     );
     outcome.results.forEach((r, i) => {
       const u = plan.updates[i]!;
@@ -73,7 +74,10 @@ export async function applyPlan(plan: Plan, spire: SpireClient): Promise<ApplyRe
     return false;
   });
   if (deletes.length > 0) {
-    const outcome = await spire.deleteEntries(deletes.map((d) => d.id));
+    const outcome = await spire.deleteEntries(
+      deletes.map((d) => d.id),
+      signal ? { signal } : {},
+    );
     outcome.results.forEach((r, i) => {
       const d = deletes[i]!;
       // Already gone is what we wanted.
@@ -86,6 +90,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient): Promise<ApplyRe
     spire,
     result,
     failedPods,
+    signal,
   );
   return result;
 }

@@ -49,11 +49,11 @@ export function planPass(snapshot: ClusterSnapshot, current: readonly CurrentEnt
 export async function runEntryPass(
   snapshot: ClusterSnapshot,
   spire: SpireClient,
-  opts: EntryPassOptions & { dryRun?: boolean },
+  opts: EntryPassOptions & { dryRun?: boolean; signal?: AbortSignal },
 ): Promise<EntryPassResult> {
   const current = (await spire.listEntries()).map(fromSpire);
   const planned = planPass(snapshot, current, opts);
   if (opts.dryRun) return planned;
-  const applied = await applyPlan(planned.plan, spire);
+  const applied = await applyPlan(planned.plan, spire, opts.signal);
   return { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
 }

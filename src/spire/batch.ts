@@ -30,10 +30,18 @@ export async function runBatches<I, R>(
   size: number,
   send: (chunk: I[]) => Promise<R[]>,
   failed: (item: I, status: ItemStatus) => R,
+  signal?: AbortSignal,
 ): Promise<BatchOutcome<R>> {
   const results: R[] = [];
   const step = Math.max(1, Math.floor(size));
   for (let start = 0; start < items.length; start += step) {
+    // An aborted run (e.g. leadership lost) sends nothing more; what is left is reported as not sent.
+    if (signal?.aborted) {
+      const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+      const notSent: ItemStatus = { ok: false, code: 1, codeName: codeName(1), message: `not sent: ${reason}` };
+      for (const item of items.slice(start)) results.push(failed(item, notSent));
+      return { results };
+    }
     const chunk = items.slice(start, start + step);
     try {
       const got = await send(chunk);

@@ -195,7 +195,7 @@ export class SpireClient {
     return res.count;
   }
 
-  createEntries(entries: readonly Entry[], opts: { outputMask?: EntryMask } = {}): Promise<BatchOutcome<EntryItemResult>> {
+  createEntries(entries: readonly Entry[], opts: { outputMask?: EntryMask; signal?: AbortSignal } = {}): Promise<BatchOutcome<EntryItemResult>> {
     return runBatches(
       entries,
       this.batchSizes.createEntries,
@@ -204,13 +204,14 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), entry: r.entry }));
       },
       (_e, status) => ({ status, entry: null }),
+      opts.signal,
     );
   }
 
   /** Without an input mask every field is replaced, as spire-controller-manager updates. */
   updateEntries(
     entries: readonly Entry[],
-    opts: { inputMask?: EntryMask; outputMask?: EntryMask } = {},
+    opts: { inputMask?: EntryMask; outputMask?: EntryMask; signal?: AbortSignal } = {},
   ): Promise<BatchOutcome<EntryItemResult>> {
     return runBatches(
       entries,
@@ -224,10 +225,11 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), entry: r.entry }));
       },
       (_e, status) => ({ status, entry: null }),
+      opts.signal,
     );
   }
 
-  deleteEntries(ids: readonly string[]): Promise<BatchOutcome<DeleteEntryResult>> {
+  deleteEntries(ids: readonly string[], opts: { signal?: AbortSignal } = {}): Promise<BatchOutcome<DeleteEntryResult>> {
     return runBatches(
       ids,
       this.batchSizes.deleteEntries,
@@ -236,6 +238,7 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), id: r.id }));
       },
       (id, status) => ({ status, id }),
+      opts.signal,
     );
   }
 

@@ -146,6 +146,20 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     expect(spire.server.entries.size).toBe(0);
   });
 
+  it('sends no further batch once its signal is aborted (e.g. leadership lost)', async () => {
+    const abort = new AbortController();
+    spire.server.faults.stall();
+    const run = client.createEntries(Array.from({ length: 120 }, (_, i) => entry(i)), { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    abort.abort(new Error('leadership lost'));
+    spire.server.faults.release();
+    const outcome = await run;
+    expect(spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').map((c) => c.items)).toEqual([50]);
+    expect(outcome.results.filter((r) => r.status.ok)).toHaveLength(50);
+    expect(outcome.results[50]?.status.message).toBe('not sent: leadership lost');
+    expect(spire.server.entries.size).toBe(50);
+  });
+
   it('reaches a SPIRE server restarted on the same socket without a new client', async () => {
     spire.server.seed({ entries: [entry(1)] });
     expect(await client.countEntries()).toBe(1);

@@ -1,0 +1,175 @@
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+
+/** Cached objects drop managedFields: nothing reads them, and on pods they are most of the bytes. */
+export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
+  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
+}
+
+/**
+ * client-node's Watch, asking for bookmarks (so a quiet resource's
+ * resourceVersion stays fresh and a reconnect rarely needs a relist) and for
+ * server-side stream rotation, and stripping managedFields before the cache
+ * stores an object.
+ */
+class BookmarkWatch extends Watch {
+  constructor(
+    kc: KubeConfig,
+    private readonly timeoutSeconds: number,
+    private readonly onActivity: () => void,
+  ) {
+    super(kc);
+  }
+
+  override watch(
+    path: string,
+    queryParams: Record<string, unknown>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    return super.watch(
+      path,
+      { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: this.timeoutSeconds },
+      (phase, obj, raw) => {
+        this.onActivity();
+        if (obj && typeof obj === 'object') stripManagedFields(obj as KubernetesObject);
+        callback(phase, obj, raw);
+      },
+      done,
+    );
+  }
+}
+
+export interface InformerOptions<T extends KubernetesObject> {
+  /** A short name for logs and readiness, e.g. "pods". */
+  name: string;
+  /** The watch path, e.g. /api/v1/pods. */
+  path: string;
+  list: () => Promise<KubernetesListObject<T>>;
+  /** Called on every add, update and delete (after the cache holds the change). */
+  onChange: (kind: 'add' | 'update' | 'delete', obj: T) => void;
+  onError?: (err: unknown, retryInMs: number) => void;
+  /** Relist when nothing (not even a bookmark) arrived for this long. Default 5 min. */
+  silenceMs?: number;
+  /** Server-side rotation of each watch stream. Default 300 s. */
+  watchTimeoutSeconds?: number;
+  /** Backoff after an error: from 1 s doubling to this. Default 30 s. */
+  maxBackoffMs?: number;
+}
+
+/**
+ * An informer that does not stay stopped. client-node's ListWatch stops for
+ * good on any list or watch error other than 410; this one restarts it with
+ * jittered exponential backoff (single-flight), relists after a silence
+ * (a stalled stream), and reports whether the initial list has completed.
+ */
+export class ResilientInformer<T extends KubernetesObject> {
+  private lw: ListWatch<T> | undefined;
+  private synced = false;
+  private stopped = true;
+  private failures = 0;
+  private lastActivity = Date.now();
+  private retry: NodeJS.Timeout | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  /** Counts relists and restarts, for tests and metrics. */
+  restarts = 0;
+
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly opts: InformerOptions<T>,
+  ) {}
+
+  get name(): string {
+    return this.opts.name;
+  }
+
+  /** True once a list has completed; stays true across restarts (the cache keeps serving). */
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  list(): readonly T[] {
+    return this.lw?.list() ?? [];
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.lw?.get(name, namespace);
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.lw = this.makeListWatch();
+    const silence = this.opts.silenceMs ?? 300_000;
+    this.watchdog = setInterval(() => {
+      if (!this.stopped && Date.now() - this.lastActivity > silence) void this.relist('watch silent');
+    }, Math.min(silence, 10_000));
+    this.watchdog.unref();
+    await this.lw.start();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    clearInterval(this.watchdog);
+    void this.lw?.stop();
+  }
+
+  private makeListWatch(onListed?: () => void): ListWatch<T> {
+    const touch = () => {
+      this.lastActivity = Date.now();
+    };
+    const list = async () => {
+      const result = await this.opts.list();
+      for (const item of result.items) stripManagedFields(item);
+      this.synced = true;
+      this.failures = 0;
+      touch();
+      onListed?.();
+      return result;
+    };
+    const lw = new ListWatch<T>(this.opts.path, new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? 300, touch), list, false);
+    lw.on('add', (obj) => this.opts.onChange('add', obj));
+    lw.on('update', (obj) => this.opts.onChange('update', obj));
+    lw.on('delete', (obj) => this.opts.onChange('delete', obj));
+    lw.on('connect', touch);
+    lw.on('error', (err) => this.failed(lw, err));
+    return lw;
+  }
+
+  private failed(lw: ListWatch<T>, err: unknown): void {
+    if (this.stopped || lw !== this.lw || this.retry) return;
+    this.failures++;
+    const ceiling = Math.min(1000 * 2 ** (this.failures - 1), this.opts.maxBackoffMs ?? 30_000);
+    const wait = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+    this.opts.onError?.(err, wait);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (this.stopped || lw !== this.lw) return;
+      this.restarts++;
+      // Restarting keeps the resourceVersion, so a short outage resumes the watch without a relist.
+      void lw.start();
+    }, wait);
+  }
+
+  /**
+   * Replaces the ListWatch with a fresh one (a full list, then a new watch).
+   * The old cache keeps serving until the new list is complete: a pass that
+   * saw a half-empty cache would plan deletes for everything missing.
+   */
+  private async relist(why: string): Promise<void> {
+    this.opts.onError?.(new Error(`${this.opts.name}: ${why}; relisting`), 0);
+    this.lastActivity = Date.now();
+    this.restarts++;
+    let listed = false;
+    const fresh = this.makeListWatch(() => (listed = true));
+    await fresh.start();
+    if (this.stopped || !listed) {
+      // The list failed (the old watch, if alive, goes on) or we were stopped; try again later.
+      void fresh.stop();
+      return;
+    }
+    const old = this.lw;
+    this.lw = fresh;
+    void old?.stop();
+  }
+}

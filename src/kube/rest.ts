@@ -1,0 +1,62 @@
+import { HttpMethod, type KubeConfig, type KubernetesListObject, type KubernetesObject, RequestContext } from '@kubernetes/client-node';
+import { fetch } from 'undici';
+
+/** An API error with its HTTP status, named after the request. */
+export class KubeApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'KubeApiError';
+  }
+}
+
+/**
+ * A request authenticated exactly as client-node's Watch authenticates, with
+ * the JSON left as the API server sent it. client-node's typed list calls
+ * turn timestamps into Date objects, while watch events stay JSON: a cache
+ * filled from both would hold two shapes, and templates read the JSON one.
+ */
+export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT', path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string } = {}): Promise<T> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  const url = new URL(cluster.server + path);
+  for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
+  const ctx = new RequestContext(url.toString(), HttpMethod[method]);
+  await kc.applySecurityAuthentication(ctx);
+  const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
+  if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
+  const res = await fetch(url, {
+    method,
+    headers,
+    dispatcher: ctx.getDispatcher(),
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await res.text();
+  if (!res.ok) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { message?: string }).message ?? text;
+    } catch {
+      // not a Status object: keep the body as it came
+    }
+    throw new KubeApiError(res.status, `${method} ${path}: ${res.status} ${message}`);
+  }
+  return JSON.parse(text) as T;
+}
+
+/** A full list, following `continue` tokens, with the list's resourceVersion. */
+export async function listAll<T extends KubernetesObject>(kc: KubeConfig, path: string, pageSize = 500): Promise<KubernetesListObject<T>> {
+  const items: T[] = [];
+  let cont = '';
+  let resourceVersion = '';
+  do {
+    const page = await kubeRequest<KubernetesListObject<T>>(kc, 'GET', path, { query: { limit: String(pageSize), ...(cont ? { continue: cont } : {}) } });
+    items.push(...page.items);
+    cont = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue ?? '';
+    resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+  } while (cont);
+  return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion }, items };
+}

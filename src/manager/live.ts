@@ -1,0 +1,133 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
+import { detectUnsupportedFields, type EntryPassOptions, type OptionalField, runEntryPass, statusChanged } from '../entries/index.js';
+import { ClusterCache } from '../kube/cluster.js';
+import { StatusWriter } from '../kube/status.js';
+import { SpireClient } from '../spire/index.js';
+import { CoalescingTrigger } from './trigger.js';
+
+const UNSUPPORTED_PROBE_MS = 10 * 60_000;
+
+export interface LiveOptions {
+  config: ControllerConfig;
+  pass: EntryPassOptions;
+  kc: KubeConfig;
+  log: Logger;
+  signal: AbortSignal;
+  /** Bound on waiting for the pass in flight at shutdown. Default 20 s. */
+  shutdownTimeoutMs?: number;
+  /** Relist an informer after this much silence (tests shorten it). */
+  informerSilenceMs?: number;
+}
+
+export interface LiveController {
+  cache: ClusterCache;
+  statusWriter: StatusWriter;
+  spire: SpireClient;
+  /** Passes completed, for tests and metrics. */
+  passes(): number;
+  /** Resolves when no pass is running or pending. */
+  idle(): Promise<void>;
+  done: Promise<void>;
+}
+
+/**
+ * Live Kubernetes mode: informers feed a coalescing trigger; each pass takes
+ * a snapshot of the caches, reconciles entries with SPIRE and writes the
+ * statuses that changed. Also a pass every gcInterval.
+ */
+export async function startLive(opts: LiveOptions): Promise<LiveController> {
+  const { config, log } = opts;
+  const spire = new SpireClient({
+    socket: config.spireServerSocketPath,
+    rpcTimeoutMs: config.spireRpcTimeoutMs,
+    ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
+  });
+  const statusWriter = new StatusWriter(opts.kc, log);
+  let passes = 0;
+  let unsupported: Set<OptionalField> | undefined;
+  let probedAt = 0;
+  // What we last wrote per object, with the object's resourceVersion at that time: the
+  // watch may not have brought our own write back yet, and writing it again is noise.
+  const written = new Map<string, { json: string; rv: string | undefined }>();
+
+  const writeStatus = (kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry', name: string, current: object | undefined, rv: string | undefined, next: object) => {
+    const key = `${kind}/${name}`;
+    const json = JSON.stringify(next);
+    if (!statusChanged(current as Partial<typeof next> | undefined, next)) return;
+    const last = written.get(key);
+    if (last && last.json === json && last.rv === rv) return;
+    written.set(key, { json, rv });
+    statusWriter.write(kind, name, kind === 'ClusterSPIFFEID' ? { stats: next } : next);
+  };
+
+  const pass = async () => {
+    if (!cache.hasSynced) return;
+    const started = Date.now();
+    try {
+      if (!unsupported || Date.now() - probedAt > UNSUPPORTED_PROBE_MS) {
+        try {
+          unsupported = await detectUnsupportedFields(spire, config.trustDomain, config.entryIDPrefix);
+          probedAt = Date.now();
+        } catch (err) {
+          log.warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
+        }
+      }
+      const result = await runEntryPass(cache.snapshot(), spire, { ...opts.pass, ...(unsupported ? { unsupportedFields: unsupported } : {}) });
+      for (const [name, stats] of Object.entries(result.status.clusterSPIFFEIDs)) {
+        const obj = cache.get<ClusterSPIFFEID>('clusterspiffeids', name);
+        writeStatus('ClusterSPIFFEID', name, obj?.status?.stats, obj?.metadata.resourceVersion, stats);
+      }
+      for (const [name, status] of Object.entries(result.status.clusterStaticEntries)) {
+        const obj = cache.get<ClusterStaticEntry>('clusterstaticentries', name);
+        writeStatus('ClusterStaticEntry', name, obj?.status, obj?.metadata.resourceVersion, status);
+      }
+      for (const f of result.declared.renderFailures) log.warn(`${f.owner.kind}/${f.owner.name}${f.pod ? ` pod ${f.pod}` : ''}: ${f.message}`);
+      for (const c of result.plan.conflicts) log.warn(`${c.owner.kind}/${c.owner.name}: ${c.spec.spiffeId} is held by ${c.foreignIds.join(', ')} outside entryScope; not created`);
+      for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
+      const a = result.applied;
+      log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
+    } catch (err) {
+      // Nothing was applied past the failure; the next trigger or interval tries again.
+      log.error(`reconcile pass failed: ${(err as Error).message}`);
+    } finally {
+      passes++;
+    }
+  };
+
+  const trigger = new CoalescingTrigger(pass);
+  const cache = new ClusterCache({
+    kc: opts.kc,
+    log,
+    onChange: () => trigger.trigger(),
+    ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
+  });
+
+  await spire.waitUntilReady({
+    timeoutMs: Number.MAX_SAFE_INTEGER,
+    onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
+  });
+  await cache.start();
+  log.info({ socket: spire.socketPath, endpointSlices: cache.usesEndpointSlices }, 'live mode started');
+  const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);
+  trigger.trigger();
+
+  const done = (async () => {
+    await new Promise<void>((resolve) => {
+      if (opts.signal.aborted) resolve();
+      opts.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    log.info('shutting down: finishing the pass in flight');
+    clearInterval(interval);
+    cache.stop();
+    const bound = new Promise<void>((r) => setTimeout(r, opts.shutdownTimeoutMs ?? 20_000).unref());
+    await Promise.race([trigger.stop(), bound]);
+    await Promise.race([statusWriter.idle(), bound]);
+    statusWriter.stop();
+    spire.close();
+    log.info('stopped');
+  })();
+
+  return { cache, statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), done };
+}
