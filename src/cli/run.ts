@@ -127,7 +127,9 @@ export async function runLiveMode(flags: RunFlags, signal: AbortSignal): Promise
   }
   if (!kc.getCurrentCluster()) throw new CliError('no Kubernetes configuration: set KUBECONFIG, or run in a cluster');
   try {
-    const live = await startLive({ config, pass: passOptions(config), kc, log, signal });
+    // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
+    const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
+    const live = await startLive({ config, pass: passOptions(config), kc, log, signal, ...(namespace ? { namespace } : {}) });
     await live.done;
   } catch (err) {
     throw asCliError(err);

@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
 import { detectUnsupportedFields, type EntryPassOptions, type OptionalField, runEntryPass, statusChanged } from '../entries/index.js';
 import { ClusterCache } from '../kube/cluster.js';
+import { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
 import { SpireClient } from '../spire/index.js';
 import { CoalescingTrigger } from './trigger.js';
@@ -19,10 +22,16 @@ export interface LiveOptions {
   shutdownTimeoutMs?: number;
   /** Relist an informer after this much silence (tests shorten it). */
   informerSilenceMs?: number;
+  /** The Lease holder identity. Default: hostname_uuid, as client-go. */
+  identity?: string;
+  /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
+  namespace?: string;
 }
 
 export interface LiveController {
   cache: ClusterCache;
+  /** Absent when leader election is off (this replica always writes). */
+  elector?: LeaderElector;
   statusWriter: StatusWriter;
   spire: SpireClient;
   /** Passes completed, for tests and metrics. */
@@ -62,8 +71,12 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     statusWriter.write(kind, name, kind === 'ClusterSPIFFEID' ? { stats: next } : next);
   };
 
+  // Without leader election this replica always leads; with it, only during a term.
+  let term: AbortSignal | undefined = config.leaderElection.leaderElect ? undefined : new AbortController().signal;
+
   const pass = async () => {
-    if (!cache.hasSynced) return;
+    if (!cache.hasSynced || !term || term.aborted) return;
+    const signal = term;
     const started = Date.now();
     try {
       if (!unsupported || Date.now() - probedAt > UNSUPPORTED_PROBE_MS) {
@@ -74,7 +87,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           log.warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
         }
       }
-      const result = await runEntryPass(cache.snapshot(), spire, { ...opts.pass, ...(unsupported ? { unsupportedFields: unsupported } : {}) });
+      const result = await runEntryPass(cache.snapshot(), spire, { ...opts.pass, signal, ...(unsupported ? { unsupportedFields: unsupported } : {}) });
+      // A status computed under a term that has ended may be stale for the new leader: do not write it.
+      if (signal.aborted) return;
       for (const [name, stats] of Object.entries(result.status.clusterSPIFFEIDs)) {
         const obj = cache.get<ClusterSPIFFEID>('clusterspiffeids', name);
         writeStatus('ClusterSPIFFEID', name, obj?.status?.stats, obj?.metadata.resourceVersion, stats);
@@ -110,6 +125,33 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   });
   await cache.start();
   log.info({ socket: spire.socketPath, endpointSlices: cache.usesEndpointSlices }, 'live mode started');
+  let elector: LeaderElector | undefined;
+  if (config.leaderElection.leaderElect) {
+    const le = config.leaderElection;
+    elector = new LeaderElector(
+      {
+        kc: opts.kc,
+        log,
+        namespace: le.resourceNamespace || opts.namespace || 'default',
+        name: le.resourceName,
+        identity: opts.identity ?? `${hostname()}_${randomUUID()}`,
+        leaseDurationMs: le.leaseDurationMs,
+        renewDeadlineMs: le.renewDeadlineMs,
+        retryPeriodMs: le.retryPeriodMs,
+      },
+      {
+        onStartedLeading: (signal) => {
+          term = signal;
+          trigger.trigger();
+        },
+        onStoppedLeading: () => {
+          term = undefined;
+          statusWriter.stop();
+        },
+      },
+    );
+    elector.start();
+  }
   const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);
   trigger.trigger();
 
@@ -125,9 +167,11 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     await Promise.race([trigger.stop(), bound]);
     await Promise.race([statusWriter.idle(), bound]);
     statusWriter.stop();
+    // Released after the last write, so the next leader never overlaps with us.
+    await elector?.stop();
     spire.close();
     log.info('stopped');
   })();
 
-  return { cache, statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), done };
+  return { cache, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), done };
 }

@@ -1,0 +1,183 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { KubeApiError, kubeRequest } from './rest.js';
+
+interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace: string; resourceVersion?: string };
+  spec?: {
+    holderIdentity?: string | null;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+export interface LeaderElectionOptions {
+  kc: KubeConfig;
+  log: Logger;
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  now?: () => number;
+}
+
+/** Kubernetes MicroTime: RFC 3339 with microseconds. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease, as client-go does it:
+ * acquire when the lease is free or expired, renew every retry period, and
+ * give leadership up when a renewal has not succeeded within the renew
+ * deadline (so two replicas never both believe they lead for longer than
+ * leaseDuration - renewDeadline). Each term comes with an AbortSignal that
+ * aborts the moment leadership is lost; writers pass it to their writes.
+ */
+export class LeaderElector {
+  private stopped = false;
+  private term: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  private lastRenew = 0;
+  private observedRv: string | undefined;
+  private readonly path: string;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly opts: LeaderElectionOptions,
+    private readonly handlers: { onStartedLeading: (signal: AbortSignal) => void; onStoppedLeading: () => void },
+  ) {
+    if (!(opts.leaseDurationMs > opts.renewDeadlineMs && opts.renewDeadlineMs > opts.retryPeriodMs * 1.2)) {
+      throw new Error('leader election needs leaseDuration > renewDeadline > 1.2 * retryPeriod');
+    }
+    this.path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(opts.namespace)}/leases/${encodeURIComponent(opts.name)}`;
+    this.now = opts.now ?? Date.now;
+  }
+
+  get isLeader(): boolean {
+    return this.term !== undefined && !this.term.signal.aborted;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    // Jitter as client-go's wait.JitterUntil, so replicas do not move in lockstep.
+    return new Promise((r) => setTimeout(r, ms * (1 + Math.random() * 0.2)).unref());
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const ok = await this.tryAcquireOrRenew();
+      if (ok) {
+        this.lastRenew = this.now();
+        if (!this.term) {
+          this.term = new AbortController();
+          this.opts.log.info(`became leader (lease ${this.opts.namespace}/${this.opts.name} as ${this.opts.identity})`);
+          this.handlers.onStartedLeading(this.term.signal);
+        }
+      } else if (this.term && this.now() - this.lastRenew >= this.opts.renewDeadlineMs) {
+        this.lose('failed to renew the lease within the renew deadline');
+      }
+      await this.sleep(this.opts.retryPeriodMs);
+    }
+  }
+
+  private lose(why: string): void {
+    const term = this.term;
+    if (!term) return;
+    this.term = undefined;
+    this.opts.log.warn(`lost leadership: ${why}`);
+    term.abort(new Error(`leadership lost: ${why}`));
+    this.handlers.onStoppedLeading();
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = this.now();
+    const durationSeconds = Math.ceil(this.opts.leaseDurationMs / 1000);
+    let lease: Lease | undefined;
+    try {
+      lease = await kubeRequest<Lease>(this.opts.kc, 'GET', this.path);
+    } catch (err) {
+      if (!(err instanceof KubeApiError && err.statusCode === 404)) {
+        this.opts.log.warn(`reading lease: ${(err as Error).message}`);
+        return false;
+      }
+    }
+    if (!lease) {
+      try {
+        await kubeRequest(this.opts.kc, 'POST', this.path.replace(/\/[^/]+$/, ''), {
+          body: {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name: this.opts.name, namespace: this.opts.namespace },
+            spec: { holderIdentity: this.opts.identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
+          },
+        });
+        return true;
+      } catch (err) {
+        this.opts.log.debug(`creating lease: ${(err as Error).message}`);
+        return false;
+      }
+    }
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity ?? '';
+    const mine = holder === this.opts.identity;
+    // Expiry is judged on our own clock from when we last saw the lease change, not on the
+    // holder's renewTime, so clock skew between nodes cannot steal a live lease.
+    if (lease.metadata.resourceVersion !== this.observedRv) {
+      this.observedRv = lease.metadata.resourceVersion;
+      this.observedAt = now;
+    }
+    const expired = now - this.observedAt >= (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
+    if (holder !== '' && !mine && !expired) return false;
+    const next: Lease = {
+      ...lease,
+      spec: {
+        holderIdentity: this.opts.identity,
+        leaseDurationSeconds: durationSeconds,
+        acquireTime: mine ? spec.acquireTime ?? microTime(now) : microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
+      },
+    };
+    try {
+      const updated = await kubeRequest<Lease>(this.opts.kc, 'PUT', this.path, { body: next });
+      this.observedRv = updated.metadata.resourceVersion;
+      this.observedAt = now;
+      return true;
+    } catch (err) {
+      // 409: someone else wrote first (optimistic concurrency); we try again next period.
+      this.opts.log.debug(`updating lease: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
+  private observedAt = 0;
+
+  /** Stops campaigning; a leader releases the lease so a standby takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const wasLeader = this.isLeader;
+    this.lose('shutting down');
+    await this.loop;
+    if (!wasLeader) return;
+    try {
+      const lease = await kubeRequest<Lease>(this.opts.kc, 'GET', this.path);
+      if (lease.spec?.holderIdentity !== this.opts.identity) return;
+      await kubeRequest(this.opts.kc, 'PUT', this.path, {
+        body: { ...lease, spec: { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.now()) } },
+      });
+      this.opts.log.info('released the lease');
+    } catch (err) {
+      this.opts.log.warn(`releasing the lease: ${(err as Error).message}`);
+    }
+  }
+}
