@@ -74,6 +74,19 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // Without leader election this replica always leads; with it, only during a term.
   let term: AbortSignal | undefined = config.leaderElection.leaderElect ? undefined : new AbortController().signal;
 
+  // A pass that could not finish (SPIRE down, a batch RPC failed) is retried with backoff
+  // rather than left to gcInterval. Per-item rejections are not: retrying cannot fix them.
+  let failedPasses = 0;
+  let retry: NodeJS.Timeout | undefined;
+  const retryLater = () => {
+    failedPasses++;
+    const wait = Math.min(1000 * 2 ** (failedPasses - 1), 30_000);
+    clearTimeout(retry);
+    retry = setTimeout(() => trigger.trigger(), wait);
+    retry.unref();
+  };
+  const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'CANCELLED', 'RESOURCE_EXHAUSTED']);
+
   const pass = async () => {
     if (!cache.hasSynced || !term || term.aborted) return;
     const signal = term;
@@ -103,9 +116,12 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
+      if (a?.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
+      else failedPasses = 0;
     } catch (err) {
-      // Nothing was applied past the failure; the next trigger or interval tries again.
+      // Nothing was applied past the failure; try again soon.
       log.error(`reconcile pass failed: ${(err as Error).message}`);
+      retryLater();
     } finally {
       passes++;
     }
@@ -162,6 +178,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     });
     log.info('shutting down: finishing the pass in flight');
     clearInterval(interval);
+    clearTimeout(retry);
     cache.stop();
     const bound = new Promise<void>((r) => setTimeout(r, opts.shutdownTimeoutMs ?? 20_000).unref());
     await Promise.race([trigger.stop(), bound]);
