@@ -82,7 +82,7 @@ export function defaultConfig(): ControllerConfig {
       retryPeriodMs: 2_000,
     },
     metricsBindAddress: ':8080',
-    healthProbeBindAddress: '',
+    healthProbeBindAddress: ':8081',
     readinessEndpointName: '/readyz',
     livenessEndpointName: '/healthz',
   };

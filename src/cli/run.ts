@@ -4,7 +4,9 @@ import type { Command } from 'commander';
 import { detectUnsupportedFields, type OptionalField, runEntryPass } from '../entries/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
-import { startLive } from '../manager/live.js';
+import { ping, serveObservability } from '../manager/health.js';
+import { type LiveController, startLive } from '../manager/live.js';
+import { ControllerMetrics } from '../manager/metrics.js';
 import { CoalescingTrigger } from '../manager/trigger.js';
 import { type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
@@ -126,13 +128,34 @@ export async function runLiveMode(flags: RunFlags, signal: AbortSignal): Promise
     throw new CliError(`no Kubernetes configuration (KUBECONFIG, ~/.kube/config or in-cluster): ${(err as Error).message}`);
   }
   if (!kc.getCurrentCluster()) throw new CliError('no Kubernetes configuration: set KUBECONFIG, or run in a cluster');
+  const metrics = new ControllerMetrics();
+  let live: LiveController | undefined;
+  const observability = await serveObservability({
+    metricsBindAddress: config.metricsBindAddress,
+    healthProbeBindAddress: config.healthProbeBindAddress,
+    readinessPath: config.readinessEndpointName,
+    livenessPath: config.livenessEndpointName,
+    metrics,
+    // Readiness is the initial sync only: a sidecar's readiness is the SPIRE server pod's, so
+    // leadership and SPIRE reachability must not take SPIRE out of its Service.
+    readiness: [
+      {
+        name: 'informers-synced',
+        check: () => (live?.cache.hasSynced ? { ok: true } : { ok: false, detail: live ? `waiting for ${live.cache.unsynced().join(', ')}` : 'starting' }),
+      },
+    ],
+    liveness: [ping],
+    log,
+  });
   try {
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    const live = await startLive({ config, pass: passOptions(config), kc, log, signal, ...(namespace ? { namespace } : {}) });
+    live = await startLive({ config, pass: passOptions(config), kc, log, signal, metrics, ...(namespace ? { namespace } : {}) });
     await live.done;
   } catch (err) {
     throw asCliError(err);
+  } finally {
+    await observability.close();
   }
 }
 

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { SpireClient } from '../spire/index.js';
 import { type ApplyResult, applyPlan } from './apply.js';
 import type { OptionalField } from './compare.js';
@@ -7,6 +8,8 @@ import type { Ownership, Policy } from './ownership.js';
 import { type Plan, planEntries } from './plan.js';
 import { computeStatus, type StatusReport } from './status.js';
 
+export type PassPhase = 'list' | 'render' | 'plan' | 'apply';
+
 export interface EntryPassOptions {
   settings: SelectionSettings;
   ownership: Ownership;
@@ -14,6 +17,15 @@ export interface EntryPassOptions {
   unsupportedFields?: ReadonlySet<OptionalField>;
   /** Set when part of the snapshot could not be read: nothing is deleted this pass. */
   suppressDeletes?: string;
+  /** Told how long each step took, e.g. for metrics. */
+  onPhase?: (phase: PassPhase, seconds: number) => void;
+}
+
+function timed<T>(phase: PassPhase, opts: Pick<EntryPassOptions, 'onPhase'>, fn: () => T): T {
+  const started = performance.now();
+  const out = fn();
+  opts.onPhase?.(phase, (performance.now() - started) / 1000);
+  return out;
 }
 
 export interface EntryPassResult {
@@ -26,8 +38,8 @@ export interface EntryPassResult {
 
 /** Declared state and plan from a snapshot and the current entries: no I/O. */
 export function planPass(snapshot: ClusterSnapshot, current: readonly CurrentEntry[], opts: EntryPassOptions): Omit<EntryPassResult, 'applied'> {
-  const declared = declareEntries(snapshot, opts.settings);
-  const plan = planEntries({
+  const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
+  const plan = timed('plan', opts, () => planEntries({
     declared: declared.declared,
     current,
     ownership: opts.ownership,
@@ -37,7 +49,7 @@ export function planPass(snapshot: ClusterSnapshot, current: readonly CurrentEnt
     ...(declared.keepAllPodEntries ? { keepAllPodEntries: declared.keepAllPodEntries } : {}),
     ...(declared.keepNonPodEntries ? { keepNonPodEntries: declared.keepNonPodEntries } : {}),
     ...(opts.suppressDeletes ? { suppressDeletes: opts.suppressDeletes } : {}),
-  });
+  }));
   return { declared, plan, status: computeStatus(declared, plan) };
 }
 
@@ -51,9 +63,13 @@ export async function runEntryPass(
   spire: SpireClient,
   opts: EntryPassOptions & { dryRun?: boolean; signal?: AbortSignal },
 ): Promise<EntryPassResult> {
+  let started = performance.now();
   const current = (await spire.listEntries()).map(fromSpire);
+  opts.onPhase?.('list', (performance.now() - started) / 1000);
   const planned = planPass(snapshot, current, opts);
   if (opts.dryRun) return planned;
+  started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal);
+  opts.onPhase?.('apply', (performance.now() - started) / 1000);
   return { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
 }

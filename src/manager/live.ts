@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
@@ -8,6 +9,7 @@ import { ClusterCache } from '../kube/cluster.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
 import { SpireClient } from '../spire/index.js';
+import type { ControllerMetrics } from './metrics.js';
 import { CoalescingTrigger } from './trigger.js';
 
 const UNSUPPORTED_PROBE_MS = 10 * 60_000;
@@ -26,6 +28,7 @@ export interface LiveOptions {
   identity?: string;
   /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
   namespace?: string;
+  metrics?: ControllerMetrics;
 }
 
 export interface LiveController {
@@ -47,12 +50,15 @@ export interface LiveController {
  * statuses that changed. Also a pass every gcInterval.
  */
 export async function startLive(opts: LiveOptions): Promise<LiveController> {
-  const { config, log } = opts;
+  const { config, log, metrics } = opts;
   const spire = new SpireClient({
     socket: config.spireServerSocketPath,
     rpcTimeoutMs: config.spireRpcTimeoutMs,
     ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
+    ...(metrics ? { observe: metrics.observeSpireRpc } : {}),
   });
+  // Changes seen since the last pass started: the queue a pass will drain.
+  let queued = 0;
   const statusWriter = new StatusWriter(opts.kc, log);
   let passes = 0;
   let unsupported: Set<OptionalField> | undefined;
@@ -91,6 +97,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     if (!cache.hasSynced || !term || term.aborted) return;
     const signal = term;
     const started = Date.now();
+    queued = 0;
+    metrics?.setQueueDepth(0);
     try {
       if (!unsupported || Date.now() - probedAt > UNSUPPORTED_PROBE_MS) {
         try {
@@ -100,9 +108,15 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           log.warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
         }
       }
-      const result = await runEntryPass(cache.snapshot(), spire, { ...opts.pass, signal, ...(unsupported ? { unsupportedFields: unsupported } : {}) });
+      const result = await runEntryPass(cache.snapshot(), spire, {
+        ...opts.pass,
+        signal,
+        ...(unsupported ? { unsupportedFields: unsupported } : {}),
+        ...(metrics ? { onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) } : {}),
+      });
       // A status computed under a term that has ended may be stale for the new leader: do not write it.
       if (signal.aborted) return;
+      const statusStarted = performance.now();
       for (const [name, stats] of Object.entries(result.status.clusterSPIFFEIDs)) {
         const obj = cache.get<ClusterSPIFFEID>('clusterspiffeids', name);
         writeStatus('ClusterSPIFFEID', name, obj?.status?.stats, obj?.metadata.resourceVersion, stats);
@@ -111,16 +125,30 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         const obj = cache.get<ClusterStaticEntry>('clusterstaticentries', name);
         writeStatus('ClusterStaticEntry', name, obj?.status, obj?.metadata.resourceVersion, status);
       }
+      metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
       for (const f of result.declared.renderFailures) log.warn(`${f.owner.kind}/${f.owner.name}${f.pod ? ` pod ${f.pod}` : ''}: ${f.message}`);
       for (const c of result.plan.conflicts) log.warn(`${c.owner.kind}/${c.owner.name}: ${c.spec.spiffeId} is held by ${c.foreignIds.join(', ')} outside entryScope; not created`);
       for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
+      metrics?.observePass(
+        {
+          created: a?.created ?? 0,
+          updated: a?.updated ?? 0,
+          deleted: a?.deleted ?? 0,
+          failed: a?.failures.length ?? 0,
+          renderFailures: result.declared.renderFailures.length,
+          conflicts: result.plan.conflicts.length,
+          kept: result.plan.kept.length + (a?.heldBack.length ?? 0),
+        },
+        (Date.now() - started) / 1000,
+      );
       if (a?.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
       else failedPasses = 0;
     } catch (err) {
       // Nothing was applied past the failure; try again soon.
       log.error(`reconcile pass failed: ${(err as Error).message}`);
+      metrics?.passFailed();
       retryLater();
     } finally {
       passes++;
@@ -131,15 +159,22 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const cache = new ClusterCache({
     kc: opts.kc,
     log,
-    onChange: () => trigger.trigger(),
+    onChange: () => {
+      queued++;
+      metrics?.setQueueDepth(queued);
+      trigger.trigger();
+    },
     ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
   });
 
-  await spire.waitUntilReady({
-    timeoutMs: Number.MAX_SAFE_INTEGER,
-    onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
-  });
-  await cache.start();
+  // Caches warm up while SPIRE may still be starting: readiness depends on the sync only.
+  await Promise.all([
+    cache.start(),
+    spire.waitUntilReady({
+      timeoutMs: Number.MAX_SAFE_INTEGER,
+      onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
+    }),
+  ]);
   log.info({ socket: spire.socketPath, endpointSlices: cache.usesEndpointSlices }, 'live mode started');
   let elector: LeaderElector | undefined;
   if (config.leaderElection.leaderElect) {
@@ -158,15 +193,19 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       {
         onStartedLeading: (signal) => {
           term = signal;
+          metrics?.setLeader(true);
           trigger.trigger();
         },
         onStoppedLeading: () => {
           term = undefined;
+          metrics?.setLeader(false);
           statusWriter.stop();
         },
       },
     );
     elector.start();
+  } else {
+    metrics?.setLeader(true);
   }
   const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);
   trigger.trigger();

@@ -1,0 +1,174 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { type BindAddress, closeServer, listen, parseBindAddress, sameBindAddress } from './http.js';
+import type { ControllerMetrics } from './metrics.js';
+
+/** One named condition behind a probe. Synchronous and cheap: probes run often and must not hang. */
+export interface Check {
+  name: string;
+  check(): { ok: boolean; detail?: string };
+}
+
+/** Always passes: liveness that proves only that the event loop answers (upstream's healthz.Ping). */
+export const ping: Check = { name: 'ping', check: () => ({ ok: true }) };
+
+export interface ObservabilityOptions {
+  /** ":8080", "0.0.0.0:8082", "127.0.0.1:0", "[::1]:8080"; "0" or "" switches metrics off. */
+  metricsBindAddress: string;
+  /** Same forms; "0" or "" switches the probes off. */
+  healthProbeBindAddress: string;
+  readinessPath: string;
+  livenessPath: string;
+  metrics: ControllerMetrics;
+  readiness: Check[];
+  liveness: Check[];
+  log?: Logger;
+}
+
+export interface Observability {
+  /** Where metrics are served, e.g. "127.0.0.1:41234"; absent when switched off. */
+  metricsAddress?: string;
+  healthAddress?: string;
+  close(): Promise<void>;
+}
+
+interface Result {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+function run(checks: readonly Check[]): Result[] {
+  return checks.map((c) => {
+    try {
+      const r = c.check();
+      return { name: c.name, ok: r.ok, detail: r.detail ?? (r.ok ? 'ok' : 'failed') };
+    } catch (err) {
+      // A check that throws is a failing check, not a crashed probe endpoint.
+      return { name: c.name, ok: false, detail: `check threw: ${(err as Error).message}` };
+    }
+  });
+}
+
+/**
+ * The probe body. Plain: "ok", or one "<name>: <detail>" line per failing
+ * check. Verbose (`?verbose`): every check as Kubernetes' healthz prints them,
+ * "[+]name ok" / "[-]name failed: detail", then a summary line.
+ */
+function probeResponse(kind: string, checks: readonly Check[], verbose: boolean): { status: number; body: string } {
+  const results = run(checks);
+  const failing = results.filter((r) => !r.ok);
+  const status = failing.length === 0 ? 200 : 503;
+  if (verbose) {
+    const lines = results.map((r) => (r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.detail}`));
+    lines.push(`${kind} check ${status === 200 ? 'passed' : 'failed'}`);
+    return { status, body: `${lines.join('\n')}\n` };
+  }
+  if (status === 200) return { status, body: 'ok' };
+  return { status, body: `${failing.map((r) => `${r.name}: ${r.detail}`).join('\n')}\n` };
+}
+
+function reply(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+    // A probe's answer is for now only.
+    'Cache-Control': 'no-store',
+  });
+  res.end(body);
+}
+
+interface Routes {
+  metrics?: ControllerMetrics;
+  probes?: { readinessPath: string; livenessPath: string; readiness: Check[]; liveness: Check[] };
+  log?: Logger;
+}
+
+function handler(routes: Routes): RequestListener {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    // The host part is irrelevant: only the path and query are read.
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    const known = (routes.metrics && path === '/metrics') || (routes.probes && (path === routes.probes.readinessPath || path === routes.probes.livenessPath));
+    if (!known) return reply(res, 404, 'not found\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return reply(res, 405, 'method not allowed\n');
+    }
+    if (path === '/metrics' && routes.metrics) {
+      routes.metrics.expose().then(
+        ({ contentType, body }) => reply(res, 200, body, contentType),
+        (err: unknown) => {
+          routes.log?.error({ err }, 'collecting metrics failed');
+          reply(res, 500, `collecting metrics failed: ${(err as Error).message}\n`);
+        },
+      );
+      return;
+    }
+    const probes = routes.probes!;
+    const verbose = url.searchParams.has('verbose');
+    const { status, body } =
+      path === probes.readinessPath ? probeResponse('readiness', probes.readiness, verbose) : probeResponse('liveness', probes.liveness, verbose);
+    reply(res, status, body);
+  };
+}
+
+/** A name without its leading slash ("readyz") could never match a request path; take it as meant. */
+function asPath(name: string): string {
+  return name.startsWith('/') ? name : `/${name}`;
+}
+
+/**
+ * Serves /metrics on the metrics address and the readiness and liveness
+ * probes on the health address: one server when both name the same host and
+ * port (two would collide; port 0 gives each its own ephemeral port), none
+ * for an address that is "0" or "". Resolves when everything listens;
+ * if any server cannot bind, the others are closed and the error names the
+ * address.
+ */
+export async function serveObservability(opts: ObservabilityOptions): Promise<Observability> {
+  const metricsBind = parseBindAddress(opts.metricsBindAddress, 'metrics bind address');
+  const healthBind = parseBindAddress(opts.healthProbeBindAddress, 'health probe bind address');
+  const readinessPath = asPath(opts.readinessPath);
+  const livenessPath = asPath(opts.livenessPath);
+  if (healthBind && readinessPath === livenessPath) throw new Error(`readiness and liveness endpoints must differ, both are ${readinessPath}`);
+  const probes = { readinessPath, livenessPath, readiness: opts.readiness, liveness: opts.liveness };
+  const log = opts.log;
+
+  const plan: { bind: BindAddress; written: string; what: string; routes: Routes }[] = [];
+  if (metricsBind && healthBind && sameBindAddress(metricsBind, healthBind)) {
+    plan.push({ bind: metricsBind, written: opts.metricsBindAddress, what: 'metrics and health probes', routes: { metrics: opts.metrics, probes, log } });
+  } else {
+    if (metricsBind) plan.push({ bind: metricsBind, written: opts.metricsBindAddress, what: 'metrics', routes: { metrics: opts.metrics, log } });
+    if (healthBind) plan.push({ bind: healthBind, written: opts.healthProbeBindAddress, what: 'health probes', routes: { probes, log } });
+  }
+
+  const servers: Server[] = [];
+  const addresses: string[] = [];
+  try {
+    for (const p of plan) {
+      const { server, address } = await listen(handler(p.routes), p.bind, p.what, p.written);
+      servers.push(server);
+      addresses.push(address);
+      log?.info({ address }, `serving ${p.what}`);
+    }
+  } catch (err) {
+    await Promise.all(servers.map(closeServer));
+    throw err;
+  }
+
+  const addressOf = (route: keyof Omit<Routes, 'log'>) => {
+    const i = plan.findIndex((p) => p.routes[route] !== undefined);
+    return i < 0 ? undefined : addresses[i];
+  };
+  const metricsAddress = addressOf('metrics');
+  const healthAddress = addressOf('probes');
+  return {
+    ...(metricsAddress !== undefined ? { metricsAddress } : {}),
+    ...(healthAddress !== undefined ? { healthAddress } : {}),
+    close: async () => {
+      await Promise.all(servers.map(closeServer));
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Where to listen. `host` undefined means every interface, as Go's ":8080" does. */
+export interface BindAddress {
+  host?: string;
+  port: number;
+}
+
+/**
+ * Reads a bind address in the forms controller-runtime accepts: ":8080",
+ * "0.0.0.0:8082", "localhost:8080", "[::1]:8080", port 0 for an ephemeral
+ * port. "0" and "" return undefined: upstream uses them to switch a server off.
+ * `what` names the setting in errors ("metrics bind address").
+ */
+export function parseBindAddress(value: string, what: string): BindAddress | undefined {
+  const v = value.trim();
+  if (v === '' || v === '0') return undefined;
+  const bad = (why: string) => new Error(`${what} "${value}": ${why}`);
+  let host: string;
+  let port: string;
+  if (v.startsWith('[')) {
+    const close = v.indexOf(']');
+    if (close < 0 || v[close + 1] !== ':') throw bad('expected [ipv6]:port');
+    host = v.slice(1, close);
+    port = v.slice(close + 2);
+  } else {
+    const colon = v.lastIndexOf(':');
+    if (colon < 0) throw bad('expected host:port or :port');
+    host = v.slice(0, colon);
+    port = v.slice(colon + 1);
+    // An unbracketed IPv6 address is ambiguous (which colon ends the host?); Go refuses it too.
+    if (host.includes(':')) throw bad('put an IPv6 address in brackets, e.g. [::1]:8080');
+  }
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw bad('port must be a number from 0 to 65535');
+  return host === '' ? { port: Number(port) } : { host, port: Number(port) };
+}
+
+/** The address as an operator would write it back: "127.0.0.1:8080", "[::]:8080". */
+export function formatAddress(a: AddressInfo): string {
+  return a.family === 'IPv6' ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
+}
+
+/**
+ * Would binding both collide? Then metrics and health share one server.
+ * Port 0 never collides: each request gets its own ephemeral port.
+ */
+export function sameBindAddress(a: BindAddress, b: BindAddress): boolean {
+  return a.port !== 0 && a.port === b.port && (a.host ?? '').toLowerCase() === (b.host ?? '').toLowerCase();
+}
+
+/**
+ * Starts an HTTP server and resolves once it listens, with the actual
+ * address (the port is known only now when 0 was asked for). A failure to
+ * bind rejects with an error naming what was being served and where.
+ */
+export function listen(handler: RequestListener, bind: BindAddress, what: string, written: string): Promise<{ server: Server; address: string }> {
+  const server = createServer(handler);
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      const reason = err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : (err.code ?? err.message);
+      reject(new Error(`cannot serve ${what} on ${written}: ${reason}`, { cause: err }));
+    };
+    server.once('error', onError);
+    server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}) }, () => {
+      server.off('error', onError);
+      resolve({ server, address: formatAddress(server.address() as AddressInfo) });
+    });
+  });
+}
+
+/** Stops accepting, drops idle keep-alive connections (a scraper holds one), and waits for requests in flight. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((err) => (err ? reject(err) : resolve()));
+    server.closeIdleConnections();
+  });
+}

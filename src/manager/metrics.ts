@@ -1,0 +1,196 @@
+import { performance } from 'node:perf_hooks';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RpcObserver } from '../spire/rpc.js';
+
+/** The steps of one reconcile pass, in order (see DESIGN.md, "The loop"). */
+export type Phase = 'list' | 'render' | 'plan' | 'apply' | 'status';
+
+export const PHASES: readonly Phase[] = ['list', 'render', 'plan', 'apply', 'status'];
+
+/** What one finished pass did, as counts. */
+export interface PassCounts {
+  created: number;
+  updated: number;
+  deleted: number;
+  failed: number;
+  renderFailures: number;
+  conflicts: number;
+  kept: number;
+}
+
+const ENTRY_OPS = ['created', 'updated', 'deleted', 'failed'] as const;
+
+/**
+ * A pass ranges from about a millisecond (nothing changed, a few pods) to
+ * tens of seconds (cold start at 100k pods); 1-2.5-5 steps keep the
+ * resolution even across those four decades.
+ */
+export const PASS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60];
+
+/**
+ * A SPIRE RPC over the local socket takes from ~100 µs (a small read) to
+ * seconds (a large batch or a busy datastore); the top bucket is the
+ * default spireRpcTimeout, so a timed-out call lands at or just past it.
+ */
+export const RPC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Present in a registry that prom-client's default metrics were already added to. */
+const DEFAULT_METRICS_MARKER = 'process_cpu_user_seconds_total';
+
+/**
+ * The controller's Prometheus metrics, in a registry of its own: never
+ * prom-client's global one, so two controllers (or two tests) in one process
+ * do not collide over metric names.
+ */
+export class ControllerMetrics {
+  readonly registry: Registry;
+  /** Records one SPIRE call; pass it as `observe` in the SPIRE client options. */
+  readonly observeSpireRpc: RpcObserver;
+
+  private readonly phaseSeconds: Histogram<'phase'>;
+  private readonly passSeconds: Histogram;
+  private readonly entries: Counter<'op'>;
+  private readonly renderFailures: Gauge;
+  private readonly conflicts: Gauge;
+  private readonly kept: Gauge;
+  private readonly passFailures: Counter;
+  private readonly queueDepth: Gauge;
+  private readonly leader: Gauge;
+  private readonly lastSuccessTimestamp: Gauge;
+  /**
+   * Monotonic clock reading of the last successful pass; before the first
+   * one, of the start. A monotonic clock, so a wall-clock step (NTP) cannot
+   * make the age jump or go negative.
+   */
+  private lastSuccessAt = performance.now();
+
+  constructor(registry?: Registry) {
+    this.registry = registry ?? new Registry();
+    const registers = [this.registry];
+    if (!this.registry.getSingleMetric(DEFAULT_METRICS_MARKER)) {
+      // Process CPU, memory, event-loop lag, GC: what a resource alert needs. Unprefixed, so stock Node.js dashboards work.
+      collectDefaultMetrics({ register: this.registry });
+    }
+
+    this.phaseSeconds = new Histogram({
+      name: 'spire_reconciler_pass_phase_seconds',
+      help: 'Time spent in one phase of a reconcile pass: list (reading SPIRE entries), render (computing declared entries), plan (comparing), apply (writing to SPIRE), status (writing object statuses).',
+      labelNames: ['phase'],
+      buckets: PASS_BUCKETS,
+      registers,
+    });
+    this.passSeconds = new Histogram({
+      name: 'spire_reconciler_pass_seconds',
+      help: 'Time taken by a complete reconcile pass, from the start of listing to the last status write. Failed passes are not included.',
+      buckets: PASS_BUCKETS,
+      registers,
+    });
+    this.entries = new Counter({
+      name: 'spire_reconciler_entries_total',
+      help: 'SPIRE registration entries written by the controller since it started, by outcome: created, updated, deleted, or failed (a create, update or delete SPIRE refused).',
+      labelNames: ['op'],
+      registers,
+    });
+    this.renderFailures = new Gauge({
+      name: 'spire_reconciler_render_failures',
+      help: 'Declared entries that could not be computed in the last pass (for example a template that fails for a pod). Entries already on the server for them are kept, not deleted.',
+      registers,
+    });
+    this.conflicts = new Gauge({
+      name: 'spire_reconciler_conflicts',
+      help: 'Declared entries not created in the last pass because an entry this controller does not own already has the same SPIFFE ID, parent and selectors.',
+      registers,
+    });
+    this.kept = new Gauge({
+      name: 'spire_reconciler_entries_kept',
+      help: 'Entries the last pass would have deleted or changed but kept on purpose (join tokens, unknown declared state, policy, a failed replacement). The plan lists each with its reason.',
+      registers,
+    });
+    this.passFailures = new Counter({
+      name: 'spire_reconciler_pass_failures_total',
+      help: 'Reconcile passes that stopped before finishing (for example SPIRE could not be listed). Nothing is deleted by a failed pass.',
+      registers,
+    });
+    this.queueDepth = new Gauge({
+      name: 'spire_reconciler_queue_depth',
+      help: 'Changes (Kubernetes events, timers) waiting for the next reconcile pass.',
+      registers,
+    });
+    this.leader = new Gauge({
+      name: 'spire_reconciler_leader',
+      help: '1 when this replica holds the leader-election lease and is the one writing to SPIRE, else 0.',
+      registers,
+    });
+    const rpcSeconds = new Histogram({
+      name: 'spire_reconciler_spire_rpc_seconds',
+      help: 'Duration of calls to the SPIRE server API, by method (Service.Method) and gRPC status code (OK on success).',
+      labelNames: ['method', 'code'],
+      buckets: RPC_BUCKETS,
+      registers,
+    });
+    this.lastSuccessTimestamp = new Gauge({
+      name: 'spire_reconciler_last_success_timestamp_seconds',
+      help: 'Unix time of the end of the last successful reconcile pass; 0 if none has succeeded yet.',
+      registers,
+    });
+    const since = () => this.secondsSinceLastSuccess();
+    new Gauge({
+      name: 'spire_reconciler_seconds_since_last_success',
+      help: 'Seconds since the last successful reconcile pass ended, or since the controller started if none has succeeded yet. Grows while passes fail or stall: alert on it.',
+      registers,
+      // Computed at scrape time so it is current even when no pass runs to update it.
+      collect() {
+        this.set(since());
+      },
+    });
+
+    // Every series exists from the start, so rate() and absent() work before the first event.
+    for (const op of ENTRY_OPS) this.entries.inc({ op }, 0);
+    this.leader.set(0);
+
+    this.observeSpireRpc = (rpc, code, seconds) => rpcSeconds.observe({ method: rpc, code }, seconds);
+  }
+
+  observePhase(phase: Phase, seconds: number): void {
+    this.phaseSeconds.observe({ phase }, seconds);
+  }
+
+  /**
+   * A pass that ran to its end, even if SPIRE refused some items (those
+   * count as `failed`): it is a success for staleness purposes, because the
+   * controller saw and acted on the whole cluster.
+   */
+  observePass(result: PassCounts, seconds: number): void {
+    for (const op of ENTRY_OPS) {
+      if (result[op] > 0) this.entries.inc({ op }, result[op]);
+    }
+    this.renderFailures.set(result.renderFailures);
+    this.conflicts.set(result.conflicts);
+    this.kept.set(result.kept);
+    this.passSeconds.observe(seconds);
+    this.lastSuccessAt = performance.now();
+    this.lastSuccessTimestamp.set(Date.now() / 1000);
+  }
+
+  passFailed(): void {
+    this.passFailures.inc();
+  }
+
+  setQueueDepth(n: number): void {
+    this.queueDepth.set(n);
+  }
+
+  setLeader(isLeader: boolean): void {
+    this.leader.set(isLeader ? 1 : 0);
+  }
+
+  /** Also usable by a health check that wants to report a stalled loop. */
+  secondsSinceLastSuccess(): number {
+    return (performance.now() - this.lastSuccessAt) / 1000;
+  }
+
+  /** The Prometheus text exposition of everything in the registry. */
+  async expose(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,212 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { parseConfig } from '../../src/api/config.js';
+import { parseBindAddress } from '../../src/manager/http.js';
+
+const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- Kubernetes objects read from YAML, checked field by field below */
+type Obj = Record<string, any>;
+
+function readYaml(path: string): Obj[] {
+  const docs = parseAllDocuments(readFileSync(path, 'utf8'));
+  if (!Array.isArray(docs)) return [];
+  for (const d of docs) {
+    if (d.errors.length > 0) throw new Error(`${path}: ${d.errors[0]!.message}`);
+  }
+  return docs.map((d) => d.toJS() as Obj).filter((o) => o !== null);
+}
+
+const yamlFiles = readdirSync(DEPLOY).filter((f) => /\.ya?ml$/.test(f));
+const objects = new Map(yamlFiles.map((f) => [f, readYaml(join(DEPLOY, f))]));
+
+function only(file: string): Obj {
+  const docs = objects.get(file);
+  if (docs?.length !== 1) throw new Error(`${file}: expected one object, found ${docs?.length ?? 'no file'}`);
+  return docs[0]!;
+}
+
+const kustomization = only('kustomization.yaml');
+const clusterRole = only('clusterrole.yaml');
+const role = only('role.yaml');
+const serviceAccount = only('serviceaccount.yaml');
+const configMap = only('configmap.yaml');
+const patch = only('spire-server-sidecar-patch.yaml');
+const loaded = parseConfig(configMap.data['config.yaml'], 'deploy/configmap.yaml');
+const config = loaded.config;
+const container: Obj = patch.spec.template.spec.containers.find((c: Obj) => c.name === 'spire-reconciler');
+
+/** RBAC rules flattened to "group/resource[name]" -> sorted verbs, so that how rules are split does not matter. */
+function grants(rules: Obj[]): Record<string, string[]> {
+  const out: Record<string, Set<string>> = {};
+  for (const r of rules) {
+    for (const group of r.apiGroups) {
+      for (const resource of r.resources) {
+        for (const name of r.resourceNames ?? ['']) {
+          const key = `${group === '' ? 'core' : group}/${resource}${name ? `[${name}]` : ''}`;
+          for (const verb of r.verbs) (out[key] ??= new Set()).add(verb);
+        }
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v].sort()]));
+}
+
+const READ = ['get', 'list', 'watch'];
+const STATUS = ['get', 'patch', 'update'];
+
+/** The table in deploy/README.md. Changing a permission means changing both. */
+const CLUSTER_GRANTS: Record<string, string[]> = {
+  'core/pods': READ,
+  'core/namespaces': READ,
+  'core/nodes': READ,
+  'core/endpoints': READ,
+  'discovery.k8s.io/endpointslices': READ,
+  'spire.spiffe.io/clusterspiffeids': READ,
+  'spire.spiffe.io/clusterstaticentries': READ,
+  'spire.spiffe.io/clusterfederatedtrustdomains': READ,
+  'spire.spiffe.io/clusterspiffeids/status': STATUS,
+  'spire.spiffe.io/clusterstaticentries/status': STATUS,
+  'spire.spiffe.io/clusterfederatedtrustdomains/status': STATUS,
+  'core/events': ['create', 'patch'],
+};
+
+describe('deploy/ is a kustomization kubectl can apply', () => {
+  it('every YAML file parses, and every object has apiVersion, kind and a name', () => {
+    expect(yamlFiles.length).toBeGreaterThanOrEqual(9);
+    for (const [file, docs] of objects) {
+      expect(docs.length, file).toBeGreaterThan(0);
+      for (const o of docs) {
+        expect(typeof o.apiVersion, file).toBe('string');
+        expect(typeof o.kind, file).toBe('string');
+        if (o.kind !== 'Kustomization') expect(typeof o.metadata?.name, file).toBe('string');
+      }
+    }
+  });
+
+  it('lists files that exist, and every manifest here except the patch', () => {
+    const resources: string[] = kustomization.resources;
+    for (const r of resources) expect(existsSync(join(DEPLOY, r)), r).toBe(true);
+    const listed = resources.filter((r) => !r.startsWith('..'));
+    const expected = yamlFiles.filter((f) => f !== 'kustomization.yaml' && f !== 'spire-server-sidecar-patch.yaml').sort();
+    expect([...listed].sort()).toEqual(expected);
+    // The patch targets a StatefulSet this kustomization does not hold: listing it would fail the build.
+    expect(JSON.stringify(kustomization)).not.toContain('spire-server-sidecar-patch');
+  });
+
+  it('takes the CRDs from ../crds through a kustomization there (kustomize refuses files outside deploy/)', () => {
+    const dirs = (kustomization.resources as string[]).filter((r) => statSync(join(DEPLOY, r)).isDirectory());
+    expect(dirs).toEqual(['../crds']);
+    const crdDir = join(DEPLOY, '../crds');
+    const inner = join(crdDir, 'kustomization.yaml');
+    expect(existsSync(inner), 'crds/kustomization.yaml must exist for `kubectl apply -k deploy/`').toBe(true);
+    const innerResources: string[] = readYaml(inner)[0]?.resources ?? [];
+    const crdFiles = readdirSync(crdDir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+    expect([...innerResources].sort()).toEqual(crdFiles.sort());
+    for (const r of innerResources) expect(relative(crdDir, join(crdDir, r)).startsWith('..'), r).toBe(false);
+  });
+});
+
+describe('RBAC grants exactly what the README documents, and no more', () => {
+  it('the ClusterRole grants exactly the documented verbs per resource', () => {
+    expect(clusterRole.kind).toBe('ClusterRole');
+    expect(grants(clusterRole.rules)).toEqual(Object.fromEntries(Object.entries(CLUSTER_GRANTS).map(([k, v]) => [k, [...v].sort()])));
+  });
+
+  it('the Role covers only the leader-election Lease named in the config, in its namespace', () => {
+    expect(role.kind).toBe('Role');
+    expect(role.metadata.namespace).toBe(config.leaderElection.resourceNamespace);
+    expect(grants(role.rules)).toEqual({
+      'coordination.k8s.io/leases': ['create'],
+      [`coordination.k8s.io/leases[${config.leaderElection.resourceName}]`]: ['get', 'update'],
+    });
+  });
+
+  it('has no wildcard verbs, resources or groups, and no non-resource URLs', () => {
+    for (const r of [...clusterRole.rules, ...role.rules] as Obj[]) {
+      for (const field of ['verbs', 'resources', 'apiGroups', 'resourceNames']) {
+        for (const v of r[field] ?? []) expect(v, `${field} of ${JSON.stringify(r)}`).not.toContain('*');
+      }
+      expect(r.nonResourceURLs).toBeUndefined();
+    }
+  });
+
+  it('binds both roles to the service account in serviceaccount.yaml', () => {
+    const sa = { kind: 'ServiceAccount', name: serviceAccount.metadata.name, namespace: serviceAccount.metadata.namespace };
+    const crb = only('clusterrolebinding.yaml');
+    const rb = only('rolebinding.yaml');
+    expect(crb.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole.metadata.name });
+    expect(rb.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name });
+    expect(rb.metadata.namespace).toBe(role.metadata.namespace);
+    expect(crb.subjects).toEqual([sa]);
+    expect(rb.subjects).toEqual([sa]);
+  });
+});
+
+describe('the shipped config file loads as the controller will load it', () => {
+  it('parses without errors or warnings', () => {
+    expect(loaded.warnings).toEqual([]);
+    expect(config.trustDomain).toBe('example.org');
+    expect(config.clusterName).toBe('demo');
+    expect(config.spireServerSocketPath).toBe('/tmp/spire-server/private/api.sock');
+    expect(config.leaderElection.leaderElect).toBe(true);
+    expect(config.leaderElection.resourceNamespace).toBe('spire-server');
+  });
+});
+
+describe('the sidecar runs locked down, beside the SPIRE server it serves', () => {
+  it('patches the SPIRE server StatefulSet and adds one container', () => {
+    expect(patch.kind).toBe('StatefulSet');
+    expect(patch.metadata).toEqual({ name: 'spire-server', namespace: 'spire-server' });
+    expect(container).toBeDefined();
+    expect(container.image).toBe('ghcr.io/example/spire-reconciler:0.1.0');
+    expect(container.args).toEqual(['run', '--config', '/config/config.yaml']);
+  });
+
+  it('runs as non-root with a read-only root filesystem, no privilege escalation and no capabilities', () => {
+    const sc = container.securityContext;
+    expect(sc.runAsNonRoot).toBe(true);
+    expect(sc.runAsUser).toBeGreaterThan(0);
+    expect(sc.readOnlyRootFilesystem).toBe(true);
+    expect(sc.allowPrivilegeEscalation).toBe(false);
+    expect(sc.privileged ?? false).toBe(false);
+    expect(sc.capabilities).toEqual({ drop: ['ALL'] });
+  });
+
+  it('sets resource requests and limits', () => {
+    for (const kind of ['requests', 'limits']) {
+      expect(container.resources[kind].cpu, kind).toBeDefined();
+      expect(container.resources[kind].memory, kind).toBeDefined();
+    }
+  });
+
+  it('mounts the SPIRE socket directory the config points at, and the ConfigMap where --config reads it', () => {
+    const mounts = new Map<string, Obj>(container.volumeMounts.map((m: Obj) => [m.name, m]));
+    expect(mounts.get('spire-server-socket')).toEqual({ name: 'spire-server-socket', mountPath: dirname(config.spireServerSocketPath), readOnly: true });
+    const configVolume = (patch.spec.template.spec.volumes as Obj[]).find((v) => v.configMap?.name === configMap.metadata.name);
+    expect(configVolume).toBeDefined();
+    const configMount = mounts.get(configVolume!.name);
+    expect(join(configMount!.mountPath, 'config.yaml')).toBe(container.args[2]);
+    // The socket volume is the SPIRE server's own: the patch must not redefine it.
+    expect((patch.spec.template.spec.volumes as Obj[]).map((v) => v.name)).not.toContain('spire-server-socket');
+  });
+
+  it('exposes the metrics and health ports the config binds, and probes the configured endpoints', () => {
+    const ports = new Map<string, number>(container.ports.map((p: Obj) => [p.name, p.containerPort]));
+    const metricsPort = parseBindAddress(config.metricsBindAddress, 'metrics')!.port;
+    const healthPort = parseBindAddress(config.healthProbeBindAddress, 'health')!.port;
+    expect([...ports.values()].sort()).toEqual([metricsPort, healthPort].sort());
+    for (const [probe, path] of [
+      ['livenessProbe', config.livenessEndpointName],
+      ['readinessProbe', config.readinessEndpointName],
+    ] as const) {
+      const get = container[probe].httpGet;
+      expect(get.path, probe).toBe(path);
+      expect(ports.get(get.port), probe).toBe(healthPort);
+    }
+    for (const name of ports.keys()) expect(name.length, `port name ${name}`).toBeLessThanOrEqual(15);
+  });
+});
