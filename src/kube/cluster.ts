@@ -53,6 +53,7 @@ export class ClusterCache {
         path: r.path,
         list: () => listAll(this.opts.kc, r.path),
         onChange: (kind, obj) => this.changed(r, kind, obj),
+        onResync: () => this.opts.onChange(r.name),
         onError: (err, retryInMs) => this.opts.log.warn(`${r.name} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
         ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
       });

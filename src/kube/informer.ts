@@ -48,6 +48,8 @@ export interface InformerOptions<T extends KubernetesObject> {
   list: () => Promise<KubernetesListObject<T>>;
   /** Called on every add, update and delete (after the cache holds the change). */
   onChange: (kind: 'add' | 'update' | 'delete', obj: T) => void;
+  /** Called when a relist has replaced the whole cache. */
+  onResync?: () => void;
   onError?: (err: unknown, retryInMs: number) => void;
   /** Relist when nothing (not even a bookmark) arrived for this long. Default 5 min. */
   silenceMs?: number;
@@ -110,6 +112,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.retry);
+    // A relist in progress stops itself when it finds us stopped.
     clearInterval(this.watchdog);
     void this.lw?.stop();
   }
@@ -156,20 +159,25 @@ export class ResilientInformer<T extends KubernetesObject> {
    * The old cache keeps serving until the new list is complete: a pass that
    * saw a half-empty cache would plan deletes for everything missing.
    */
-  private async relist(why: string): Promise<void> {
+  private relist(why: string): void {
     this.opts.onError?.(new Error(`${this.opts.name}: ${why}; relisting`), 0);
     this.lastActivity = Date.now();
     this.restarts++;
-    let listed = false;
-    const fresh = this.makeListWatch(() => (listed = true));
-    await fresh.start();
-    if (this.stopped || !listed) {
-      // The list failed (the old watch, if alive, goes on) or we were stopped; try again later.
+    // ListWatch fills its cache right after the list resolves, before it opens the watch
+    // (which may not connect at all on a stalled server): swap on the next turn.
+    const fresh: ListWatch<T> = this.makeListWatch(() => setImmediate(() => this.swap(fresh)));
+    void fresh.start();
+  }
+
+  private swap(fresh: ListWatch<T>): void {
+    if (this.stopped) {
       void fresh.stop();
       return;
     }
+    if (this.lw === fresh) return;
     const old = this.lw;
     this.lw = fresh;
     void old?.stop();
+    this.opts.onResync?.();
   }
 }
