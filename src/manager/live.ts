@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
 import { detectUnsupportedFields, type EntryPassOptions, type OptionalField, runEntryPass, statusChanged } from '../entries/index.js';
 import { ClusterCache } from '../kube/cluster.js';
+import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
 import { SpireClient } from '../spire/index.js';
@@ -33,6 +34,7 @@ export interface LiveOptions {
 
 export interface LiveController {
   cache: ClusterCache;
+  events: EventRecorder;
   /** Absent when leader election is off (this replica always writes). */
   elector?: LeaderElector;
   statusWriter: StatusWriter;
@@ -60,6 +62,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // Changes seen since the last pass started: the queue a pass will drain.
   let queued = 0;
   const statusWriter = new StatusWriter(opts.kc, log);
+  const events = new EventRecorder(opts.kc, log);
   let passes = 0;
   let unsupported: Set<OptionalField> | undefined;
   let probedAt = 0;
@@ -126,8 +129,16 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         writeStatus('ClusterStaticEntry', name, obj?.status, obj?.metadata.resourceVersion, status);
       }
       metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
-      for (const f of result.declared.renderFailures) log.warn(`${f.owner.kind}/${f.owner.name}${f.pod ? ` pod ${f.pod}` : ''}: ${f.message}`);
-      for (const c of result.plan.conflicts) log.warn(`${c.owner.kind}/${c.owner.name}: ${c.spec.spiffeId} is held by ${c.foreignIds.join(', ')} outside entryScope; not created`);
+      for (const f of result.declared.renderFailures) {
+        const message = `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;
+        log.warn(`${f.owner.kind}/${f.owner.name}: ${message}`);
+        events.warn(f.owner, 'RenderFailed', message);
+      }
+      for (const c of result.plan.conflicts) {
+        const message = `${c.spec.spiffeId} is held by entry ${c.foreignIds.join(', ')} outside entryScope; not created`;
+        log.warn(`${c.owner.kind}/${c.owner.name}: ${message}`);
+        events.warn(c.owner, 'EntryConflict', message);
+      }
       for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
@@ -229,5 +240,5 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     log.info('stopped');
   })();
 
-  return { cache, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), done };
+  return { cache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), done };
 }

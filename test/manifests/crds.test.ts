@@ -157,15 +157,29 @@ describe.each(Object.keys(CRD_FILES) as (keyof typeof CRD_FILES)[])('the %s CRD 
     expect(versions[0]).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
   });
 
-  it('has upstream\'s printer columns', () => {
+  it('has upstream\'s printer columns, and ours with the key status fields', () => {
     const [version] = (readCRD(kind).spec as { versions: Record<string, unknown>[] }).versions;
-    const expected =
-      kind === 'ClusterFederatedTrustDomain'
-        ? [
-            { name: 'Trust Domain', type: 'string', jsonPath: '.spec.trustDomain' },
-            { name: 'Endpoint URL', type: 'string', jsonPath: '.spec.bundleEndpointURL' },
-          ]
-        : undefined;
+    const age = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+    const expected = {
+      ClusterFederatedTrustDomain: [
+        { name: 'Trust Domain', type: 'string', jsonPath: '.spec.trustDomain' },
+        { name: 'Endpoint URL', type: 'string', jsonPath: '.spec.bundleEndpointURL' },
+      ],
+      ClusterSPIFFEID: [
+        { name: 'Pods', type: 'integer', jsonPath: '.status.stats.podsSelected' },
+        { name: 'Entries', type: 'integer', jsonPath: '.status.stats.entriesToSet' },
+        { name: 'Render Failures', type: 'integer', jsonPath: '.status.stats.podEntryRenderFailures' },
+        { name: 'Entry Failures', type: 'integer', jsonPath: '.status.stats.entryFailures' },
+        age,
+      ],
+      ClusterStaticEntry: [
+        { name: 'SPIFFE ID', type: 'string', jsonPath: '.spec.spiffeID' },
+        { name: 'Rendered', type: 'boolean', jsonPath: '.status.rendered' },
+        { name: 'Masked', type: 'boolean', jsonPath: '.status.masked' },
+        { name: 'Set', type: 'boolean', jsonPath: '.status.set' },
+        age,
+      ],
+    }[kind];
     expect(version?.additionalPrinterColumns).toEqual(expected);
   });
 

@@ -1,0 +1,61 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { kubeRequest } from './rest.js';
+
+export interface EventSubject {
+  kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry';
+  name: string;
+  uid: string;
+}
+
+/**
+ * Kubernetes Events about our objects (render failures, conflicts), so
+ * `kubectl describe clusterspiffeid X` says what is wrong. Rate-limited per
+ * object, reason and message: a failure that persists is reported again only
+ * after `intervalMs`, not on every pass. Cluster-scoped objects' events go to
+ * the `default` namespace, as kubectl looks for them there.
+ */
+export class EventRecorder {
+  private readonly lastSent = new Map<string, number>();
+  sent = 0;
+
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly log: Logger,
+    private readonly intervalMs = 5 * 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  warn(subject: EventSubject, reason: string, message: string): void {
+    const key = `${subject.uid}\u0000${reason}\u0000${message}`;
+    const last = this.lastSent.get(key);
+    const now = this.now();
+    if (last !== undefined && now - last < this.intervalMs) return;
+    this.lastSent.set(key, now);
+    if (this.lastSent.size > 10_000) this.forgetOld(now);
+    const time = new Date(now).toISOString();
+    void kubeRequest(this.kc, 'POST', '/api/v1/namespaces/default/events', {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { generateName: `${subject.name}.`, namespace: 'default' },
+        involvedObject: { apiVersion: 'spire.spiffe.io/v1alpha1', kind: subject.kind, name: subject.name, uid: subject.uid },
+        reason,
+        // The API server caps messages at 1 KiB.
+        message: message.length > 1024 ? `${message.slice(0, 1021)}...` : message,
+        type: 'Warning',
+        source: { component: 'spire-reconciler' },
+        reportingComponent: 'spire-reconciler',
+        firstTimestamp: time,
+        lastTimestamp: time,
+        count: 1,
+      },
+    })
+      .then(() => this.sent++)
+      .catch((err: unknown) => this.log.debug(`event not recorded: ${(err as Error).message}`));
+  }
+
+  private forgetOld(now: number): void {
+    for (const [k, t] of this.lastSent) if (now - t >= this.intervalMs) this.lastSent.delete(k);
+  }
+}
