@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs the CLI from source in a child process, as `spire-reconciler <args>`. */
-export function spawnCli(args: string[]): ChildProcess & { output: () => string } {
+export function spawnCli(args: string[], opts: { env?: Record<string, string> } = {}): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...opts.env },
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

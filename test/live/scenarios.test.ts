@@ -1,0 +1,178 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { csid, eventually, node, ns, pod, startWorld, type World } from './world.js';
+
+const SA_TEMPLATE = 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}';
+
+describe('the live controller keeps SPIRE equal to the cluster, change by change', () => {
+  let w: World;
+  const paths = () => w.spire.server.entries.all().map((e) => e.spiffeId.path).sort();
+  const uidOf = (namespace: string, name: string) => (w.kube.get('v1', 'Pod', name, namespace) as { metadata: { uid: string } }).metadata.uid;
+
+  beforeEach(async () => {
+    w = await startWorld();
+    w.kube.create(ns('team-a', { team: 'a' }));
+    w.kube.create(ns('team-b', { team: 'b' }));
+    w.kube.create(node('node-1', { zone: 'z1' }));
+    w.kube.create(csid('by-sa', { spiffeIDTemplate: SA_TEMPLATE, namespaceSelector: { matchLabels: { team: 'a' } } }));
+    await w.start();
+  });
+  afterEach(async () => {
+    await w.close();
+  });
+
+  it('creates the entry of a new pod, and deletes it with the pod', async () => {
+    w.kube.create(pod('team-a', 'web'));
+    await eventually(() => paths().includes('/ns/team-a/sa/web-sa'), 'the entry exists');
+    const [e] = w.spire.server.entries.all();
+    expect(e?.selectors).toEqual([{ type: 'k8s', value: `pod-uid:${uidOf('team-a', 'web')}` }]);
+    expect(e?.id).toMatch(/^scm-/);
+
+    w.kube.delete('v1', 'Pod', 'web', 'team-a');
+    await eventually(() => w.spire.server.entries.size === 0, 'the entry is gone');
+  });
+
+  it("changes exactly a ClusterSPIFFEID's entries when its template changes", async () => {
+    w.kube.create(csid('by-name', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}', namespaceSelector: { matchLabels: { team: 'b' } } }));
+    w.kube.create(pod('team-a', 'web'));
+    w.kube.create(pod('team-b', 'api'));
+    await eventually(() => w.spire.server.entries.size === 2, 'both entries exist');
+    const before = w.spire.server.entries.all().find((e) => e.spiffeId.path === '/ns/team-a/sa/web-sa')!;
+
+    const obj = w.kube.get('spire.spiffe.io/v1alpha1', 'ClusterSPIFFEID', 'by-name') as { spec: Record<string, unknown> };
+    w.kube.update({ ...obj, spec: { ...obj.spec, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/workload/{{ .PodMeta.Name }}' } });
+    await eventually(() => paths().includes('/workload/api'), 'the new ID exists');
+    await eventually(() => !paths().includes('/pod/api'), 'the old ID is gone');
+    const after = w.spire.server.entries.all().find((e) => e.spiffeId.path === '/ns/team-a/sa/web-sa')!;
+    expect(after).toEqual(before);
+  });
+
+  it('moves pods in and out of selection when a namespace label changes', async () => {
+    w.kube.create(pod('team-b', 'api'));
+    w.kube.create(pod('team-a', 'web'));
+    await eventually(() => paths().includes('/ns/team-a/sa/web-sa'), 'team-a is selected');
+    expect(paths()).toEqual(['/ns/team-a/sa/web-sa']);
+
+    w.kube.update({ ...(w.kube.get('v1', 'Namespace', 'team-b') as object), metadata: { name: 'team-b', labels: { team: 'a' } } });
+    await eventually(() => paths().includes('/ns/team-b/sa/api-sa'), 'team-b moved in');
+    w.kube.update({ ...(w.kube.get('v1', 'Namespace', 'team-a') as object), metadata: { name: 'team-a', labels: { team: 'x' } } });
+    await eventually(() => !paths().includes('/ns/team-a/sa/web-sa'), 'team-a moved out');
+    expect(paths()).toEqual(['/ns/team-b/sa/api-sa']);
+  });
+
+  it('re-renders the entries whose parent ID depends on a relabelled node', async () => {
+    await w.close();
+    w = await startWorld({ parentIDTemplate: 'spiffe://{{ .TrustDomain }}/agent/{{ index .NodeMeta.Labels "zone" }}/{{ .NodeMeta.Name }}' });
+    w.kube.create(ns('team-a', { team: 'a' }));
+    w.kube.create(node('node-1', { zone: 'z1' }));
+    w.kube.create(csid('by-sa', { spiffeIDTemplate: SA_TEMPLATE }));
+    await w.start();
+    w.kube.create(pod('team-a', 'web'));
+    await eventually(() => w.spire.server.entries.all()[0]?.parentId.path === '/agent/z1/node-1', 'the first parent ID');
+    const n = w.kube.get('v1', 'Node', 'node-1') as { metadata: Record<string, unknown> };
+    w.kube.update({ ...n, metadata: { ...n.metadata, labels: { zone: 'z2' } } });
+    await eventually(() => w.spire.server.entries.all().map((e) => e.parentId.path).join() === '/agent/z2/node-1', 'the new parent ID');
+  });
+
+  it('records one Warning event for a render failure, not one per pass', async () => {
+    w.kube.create(csid('broken', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.missing }}', namespaceSelector: { matchLabels: { team: 'a' } } }));
+    w.kube.create(pod('team-a', 'web'));
+    const events = () => w.kube.list('v1', 'Event', 'default') as { reason: string; message: string; involvedObject: { kind: string; name: string } }[];
+    await eventually(() => events().length === 1, 'an event is recorded');
+    expect(events()[0]).toMatchObject({
+      reason: 'RenderFailed',
+      involvedObject: { kind: 'ClusterSPIFFEID', name: 'broken' },
+      message: expect.stringContaining('pod team-a/web: failed to render SPIFFE ID: invalid SPIFFE ID "spiffe://example.org/<no value>"'),
+    });
+    const live = w.controllers[0]!.live;
+    const passes = live.passes();
+    w.kube.create(pod('team-a', 'db'));
+    await eventually(() => live.passes() > passes, 'another pass ran');
+    await live.idle();
+    // The same failure again is not re-reported within the interval; the new pod's is.
+    expect(events().map((e) => e.message.split(':')[0]).sort()).toEqual(['pod team-a/db', 'pod team-a/web']);
+  });
+
+  it('writes status stats that match, and an unchanged pass writes no status', async () => {
+    w.kube.create(pod('team-a', 'web'));
+    w.kube.create(pod('team-a', 'db'));
+    await eventually(() => {
+      const o = w.kube.get('spire.spiffe.io/v1alpha1', 'ClusterSPIFFEID', 'by-sa') as { status?: { stats?: { entriesToSet?: number } } };
+      return o.status?.stats?.entriesToSet === 2;
+    }, 'the stats are written');
+    const obj = w.kube.get('spire.spiffe.io/v1alpha1', 'ClusterSPIFFEID', 'by-sa') as { status: unknown };
+    expect(obj.status).toEqual({
+      stats: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0 },
+    });
+    const live = w.controllers[0]!.live;
+    await live.idle();
+    await live.statusWriter.idle();
+    const statusWrites = () => w.kube.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith('/status')).length;
+    const writes = statusWrites();
+    // A change that touches nothing the engine reads (pod status) triggers nothing; a label change on
+    // an unselected namespace triggers a pass that changes nothing and writes no status.
+    w.kube.update({ ...(w.kube.get('v1', 'Namespace', 'team-b') as object), metadata: { name: 'team-b', labels: { team: 'b', extra: 'x' } } });
+    const passes = live.passes();
+    await eventually(() => live.passes() > passes, 'a pass ran');
+    await live.idle();
+    await live.statusWriter.idle();
+    expect(statusWrites()).toBe(writes);
+  });
+});
+
+describe('the live controller recovers from API server and SPIRE trouble without missing a change', () => {
+  let w: World;
+  const paths = () => w.spire.server.entries.all().map((e) => e.spiffeId.path).sort();
+  beforeEach(async () => {
+    w = await startWorld();
+    w.kube.create(ns('default'));
+    w.kube.create(node('node-1'));
+    w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
+    await w.start({ silenceMs: 1_500 });
+    w.kube.create(pod('default', 'first'));
+    await eventually(() => paths().includes('/pod/first'), 'the first entry');
+  });
+  afterEach(async () => {
+    await w.close();
+  });
+
+  it('the watch stream is dropped', async () => {
+    w.kube.faults.dropWatches();
+    w.kube.create(pod('default', 'after-drop'));
+    await eventually(() => paths().includes('/pod/after-drop'), 'the change after the drop');
+  });
+
+  it('the connection is reset mid-stream (client-node stops its informer for good on this)', async () => {
+    w.kube.faults.dropWatches({ reset: true });
+    w.kube.create(pod('default', 'after-reset'));
+    await eventually(() => paths().includes('/pod/after-reset'), 'the change after the reset', 30_000);
+  });
+
+  it('the watch stream stalls', async () => {
+    w.kube.faults.stallWatches(60_000);
+    w.kube.create(pod('default', 'during-stall'));
+    await eventually(() => paths().includes('/pod/during-stall'), 'the change made during the stall', 30_000);
+  });
+
+  it('resourceVersions expire (410 Gone)', async () => {
+    w.kube.faults.expireResourceVersions();
+    w.kube.create(pod('default', 'after-410'));
+    await eventually(() => paths().includes('/pod/after-410'), 'the change after 410');
+  });
+
+  it('lists fail with 500 for a while', async () => {
+    w.kube.faults.failNext(3, 500, { method: 'GET' });
+    w.kube.faults.dropWatches();
+    w.kube.create(pod('default', 'after-500'));
+    await eventually(() => paths().includes('/pod/after-500'), 'the change after the errors', 30_000);
+  });
+
+  it('SPIRE restarts in the middle of a pass, and the next pass converges', async () => {
+    w.spire.server.faults.stall();
+    w.kube.create(pod('default', 'during-restart'));
+    await eventually(() => w.spire.server.calls.some((c) => c.method === 'ListEntries'), 'a pass is waiting on SPIRE');
+    await w.spire.server.stop();
+    await new Promise((r) => setTimeout(r, 200));
+    await w.spire.server.resume();
+    await eventually(() => paths().includes('/pod/during-restart'), 'the entry after the restart', 30_000);
+  });
+});

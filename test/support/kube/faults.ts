@@ -1,0 +1,75 @@
+/**
+ * Fault injection: the failures a controller meets on real clusters (dropped
+ * and stalled watch streams, 5xx and throttling, compacted history), on
+ * demand and deterministic.
+ */
+import { injectedFailure, type KubeApiError } from './errors.js';
+import type { Store } from './store.js';
+import type { WatchStream } from './watch.js';
+
+export interface FailureMatch {
+  method?: string;
+  /** A substring of the request path (no query), e.g. '/pods' or '/status'. */
+  pathIncludes?: string;
+}
+
+interface FailureRule {
+  remaining: number;
+  status: 500 | 429 | 503;
+  match: FailureMatch;
+}
+
+export interface Faults {
+  /** Ends every open watch stream now, cleanly (the client sees the body end and reconnects). */
+  dropWatches(opts?: { reset?: boolean }): void;
+  /**
+   * Keeps the open watch streams connected but silent (no events, no
+   * bookmarks) for `ms`, then delivers what queued up; 'forever' never
+   * resumes. Streams opened later are not affected, as with a half-open
+   * connection that the client abandons. A later call replaces the stall of
+   * the streams it reaches, so `stallWatches(0)` resumes them now.
+   */
+  stallWatches(ms: number | 'forever'): void;
+  /** Answers the next `n` matching requests with `status` and a Status body (429 adds Retry-After: 1). */
+  failNext(n: number, status: 500 | 429 | 503, match?: FailureMatch): void;
+  /** Compacts history: watches and exact lists from any older resourceVersion get 410; open watches get an ERROR 410 and close. */
+  expireResourceVersions(): void;
+}
+
+export class FaultInjector implements Faults {
+  private readonly rules: FailureRule[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly watches: () => Iterable<WatchStream>,
+  ) {}
+
+  dropWatches(opts: { reset?: boolean } = {}): void {
+    for (const w of [...this.watches()]) w.drop(opts.reset ?? false);
+  }
+
+  stallWatches(ms: number | 'forever'): void {
+    for (const w of this.watches()) w.stall(ms);
+  }
+
+  failNext(n: number, status: 500 | 429 | 503, match: FailureMatch = {}): void {
+    this.rules.push({ remaining: n, status, match });
+  }
+
+  expireResourceVersions(): void {
+    this.store.compact();
+    for (const w of [...this.watches()]) w.expire();
+  }
+
+  /** The injected failure for this request, if a rule matches (and uses one of its count). */
+  take(method: string, path: string): KubeApiError | undefined {
+    for (const rule of this.rules) {
+      if (rule.remaining <= 0) continue;
+      if (rule.match.method && rule.match.method.toUpperCase() !== method.toUpperCase()) continue;
+      if (rule.match.pathIncludes && !path.includes(rule.match.pathIncludes)) continue;
+      rule.remaining--;
+      return injectedFailure(rule.status);
+    }
+    return undefined;
+  }
+}
