@@ -1,5 +1,5 @@
 import type { ClusterSPIFFEID, ClusterStaticEntry, EndpointSlice, Endpoints, Namespace, Node, Pod } from '../api/index.js';
-import { type DeclaredEntry, entryKey, type Owner } from './model.js';
+import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
 import { indexServices, serviceDnsNames } from './endpoints.js';
 import {
   type FieldError,
@@ -23,11 +23,64 @@ export interface ClusterSnapshot {
   endpoints: readonly Endpoints[];
 }
 
+/**
+ * Rendered pod entries kept between passes. A result is reused while the pod
+ * and node objects are the same objects (informers replace an object when it
+ * changes), the ClusterSPIFFEID spec is unchanged and the pod's service DNS
+ * names are the same; so a pod event re-renders that pod only, and a
+ * ClusterSPIFFEID change re-renders only its own pods. Entries no pass used
+ * are dropped at the end of each pass.
+ */
+type CachedRender = { spec: EntrySpec; key: string } | { error: string };
+
+interface CacheSlot {
+  pod: Pod;
+  node: Node;
+  dns: string;
+  result: CachedRender;
+}
+
+export class RenderCache {
+  private entries = new Map<string, CacheSlot>();
+  private used = new Map<string, CacheSlot>();
+  private readonly parents = new WeakMap<Node, ReturnType<typeof renderParentId>>();
+  hits = 0;
+  misses = 0;
+
+  parentId(node: Node, settings: RenderSettings): ReturnType<typeof renderParentId> {
+    let r = this.parents.get(node);
+    if (!r) this.parents.set(node, (r = renderParentId(node, settings)));
+    return r;
+  }
+
+  podEntry(key: string, pod: Pod, node: Node, dns: readonly string[], render: () => CachedRender): CachedRender {
+    const dnsKey = dns.join(',');
+    const hit = this.entries.get(key);
+    if (hit && hit.pod === pod && hit.node === node && hit.dns === dnsKey) {
+      this.hits++;
+      this.used.set(key, hit);
+      return hit.result;
+    }
+    this.misses++;
+    const result = render();
+    this.used.set(key, { pod, node, dns: dnsKey, result });
+    return result;
+  }
+
+  /** Ends a pass: keeps exactly what this pass used. */
+  sweep(): void {
+    this.entries = this.used;
+    this.used = new Map();
+  }
+}
+
 export interface SelectionSettings extends RenderSettings {
   /** Anchored: a namespace is ignored when a pattern matches its whole name. */
   ignoreNamespaces: readonly RegExp[];
   className: string;
   watchClassless: boolean;
+  /** Reuse renders across passes (live mode); without it every pass renders everything. */
+  renderCache?: RenderCache;
 }
 
 export interface SelectionStats {
@@ -111,18 +164,16 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     else podsByNamespace.set(ns, [pod]);
   }
   const services = indexServices(snapshot.endpointSlices, snapshot.endpoints);
-  const parentIds = new Map<string, { parentId: string } | { error: string }>();
-  const parentIdOf = (node: Node) => {
-    let r = parentIds.get(node.metadata.name);
-    if (!r) parentIds.set(node.metadata.name, (r = renderParentId(node, settings)));
-    return r;
-  };
+  const cache = settings.renderCache ?? new RenderCache();
 
   const parsed: ParsedClusterSPIFFEID[] = [];
+  // A ClusterSPIFFEID's renders are valid for its current spec only.
+  const specKeys = new Map<string, string>();
   for (const obj of snapshot.clusterSPIFFEIDs) {
     if (!isOurClass(obj.spec?.className, settings)) continue;
     const r = parseClusterSPIFFEID(obj);
     const owner = ownerOf('ClusterSPIFFEID', obj);
+    specKeys.set(owner.uid, `${owner.uid}\u0000${JSON.stringify(obj.spec)}`);
     state.owners.set(owner.uid, owner);
     state.selection.set(owner.uid, { namespacesSelected: 0, namespacesIgnored: 0, podsSelected: 0, podEntryRenderFailures: 0 });
     if ('parsed' in r) {
@@ -163,23 +214,27 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
           fail(`node ${nodeName} is not known yet`);
           continue;
         }
-        const parent = parentIdOf(node);
+        const parent = cache.parentId(node, settings);
         if ('error' in parent) {
           fail(parent.error);
           continue;
         }
         const svc = spec.autoPopulateDNSNames ? services.get(uid) : undefined;
         const dns = svc ? serviceDnsNames(svc, ns.metadata.name, settings.clusterDomain) : [];
-        const r = renderPodEntry(spec, pod, node, parent.parentId, settings, dns);
+        const r = cache.podEntry(`${specKeys.get(spec.owner.uid)}\u0000${uid}`, pod, node, dns, () => {
+          const out = renderPodEntry(spec, pod, node, parent.parentId, settings, dns);
+          return 'spec' in out ? { spec: out.spec, key: entryKey(out.spec) } : out;
+        });
         if ('error' in r) {
           fail(r.error);
           continue;
         }
-        state.declared.push({ key: entryKey(r.spec), spec: r.spec, owner: spec.owner, podUid: uid });
+        state.declared.push({ key: r.key, spec: r.spec, owner: spec.owner, podUid: uid });
         if (!spec.fallback) coveredByNonFallback.add(uid);
       }
     }
   }
+  cache.sweep();
   return state;
 }
 

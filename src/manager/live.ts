@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
-import { detectUnsupportedFields, type EntryPassOptions, type OptionalField, runEntryPass, statusChanged } from '../entries/index.js';
+import { detectUnsupportedFields, type EntryPassOptions, type OptionalField, RenderCache, runEntryPass, statusChanged } from '../entries/index.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -34,6 +34,7 @@ export interface LiveOptions {
 
 export interface LiveController {
   cache: ClusterCache;
+  renderCache: RenderCache;
   events: EventRecorder;
   /** Absent when leader election is off (this replica always writes). */
   elector?: LeaderElector;
@@ -62,6 +63,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // Changes seen since the last pass started: the queue a pass will drain.
   let queued = 0;
   const statusWriter = new StatusWriter(opts.kc, log);
+  const renderCache = new RenderCache();
+  const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache } };
   const events = new EventRecorder(opts.kc, log);
   let passes = 0;
   let unsupported: Set<OptionalField> | undefined;
@@ -112,7 +115,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         }
       }
       const result = await runEntryPass(cache.snapshot(), spire, {
-        ...opts.pass,
+        ...passOptions,
         signal,
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(metrics ? { onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) } : {}),
@@ -240,5 +243,5 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     log.info('stopped');
   })();
 
-  return { cache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), done };
+  return { cache, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), done };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterSPIFFEID, ClusterStaticEntry, Namespace, Node, Pod } from '../../src/api/index.js';
-import { type ClusterSnapshot, declareEntries, DEFAULT_PARENT_ID_TEMPLATE, type SelectionSettings } from '../../src/entries/index.js';
+import { type ClusterSnapshot, declareEntries, DEFAULT_PARENT_ID_TEMPLATE, RenderCache, type SelectionSettings } from '../../src/entries/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 
 const settings: SelectionSettings = {
@@ -230,5 +230,44 @@ describe('ClusterStaticEntries render to entries', () => {
     );
     expect(s.staticRendered.get('cse-bad')).toBe(false);
     expect(s.keepNonPodEntries).toMatch(/^entries not tied to a pod are kept/);
+  });
+});
+
+describe('rendering is incremental: a change re-renders only what it can affect', () => {
+  const objects = () => ({
+    clusterSPIFFEIDs: [csid('web', { podSelector: { matchLabels: { tier: 'web' } } }), csid('db', { podSelector: { matchLabels: { tier: 'db' } } })],
+    pods: [
+      pod('default', 'w1', { metadata: { name: 'w1', namespace: 'default', uid: 'uid-w1', labels: { tier: 'web' } } }),
+      pod('default', 'w2', { metadata: { name: 'w2', namespace: 'default', uid: 'uid-w2', labels: { tier: 'web' } } }),
+      pod('default', 'd1', { metadata: { name: 'd1', namespace: 'default', uid: 'uid-d1', labels: { tier: 'db' } } }),
+    ],
+  });
+
+  it('gives the same entries as a full render, and reuses them all when nothing changed', () => {
+    const o = objects();
+    const renderCache = new RenderCache();
+    const cached = { ...settings, renderCache };
+    const first = declareEntries(snap(o), cached);
+    expect(first.declared).toEqual(declareEntries(snap(o), settings).declared);
+    expect([renderCache.hits, renderCache.misses]).toEqual([0, 3]);
+    const second = declareEntries(snap(o), cached);
+    expect(second.declared).toEqual(first.declared);
+    expect([renderCache.hits, renderCache.misses]).toEqual([3, 3]);
+  });
+
+  it('re-renders one pod when that pod object changes, and the pods of one ClusterSPIFFEID when its spec changes', () => {
+    const o = objects();
+    const renderCache = new RenderCache();
+    const cached = { ...settings, renderCache };
+    declareEntries(snap(o), cached);
+    const changedPod = { ...o.pods[0]!, metadata: { ...o.pods[0]!.metadata, annotations: { a: 'b' } } };
+    declareEntries(snap({ ...o, pods: [changedPod, o.pods[1]!, o.pods[2]!] }), cached);
+    expect(renderCache.misses).toBe(3 + 1);
+
+    const db = o.clusterSPIFFEIDs[1]!;
+    const changedDb = { ...db, spec: { ...db.spec, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/db2/{{ .PodMeta.Name }}' } };
+    const r = declareEntries(snap({ ...o, pods: [changedPod, o.pods[1]!, o.pods[2]!], clusterSPIFFEIDs: [o.clusterSPIFFEIDs[0]!, changedDb] }), cached);
+    expect(renderCache.misses).toBe(3 + 1 + 1);
+    expect(r.declared.map((d) => d.spec.spiffeId).sort()).toEqual(['spiffe://example.org/db2/d1', 'spiffe://example.org/web/w1', 'spiffe://example.org/web/w2']);
   });
 });

@@ -31,6 +31,18 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     await eventually(() => w.spire.server.entries.size === 0, 'the entry is gone');
   });
 
+  it('re-renders only the pod an event is about', async () => {
+    for (const name of ['p1', 'p2', 'p3']) w.kube.create(pod('team-a', name));
+    await eventually(() => w.spire.server.entries.size === 3, 'three entries');
+    const live = w.controllers[0]!.live;
+    await live.idle();
+    const misses = live.renderCache.misses;
+    w.kube.create(pod('team-a', 'p4'));
+    await eventually(() => w.spire.server.entries.size === 4, 'the fourth entry');
+    await live.idle();
+    expect(live.renderCache.misses - misses).toBe(1);
+  });
+
   it("changes exactly a ClusterSPIFFEID's entries when its template changes", async () => {
     w.kube.create(csid('by-name', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}', namespaceSelector: { matchLabels: { team: 'b' } } }));
     w.kube.create(pod('team-a', 'web'));
