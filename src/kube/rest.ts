@@ -18,7 +18,7 @@ export class KubeApiError extends Error {
  * turn timestamps into Date objects, while watch events stay JSON: a cache
  * filled from both would hold two shapes, and templates read the JSON one.
  */
-export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT', path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string } = {}): Promise<T> {
+export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string } = {}): Promise<T> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server + path);
