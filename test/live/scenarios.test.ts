@@ -27,6 +27,11 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     expect(e?.selectors).toEqual([{ type: 'k8s', value: `pod-uid:${uidOf('team-a', 'web')}` }]);
     expect(e?.id).toMatch(/^scm-/);
 
+    // The cache holds what templates read, not the API server's field-ownership records.
+    const cached = w.controllers[0]!.live.cache.get<{ metadata: Record<string, unknown> }>('pods', 'web', 'team-a');
+    expect(cached?.metadata.name).toBe('web');
+    expect(cached?.metadata.managedFields).toBeUndefined();
+
     w.kube.delete('v1', 'Pod', 'web', 'team-a');
     await eventually(() => w.spire.server.entries.size === 0, 'the entry is gone');
   });

@@ -1,0 +1,74 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LeaderElector } from '../../src/kube/leader.js';
+import { FakeKubeApiServer } from '../support/kube/index.js';
+import { eventually } from './world.js';
+
+const log = pino({ level: 'silent' });
+const timing = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
+
+describe('leader election on a Lease, as client-go elects', () => {
+  let kube: FakeKubeApiServer;
+  const electors: LeaderElector[] = [];
+  beforeEach(async () => {
+    kube = await FakeKubeApiServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(electors.splice(0).map((e) => e.stop()));
+    await kube.close();
+  });
+
+  const elector = (identity: string, events: string[]) => {
+    const e = new LeaderElector(
+      { kc: kube.kubeConfig(), log, namespace: 'spire-server', name: 'lock', identity, ...timing },
+      { onStartedLeading: () => events.push(`${identity} leads`), onStoppedLeading: () => events.push(`${identity} stops`) },
+    );
+    electors.push(e);
+    return e;
+  };
+
+  it('elects exactly one of two candidates, and records it in the Lease', async () => {
+    const events: string[] = [];
+    const a = elector('a', events);
+    const b = elector('b', events);
+    a.start();
+    b.start();
+    await eventually(() => a.isLeader || b.isLeader, 'a leader');
+    await new Promise((r) => setTimeout(r, 600));
+    expect([a.isLeader, b.isLeader].filter(Boolean)).toHaveLength(1);
+    const lease = kube.get('coordination.k8s.io/v1', 'Lease', 'lock', 'spire-server') as { spec: { holderIdentity: string; leaseDurationSeconds: number } };
+    expect(lease.spec.holderIdentity).toBe(a.isLeader ? 'a' : 'b');
+    expect(lease.spec.leaseDurationSeconds).toBe(2);
+  });
+
+  it('gives leadership up, aborting its term, when it cannot renew within the renew deadline', async () => {
+    const events: string[] = [];
+    let term: AbortSignal | undefined;
+    const a = new LeaderElector(
+      { kc: kube.kubeConfig(), log, namespace: 'spire-server', name: 'lock', identity: 'a', ...timing },
+      { onStartedLeading: (s) => (term = s), onStoppedLeading: () => events.push('stopped') },
+    );
+    electors.push(a);
+    a.start();
+    await eventually(() => a.isLeader, 'a leads');
+    kube.faults.failNext(1000, 500, { pathIncludes: '/leases/' });
+    await eventually(() => term?.aborted === true, 'the term is aborted', 10_000);
+    expect(a.isLeader).toBe(false);
+    expect(events).toEqual(['stopped']);
+    expect((term?.reason as Error).message).toBe('leadership lost: failed to renew the lease within the renew deadline');
+  });
+
+  it('releases the lease on stop, so a standby takes over without waiting out the lease', async () => {
+    const events: string[] = [];
+    const a = elector('a', events);
+    a.start();
+    await eventually(() => a.isLeader, 'a leads');
+    await a.stop();
+    const lease = kube.get('coordination.k8s.io/v1', 'Lease', 'lock', 'spire-server') as { spec: { holderIdentity?: string | null } };
+    expect(lease.spec.holderIdentity ?? null).toBeNull();
+    const b = elector('b', events);
+    b.start();
+    await eventually(() => b.isLeader, 'b leads');
+    expect(events).toEqual(['a leads', 'a stops', 'b leads']);
+  });
+});
