@@ -47,6 +47,13 @@ export interface ControllerConfig {
     retryPeriodMs: number;
   };
   metricsBindAddress: string;
+  /**
+   * The admission webhook. Upstream parses port, host and certDir but ignores
+   * them (always 9443, its own certificate); we honour them. With certDir,
+   * tls.crt and tls.key there (e.g. a cert-manager Secret) are served instead
+   * of an SVID minted from SPIRE.
+   */
+  webhook: { enabled: boolean; port: number; host: string; certDir?: string };
   healthProbeBindAddress: string;
   readinessEndpointName: string;
   livenessEndpointName: string;
@@ -82,6 +89,7 @@ export function defaultConfig(): ControllerConfig {
       retryPeriodMs: 2_000,
     },
     metricsBindAddress: ':8080',
+    webhook: { enabled: true, port: 9443, host: '' },
     healthProbeBindAddress: ':8081',
     readinessEndpointName: '/readyz',
     livenessEndpointName: '/healthz',
@@ -206,7 +214,8 @@ const passthrough: Reader = (v) => v;
 
 /** Reads a ControllerManagerConfig document, reporting every problem at once. */
 export function parseConfig(text: string, source: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {
-  const expanded = opts.expandEnv ? expandEnv(text, opts.env ?? process.env) : text;
+  const env = opts.env ?? process.env;
+  const expanded = opts.expandEnv ? expandEnv(text, env) : text;
   const doc = parseDocument(expanded);
   if (doc.errors.length > 0) {
     throw new ConfigError(source, doc.errors.map((e) => `YAML: ${e.message.split('\n')[0]}`));
@@ -262,10 +271,12 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
       recoverPanic: ignored(p, 'it has no effect'),
     }),
     gracefulShutDown: ignored(p, 'it has no effect'),
-    webhook: object(p, { port: int(p), host: str(p), certDir: ignored(p, 'it has no effect') }),
+    webhook: object(p, { port: int(p), host: str(p), certDir: str(p) }),
   });
   const o = (read(raw, '') ?? {}) as Record<string, never>;
   const config = applyFields(o, p);
+  // Upstream's switch: anything but "false" leaves the webhook on.
+  if (env.ENABLE_WEBHOOKS === 'false') config.webhook.enabled = false;
   checkSemantics(config, o, p);
   if (p.errors.length > 0) throw new ConfigError(source, p.errors);
   return { config, warnings: p.warnings };
@@ -324,6 +335,15 @@ function applyFields(o: Record<string, never>, p: Problems): ControllerConfig {
       retryPeriodMs: le.retryPeriod ?? c.leaderElection.retryPeriodMs,
     };
   }
+  const webhook = o.webhook as { port?: number; host?: string; certDir?: string } | undefined;
+  if (webhook) {
+    c.webhook = {
+      ...c.webhook,
+      ...(webhook.port !== undefined ? { port: webhook.port } : {}),
+      ...(webhook.host !== undefined ? { host: webhook.host } : {}),
+      ...(webhook.certDir ? { certDir: webhook.certDir } : {}),
+    };
+  }
   const metrics = o.metrics as { bindAddress?: string } | undefined;
   set('metricsBindAddress', metrics?.bindAddress);
   const health = o.health as Record<string, string | undefined> | undefined;
@@ -359,6 +379,7 @@ function checkSemantics(c: ControllerConfig, o: Record<string, never>, p: Proble
   if (o.cacheNamespace !== undefined && o.cacheNamespaces !== undefined) p.errors.push('cacheNamespace: cacheNamespace and cacheNamespaces cannot both be set');
   if (o.filterByClassName === true && !c.className) p.errors.push('filterByClassName: requires className to be set');
   if (c.spireRpcTimeoutMs <= 0) p.errors.push('spireRpcTimeout: must be positive');
+  if (c.webhook.port < 1 || c.webhook.port > 65535) p.errors.push(`webhook.port: must be 1-65535, got ${c.webhook.port}`);
 }
 
 export function loadConfigFile(path: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {

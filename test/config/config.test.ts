@@ -94,6 +94,17 @@ describe('an existing spire-controller-manager config file loads unchanged', () 
     expect(re?.test('my-spire-apps')).toBe(false);
   });
 
+  it('honours webhook.port, host and certDir (upstream ignores them), and ENABLE_WEBHOOKS=false', () => {
+    const base = 'trustDomain: example.org\nclusterName: c\n';
+    expect(parseConfig(base, 'x').config.webhook).toEqual({ enabled: true, port: 9443, host: '' });
+    expect(parseConfig(`${base}webhook: {port: 10250, certDir: /certs}\n`, 'x', { env: { ENABLE_WEBHOOKS: 'false' } }).config.webhook).toEqual({
+      enabled: false,
+      port: 10250,
+      host: '',
+      certDir: '/certs',
+    });
+  });
+
   it('expands ${VAR} and $VAR when asked (--expand-env)', () => {
     const { config } = parseConfig('trustDomain: ${TD}\nclusterName: $CLUSTER\n', 'x', { expandEnv: true, env: { TD: 'example.org', CLUSTER: 'prod' } });
     expect([config.trustDomain, config.clusterName]).toEqual(['example.org', 'prod']);
