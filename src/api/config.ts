@@ -36,6 +36,12 @@ export interface ControllerConfig {
   entryScope: 'prefixed' | 'all';
   /** Ours. */
   policy: 'sync' | 'upsert-only' | 'create-only';
+  /**
+   * Ours. `skip`: an entry whose federatesWith names a trust domain SPIRE has
+   * no bundle for is set without it, and completed when the bundle appears.
+   * `fail`: upstream's behaviour, the entry is refused until then.
+   */
+  federatesWithMissingBundle: 'skip' | 'fail';
   staticManifestPath?: string;
   expandEnvStaticManifests: boolean;
   leaderElection: {
@@ -79,6 +85,7 @@ export function defaultConfig(): ControllerConfig {
     entryIDPrefix: DEFAULT_ENTRY_ID_PREFIX,
     entryScope: 'prefixed',
     policy: 'sync',
+    federatesWithMissingBundle: 'skip',
     expandEnvStaticManifests: false,
     leaderElection: {
       leaderElect: false,
@@ -245,6 +252,7 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
     entryIDPrefixCleanup: str(p),
     entryScope: oneOf(p, ['prefixed', 'all']),
     policy: oneOf(p, ['sync', 'upsert-only', 'create-only']),
+    federatesWithMissingBundle: oneOf(p, ['skip', 'fail']),
     staticManifestPath: str(p),
     expandEnvStaticManifests: bool(p),
     enableEntryRenderCache: ignored(p, 'rendering is incremental and cached already'),
@@ -304,6 +312,7 @@ function applyFields(o: Record<string, never>, p: Problems): ControllerConfig {
     'entryIDPrefixCleanup',
     'entryScope',
     'policy',
+    'federatesWithMissingBundle',
     'staticManifestPath',
     'expandEnvStaticManifests',
   ] as const) {

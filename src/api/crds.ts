@@ -28,6 +28,8 @@ export interface ClusterSPIFFEIDStats {
   entriesMasked: number;
   entriesToSet: number;
   entryFailures: number;
+  /** Ours: entries sent without some federatesWith trust domains (no bundle yet). */
+  entriesWithoutFederation: number;
 }
 
 export interface ClusterSPIFFEID extends KubeObject {

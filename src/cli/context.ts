@@ -71,5 +71,6 @@ export function passOptions(config: ControllerConfig): EntryPassOptions {
       ...(config.entryIDPrefixCleanup !== undefined ? { entryIDPrefixCleanup: config.entryIDPrefixCleanup } : {}),
     },
     policy: config.policy,
+    federatesWithMissingBundle: config.federatesWithMissingBundle,
   };
 }

@@ -36,13 +36,14 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
     endpointSlices: set.endpointSlices,
     endpoints: set.endpoints,
   };
-  return {
-    set,
-    snapshot,
-    ...(skipped.length > 0
-      ? { suppressDeletes: `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}` }
-      : {}),
-  };
+  // Upstream runs no entry reconciler with both kinds off; an empty declaration must not delete everything.
+  const entriesOff = !config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries;
+  const suppressDeletes = entriesOff
+    ? 'reconcile.clusterSPIFFEIDs and reconcile.clusterStaticEntries are both off'
+    : skipped.length > 0
+      ? `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}`
+      : undefined;
+  return { set, snapshot, ...(suppressDeletes ? { suppressDeletes } : {}) };
 }
 
 export function readEntriesDump(path: string): CurrentEntry[] {

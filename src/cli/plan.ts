@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { type EntryPassResult, planPass, runEntryPass } from '../entries/index.js';
+import { type FederationPassResult, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
+import { federationJson, federationTable } from './federation-report.js';
 import { type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { asCliError, manifestPaths, readEntriesDump, readManifests, spireClient } from './inputs.js';
@@ -28,7 +30,10 @@ export function addConfigOptions(cmd: Command): Command {
  * reconcile. Returns the exit code. Current entries come from --entries
  * (plan only) or the SPIRE socket.
  */
-export async function runOnce(flags: OnceFlags, opts: { apply: boolean; log?: Logger; print: (s: string) => void }): Promise<{ code: number; result: EntryPassResult }> {
+export async function runOnce(
+  flags: OnceFlags,
+  opts: { apply: boolean; log?: Logger; print: (s: string) => void },
+): Promise<{ code: number; result: EntryPassResult; federation?: FederationPassResult }> {
   const output = flags.output ?? 'table';
   if (output !== 'table' && output !== 'json') throw new CliError(`--output must be table or json, got "${output}"`);
   const { config, warnings } = loadContext(flags);
@@ -40,13 +45,26 @@ export async function runOnce(flags: OnceFlags, opts: { apply: boolean; log?: Lo
   const passOpts = { ...options, ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}) };
 
   let result: EntryPassResult;
+  let federation: FederationPassResult | undefined;
   if (flags.entries) {
     if (opts.apply) throw new CliError('--entries is for plan only: reconcile applies to the SPIRE server');
+    // The dump holds entries only, so relationships are not planned; bundles are unknown, so federatesWith is left as declared.
     result = planPass(manifests.snapshot, readEntriesDump(flags.entries), passOpts);
   } else {
     const spire = spireClient(config);
     try {
       await spire.waitUntilReady({ timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000) });
+      if (config.reconcile.clusterFederatedTrustDomains) {
+        federation = await runFederationPass(manifests.set.clusterFederatedTrustDomains, spire, {
+          ownTrustDomain: config.trustDomain,
+          className: config.className,
+          watchClassless: config.watchClassless,
+          scope: config.entryScope,
+          policy: config.policy,
+          ours: new Set(),
+          dryRun: !opts.apply,
+        });
+      }
       result = await runEntryPass(manifests.snapshot, spire, { ...passOpts, dryRun: !opts.apply });
     } catch (err) {
       throw asCliError(err);
@@ -55,17 +73,22 @@ export async function runOnce(flags: OnceFlags, opts: { apply: boolean; log?: Lo
     }
   }
 
-  if (output === 'json') opts.print(JSON.stringify(planJson(result), null, 2));
-  else {
+  if (output === 'json') {
+    const json = planJson(result) as { status: Record<string, unknown> };
+    if (federation) json.status.clusterFederatedTrustDomains = federation.status;
+    opts.print(JSON.stringify({ ...json, ...(federation ? { federation: federationJson(federation) } : {}) }, null, 2));
+  } else {
     opts.print(planTable(result));
+    if (federation) opts.print(federationTable(federation));
     if (result.applied) opts.print(`\n${applySummary(result)}`);
   }
   const failed =
     (result.applied?.failures.length ?? 0) +
     result.plan.conflicts.length +
     result.declared.renderFailures.length +
+    (federation ? federation.plan.conflicts.length + federation.plan.invalid.length + (federation.applied?.failed.size ?? 0) : 0) +
     manifests.set.problems.filter((p) => p.severity !== 'warning').length;
-  return { code: opts.apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result };
+  return { code: opts.apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result, ...(federation ? { federation } : {}) };
 }
 
 /** The options plan and reconcile share, and an action that runs one pass. */

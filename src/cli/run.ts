@@ -2,6 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { detectUnsupportedFields, type OptionalField, runEntryPass } from '../entries/index.js';
+import { runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import { ping, serveObservability } from '../manager/health.js';
@@ -33,6 +34,8 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
   const spire = spireClient(config);
   let unsupported: Set<OptionalField> | undefined;
   let probedAt = 0;
+  // Relationships this process set; under entryScope prefixed only these may be deleted.
+  const ourRelationships = new Set<string>();
 
   try {
     await spire.waitUntilReady({
@@ -58,6 +61,19 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
       }
       const manifests = await readManifests(paths, config);
       for (const p of manifests.set.problems) log.warn(formatProblem(p));
+      if (config.reconcile.clusterFederatedTrustDomains) {
+        const fed = await runFederationPass(manifests.set.clusterFederatedTrustDomains, spire, {
+          ownTrustDomain: config.trustDomain,
+          className: config.className,
+          watchClassless: config.watchClassless,
+          scope: config.entryScope,
+          policy: config.policy,
+          ours: ourRelationships,
+        });
+        for (const c of fed.plan.conflicts) log.warn(`ClusterFederatedTrustDomain/${c.owner.name}: trust domain ${c.trustDomain} is already declared by ${c.heldBy.name}`);
+        for (const i of fed.plan.invalid) log.warn(`ClusterFederatedTrustDomain/${i.owner.name}: ${i.problems.map((x) => `${x.field}: ${x.message}`).join('; ')}`);
+        for (const [td, error] of fed.applied?.failed ?? []) log.error(`federation relationship ${td}: ${error}`);
+      }
       const result = await runEntryPass(manifests.snapshot, spire, {
         ...options,
         ...(unsupported ? { unsupportedFields: unsupported } : {}),

@@ -112,6 +112,8 @@ export interface DeclaredState {
   selection: Map<string, SelectionStats>;
   /** Whether each ClusterStaticEntry (by UID, our class only) rendered. */
   staticRendered: Map<string, boolean>;
+  /** Entries set without some federatesWith trust domains (no bundle yet), by pass. */
+  federationOmissions: { owner: Owner; spiffeId: string; missing: string[] }[];
 }
 
 /** spire-controller-manager's class rule: the named class, plus classless objects if asked. */
@@ -138,6 +140,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     owners: new Map(),
     selection: new Map(),
     staticRendered: new Map(),
+    federationOmissions: [],
   };
 
   for (const obj of snapshot.clusterStaticEntries) {

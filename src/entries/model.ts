@@ -21,7 +21,7 @@ export interface EntrySpec {
   hint: string;
 }
 
-export type OwnerKind = 'ClusterSPIFFEID' | 'ClusterStaticEntry';
+export type OwnerKind = 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain';
 
 /** The object that declared an entry: the unit that status and failures are counted against. */
 export interface Owner {

@@ -19,6 +19,24 @@ export interface EntryPassOptions {
   suppressDeletes?: string;
   /** Told how long each step took, e.g. for metrics. */
   onPhase?: (phase: PassPhase, seconds: number) => void;
+  /** `skip` (default): federatesWith trust domains without a bundle are left out until one appears. */
+  federatesWithMissingBundle?: 'skip' | 'fail';
+}
+
+/**
+ * SPIRE refuses an entry whose federatesWith names a trust domain it holds
+ * no bundle for, so one missing partner bundle would cost every workload
+ * that federates with it its identity (spire#7146). Fewer federated trust
+ * domains only narrow what a workload trusts, so the entry is sent without
+ * them, recorded, and completed by the pass after the bundle appears.
+ */
+function omitMissingFederation(declared: DeclaredState, bundles: ReadonlySet<string>): void {
+  for (const d of declared.declared) {
+    const missing = d.spec.federatesWith.filter((td) => !bundles.has(td));
+    if (missing.length === 0) continue;
+    d.spec = { ...d.spec, federatesWith: d.spec.federatesWith.filter((td) => bundles.has(td)) };
+    declared.federationOmissions.push({ owner: d.owner, spiffeId: d.spec.spiffeId, missing });
+  }
 }
 
 function timed<T>(phase: PassPhase, opts: Pick<EntryPassOptions, 'onPhase'>, fn: () => T): T {
@@ -37,8 +55,14 @@ export interface EntryPassResult {
 }
 
 /** Declared state and plan from a snapshot and the current entries: no I/O. */
-export function planPass(snapshot: ClusterSnapshot, current: readonly CurrentEntry[], opts: EntryPassOptions): Omit<EntryPassResult, 'applied'> {
+export function planPass(
+  snapshot: ClusterSnapshot,
+  current: readonly CurrentEntry[],
+  opts: EntryPassOptions,
+  bundles?: ReadonlySet<string>,
+): Omit<EntryPassResult, 'applied'> {
   const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
+  if (bundles && opts.federatesWithMissingBundle !== 'fail') omitMissingFederation(declared, bundles);
   const plan = timed('plan', opts, () => planEntries({
     declared: declared.declared,
     current,
@@ -65,8 +89,12 @@ export async function runEntryPass(
 ): Promise<EntryPassResult> {
   let started = performance.now();
   const current = (await spire.listEntries()).map(fromSpire);
+  const bundles =
+    opts.federatesWithMissingBundle === 'fail'
+      ? undefined
+      : new Set([opts.settings.trustDomain, ...(await spire.listFederatedBundles()).map((b) => b.trust_domain)]);
   opts.onPhase?.('list', (performance.now() - started) / 1000);
-  const planned = planPass(snapshot, current, opts);
+  const planned = planPass(snapshot, current, opts, bundles);
   if (opts.dryRun) return planned;
   started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal);

@@ -30,7 +30,7 @@ export function formatFieldErrors(kind: string, name: string, errors: readonly F
   return errors.map((e) => `${kind} ${name}: ${e.field}: ${e.message}`).join('; ');
 }
 
-export function ownerOf(kind: Owner['kind'], obj: ClusterSPIFFEID | ClusterStaticEntry): Owner {
+export function ownerOf(kind: Owner['kind'], obj: { metadata: ClusterSPIFFEID['metadata'] }): Owner {
   const m = obj.metadata;
   return {
     kind,

@@ -17,7 +17,7 @@ export interface StatusReport {
 export function computeStatus(declared: DeclaredState, plan: Plan, applied?: ApplyResult): StatusReport {
   const spiffe = new Map<string, ClusterSPIFFEIDStats>();
   for (const [uid, sel] of declared.selection) {
-    spiffe.set(uid, { ...sel, entriesMasked: 0, entriesToSet: 0, entryFailures: 0 });
+    spiffe.set(uid, { ...sel, entriesMasked: 0, entriesToSet: 0, entryFailures: 0, entriesWithoutFederation: 0 });
   }
   const statics = new Map<string, ClusterStaticEntryStatus>();
   for (const [uid, rendered] of declared.staticRendered) statics.set(uid, { rendered, masked: false, set: false });
@@ -42,6 +42,10 @@ export function computeStatus(declared: DeclaredState, plan: Plan, applied?: App
     if (s) s.entryFailures++;
   };
   for (const c of plan.conflicts) countFailure(c.owner.uid);
+  for (const o of declared.federationOmissions) {
+    const s = spiffe.get(o.owner.uid);
+    if (s) s.entriesWithoutFederation++;
+  }
   for (const f of applied?.failures ?? []) if (f.owner) countFailure(f.owner.uid);
 
   const name = (uid: string) => declared.owners.get(uid)?.name ?? uid;

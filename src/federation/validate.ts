@@ -1,4 +1,5 @@
 import { parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
+import { parseSpiffeBundle } from './bundle.js';
 
 /** The fields of a ClusterFederatedTrustDomain spec this module checks. */
 export interface FederatedTrustDomainSpec {
@@ -53,14 +54,10 @@ export function validateFederatedTrustDomain(spec: FederatedTrustDomainSpec): Fi
     add('bundleEndpointProfile.type', `must be https_web or https_spiffe, got ${JSON.stringify(profile?.type ?? null)}`);
   }
   if (spec.trustDomainBundle) {
-    let doc: unknown;
     try {
-      doc = JSON.parse(spec.trustDomainBundle);
+      parseSpiffeBundle(spec.trustDomainBundle);
     } catch (err) {
-      add('trustDomainBundle', `not JSON: ${(err as Error).message}`);
-    }
-    if (doc !== undefined && (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { keys?: unknown }).keys))) {
-      add('trustDomainBundle', 'must be a SPIFFE bundle: a JSON object with a "keys" array');
+      add('trustDomainBundle', (err as Error).message);
     }
   }
   return problems;

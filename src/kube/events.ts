@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { kubeRequest } from './rest.js';
 
 export interface EventSubject {
-  kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry';
+  kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain';
   name: string;
   uid: string;
 }

@@ -3,8 +3,9 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
+import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
 import { detectUnsupportedFields, type EntryPassOptions, type OptionalField, RenderCache, runEntryPass, statusChanged } from '../entries/index.js';
+import { runFederationPass } from '../federation/index.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -73,7 +74,10 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // watch may not have brought our own write back yet, and writing it again is noise.
   const written = new Map<string, { json: string; rv: string | undefined }>();
 
-  const writeStatus = (kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry', name: string, current: object | undefined, rv: string | undefined, next: object) => {
+  // Relationships this process set: under entryScope prefixed only these may be deleted (see federation/plan.ts).
+  const ourRelationships = new Set<string>();
+
+  const writeStatus = (kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain', name: string, current: object | undefined, rv: string | undefined, next: object) => {
     const key = `${kind}/${name}`;
     const json = JSON.stringify(next);
     if (!statusChanged(current as Partial<typeof next> | undefined, next)) return;
@@ -114,7 +118,34 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           log.warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
         }
       }
-      const result = await runEntryPass(cache.snapshot(), spire, {
+      if (config.reconcile.clusterFederatedTrustDomains) {
+        const fed = await runFederationPass(cache.federatedTrustDomains(), spire, {
+          ownTrustDomain: config.trustDomain,
+          className: config.className,
+          watchClassless: config.watchClassless,
+          scope: config.entryScope,
+          policy: config.policy,
+          ours: ourRelationships,
+          signal,
+        });
+        if (signal.aborted) return;
+        for (const [name, status] of Object.entries(fed.status)) {
+          const obj = cache.get<ClusterFederatedTrustDomain>('clusterfederatedtrustdomains', name);
+          writeStatus('ClusterFederatedTrustDomain', name, obj?.status, obj?.metadata.resourceVersion, status);
+        }
+        for (const c of fed.plan.conflicts) events.warn(c.owner, 'TrustDomainConflict', `trust domain ${c.trustDomain} is already declared by ${c.heldBy.name}`);
+        for (const i of fed.plan.invalid) events.warn(i.owner, 'Invalid', i.problems.map((p) => `${p.field}: ${p.message}`).join('; '));
+        for (const [td, error] of fed.applied?.failed ?? []) log.error(`federation relationship ${td}: ${error}`);
+      }
+      // Both entry kinds off: upstream runs no entry reconciler at all (an empty declaration would delete everything).
+      if (!config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries) return;
+      const snapshot = cache.snapshot();
+      // The reconcile switches, as upstream reads them: a kind switched off declares nothing.
+      const result = await runEntryPass({
+        ...snapshot,
+        clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? snapshot.clusterSPIFFEIDs : [],
+        clusterStaticEntries: config.reconcile.clusterStaticEntries ? snapshot.clusterStaticEntries : [],
+      }, spire, {
         ...passOptions,
         signal,
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
@@ -137,6 +168,11 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         log.warn(`${f.owner.kind}/${f.owner.name}: ${message}`);
         events.warn(f.owner, 'RenderFailed', message);
       }
+      for (const o of result.declared.federationOmissions) {
+        const message = `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
+        log.warn(`${o.owner.kind}/${o.owner.name}: ${message}`);
+        events.warn(o.owner, 'FederatesWithIncomplete', message);
+      }
       for (const c of result.plan.conflicts) {
         const message = `${c.spec.spiffeId} is held by entry ${c.foreignIds.join(', ')} outside entryScope; not created`;
         log.warn(`${c.owner.kind}/${c.owner.name}: ${message}`);
@@ -153,6 +189,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           failed: a?.failures.length ?? 0,
           renderFailures: result.declared.renderFailures.length,
           conflicts: result.plan.conflicts.length,
+          withoutFederation: result.declared.federationOmissions.length,
           kept: result.plan.kept.length + (a?.heldBack.length ?? 0),
         },
         (Date.now() - started) / 1000,

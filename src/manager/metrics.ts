@@ -14,6 +14,8 @@ export interface PassCounts {
   deleted: number;
   failed: number;
   renderFailures: number;
+  /** Entries set without some federatesWith trust domains (no bundle yet). Optional: 0 when absent. */
+  withoutFederation?: number;
   conflicts: number;
   kept: number;
 }
@@ -52,6 +54,7 @@ export class ControllerMetrics {
   private readonly entries: Counter<'op'>;
   private readonly renderFailures: Gauge;
   private readonly conflicts: Gauge;
+  private readonly withoutFederation: Gauge;
   private readonly kept: Gauge;
   private readonly passFailures: Counter;
   private readonly queueDepth: Gauge;
@@ -99,6 +102,11 @@ export class ControllerMetrics {
     this.conflicts = new Gauge({
       name: 'spire_reconciler_conflicts',
       help: 'Declared entries not created in the last pass because an entry this controller does not own already has the same SPIFFE ID, parent and selectors.',
+      registers,
+    });
+    this.withoutFederation = new Gauge({
+      name: 'spire_reconciler_entries_without_federation',
+      help: 'Entries set in the last pass without some of their federatesWith trust domains, because SPIRE holds no bundle for them yet (federatesWithMissingBundle: skip). They are completed when the bundle appears.',
       registers,
     });
     this.kept = new Gauge({
@@ -166,6 +174,7 @@ export class ControllerMetrics {
     }
     this.renderFailures.set(result.renderFailures);
     this.conflicts.set(result.conflicts);
+    this.withoutFederation.set(result.withoutFederation ?? 0);
     this.kept.set(result.kept);
     this.passSeconds.observe(seconds);
     this.lastSuccessAt = performance.now();

@@ -82,9 +82,9 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
       kept: [],
       status: {
         clusterSPIFFEIDs: {
-          payments: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0 },
-          storefront: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0 },
-          default: { namespacesSelected: 5, namespacesIgnored: 1, podsSelected: 7, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0 },
+          payments: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0, entriesWithoutFederation: 0 },
+          storefront: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0, entriesWithoutFederation: 0 },
+          default: { namespacesSelected: 5, namespacesIgnored: 1, podsSelected: 7, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0, entriesWithoutFederation: 0 },
         },
         clusterStaticEntries: { 'demo-nodes': { rendered: true, masked: false, set: true } },
       },
@@ -120,7 +120,8 @@ describe('plan against a SPIRE socket never writes; reconcile --once applies and
     const before = spire.entries.all();
     const { result } = await runOnce({ ...demoFlags, socket: spire.socketPath }, { apply: false, log: quiet, print: () => {} });
     expect(result.plan.creates.length + result.plan.updates.length + result.plan.deletes.length).toBe(6);
-    expect(new Set(spire.calls.map((c) => c.method))).toEqual(new Set(['ListEntries']));
+    // Reads only: entries, federation relationships, and the bundles federatesWith is checked against.
+    expect(new Set(spire.calls.map((c) => c.method))).toEqual(new Set(['ListEntries', 'ListFederatedBundles', 'ListFederationRelationships']));
     expect(spire.entries.all()).toEqual(before);
   });
 

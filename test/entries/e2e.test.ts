@@ -112,8 +112,8 @@ describe('one reconcile pass makes SPIRE hold exactly the declared entries', () 
     expect(created.selectors).toEqual([{ type: 'k8s', value: 'pod-uid:uid-api-1' }]);
 
     expect(result.status.clusterSPIFFEIDs).toEqual({
-      web: { namespacesSelected: 2, namespacesIgnored: 1, podsSelected: 1, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0 },
-      api: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 1, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0 },
+      web: { namespacesSelected: 2, namespacesIgnored: 1, podsSelected: 1, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0, entriesWithoutFederation: 0 },
+      api: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 1, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0, entriesWithoutFederation: 0 },
     });
 
     const again = await runEntryPass(snapshot, client, options);
@@ -134,6 +134,6 @@ describe('one reconcile pass makes SPIRE hold exactly the declared entries', () 
     expect(stored.has('manual-stale')).toBe(true);
     expect(stored.size).toBe(3);
     expect(result.status.clusterSPIFFEIDs.web).toMatchObject({ entriesToSet: 1, entryFailures: 1 });
-    expect(result.status.clusterSPIFFEIDs.api).toMatchObject({ entriesToSet: 1, entryFailures: 0 });
+    expect(result.status.clusterSPIFFEIDs.api).toMatchObject({ entriesToSet: 1, entryFailures: 0, entriesWithoutFederation: 0 });
   });
 });

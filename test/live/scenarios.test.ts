@@ -118,7 +118,7 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     }, 'the stats are written');
     const obj = w.kube.get('spire.spiffe.io/v1alpha1', 'ClusterSPIFFEID', 'by-sa') as { status: unknown };
     expect(obj.status).toEqual({
-      stats: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0 },
+      stats: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 2, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 2, entryFailures: 0, entriesWithoutFederation: 0 },
     });
     const live = w.controllers[0]!.live;
     await live.idle();

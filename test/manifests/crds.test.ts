@@ -80,6 +80,8 @@ const UPSTREAM: Record<keyof typeof CRD_FILES, string[]> = {
     '$.status.stats: object',
     '$.status.stats.entriesMasked: integer',
     '$.status.stats.entriesToSet: integer',
+    // Ours, additive: upstream objects are unaffected, and a status field it lacks is ours to write.
+    '$.status.stats.entriesWithoutFederation: integer',
     '$.status.stats.entryFailures: integer',
     '$.status.stats.namespacesIgnored: integer',
     '$.status.stats.namespacesSelected: integer',

@@ -1,0 +1,33 @@
+import type { ClusterFederatedTrustDomain } from '../api/index.js';
+import type { SpireClient } from '../spire/index.js';
+import { applyFederation, type FederationApplyResult, federationStatus, type FederationStatus, fromSpire } from './apply.js';
+import { type FederationPlan, type FederationPlanInput, planFederation } from './plan.js';
+
+export interface FederationPassResult {
+  plan: FederationPlan;
+  applied?: FederationApplyResult;
+  status: Record<string, FederationStatus>;
+  /** Trust domains SPIRE holds a bundle for after the pass (federatesWith may name these). */
+  bundles: Set<string>;
+}
+
+/**
+ * One federation reconcile: list relationships and federated bundles, plan,
+ * and unless `dryRun`, apply. `ours` carries what this process set between
+ * passes (see FederationPlanInput.scope).
+ */
+export async function runFederationPass(
+  objects: readonly ClusterFederatedTrustDomain[],
+  spire: SpireClient,
+  opts: Omit<FederationPlanInput, 'objects' | 'current' | 'knownOurs'> & { ours: Set<string>; dryRun?: boolean; signal?: AbortSignal },
+): Promise<FederationPassResult> {
+  const current = (await spire.listFederationRelationships()).map(fromSpire);
+  const bundles = new Set((await spire.listFederatedBundles()).map((b) => b.trust_domain));
+  const plan = planFederation({ ...opts, objects, current, knownOurs: opts.ours });
+  if (opts.dryRun) return { plan, status: federationStatus(plan, undefined, bundles), bundles };
+  const applied = await applyFederation(plan, spire, opts.ours, opts.signal);
+  for (const r of plan.creates.concat(plan.updates.map((u) => u.relationship))) {
+    if (r.bundle && !applied.failed.has(r.trustDomain)) bundles.add(r.trustDomain);
+  }
+  return { plan, applied, status: federationStatus(plan, applied, bundles), bundles };
+}
