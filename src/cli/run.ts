@@ -8,6 +8,8 @@ import { detectClusterDomain } from '../manager/cluster-domain.js';
 import { ping, serveObservability } from '../manager/health.js';
 import { type LiveController, startLive } from '../manager/live.js';
 import { ControllerMetrics } from '../manager/metrics.js';
+import type { SpireClient } from '../spire/index.js';
+import { startWebhook } from '../webhook/index.js';
 import { CoalescingTrigger } from '../manager/trigger.js';
 import { type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
@@ -146,6 +148,13 @@ export async function runLiveMode(flags: RunFlags, signal: AbortSignal): Promise
   if (!kc.getCurrentCluster()) throw new CliError('no Kubernetes configuration: set KUBECONFIG, or run in a cluster');
   const metrics = new ControllerMetrics();
   let live: LiveController | undefined;
+  // The webhook serves on every replica, leader or not (upstream #450), with its own SPIRE client.
+  let webhookSpire: SpireClient | undefined;
+  let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
+  if (config.webhook.enabled) {
+    webhookSpire = spireClient(config);
+    webhook = await startWebhook({ config, kc, spire: webhookSpire, log });
+  }
   const observability = await serveObservability({
     metricsBindAddress: config.metricsBindAddress,
     healthProbeBindAddress: config.healthProbeBindAddress,
@@ -159,6 +168,8 @@ export async function runLiveMode(flags: RunFlags, signal: AbortSignal): Promise
         name: 'informers-synced',
         check: () => (live?.cache.hasSynced ? { ok: true } : { ok: false, detail: live ? `waiting for ${live.cache.unsynced().join(', ')}` : 'starting' }),
       },
+      // Ready to serve admission requests only with a certificate (upstream #389).
+      ...(webhook ? [{ name: 'webhook-certificate', check: () => webhook.ready() }] : []),
     ],
     liveness: [ping],
     log,
@@ -171,6 +182,8 @@ export async function runLiveMode(flags: RunFlags, signal: AbortSignal): Promise
   } catch (err) {
     throw asCliError(err);
   } finally {
+    await webhook?.close();
+    webhookSpire?.close();
     await observability.close();
   }
 }

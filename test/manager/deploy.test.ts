@@ -72,6 +72,8 @@ const CLUSTER_GRANTS: Record<string, string[]> = {
   'spire.spiffe.io/clusterstaticentries/status': STATUS,
   'spire.spiffe.io/clusterfederatedtrustdomains/status': STATUS,
   'core/events': ['create', 'patch'],
+  // The webhook's own configuration only, by name.
+  'admissionregistration.k8s.io/validatingwebhookconfigurations[spire-controller-manager-webhook]': ['get', 'patch'],
 };
 
 describe('deploy/ is a kustomization kubectl can apply', () => {
@@ -107,6 +109,29 @@ describe('deploy/ is a kustomization kubectl can apply', () => {
     const crdFiles = readdirSync(crdDir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
     expect([...innerResources].sort()).toEqual(crdFiles.sort());
     for (const r of innerResources) expect(relative(crdDir, join(crdDir, r)).startsWith('..'), r).toBe(false);
+  });
+});
+
+describe('the admission webhook is wired end to end', () => {
+  it('the VWC sends all three kinds to the Service on the sidecar port, named as the config names it', () => {
+    const docs = readYaml(join(DEPLOY, 'webhook.yaml')) as Obj[];
+    const vwc = docs.find((d) => d.kind === 'ValidatingWebhookConfiguration')!;
+    const svc = docs.find((d) => d.kind === 'Service')!;
+    expect(vwc.metadata.name).toBe(config.validatingWebhookConfigurationName);
+    const paths = (vwc.webhooks as Obj[]).map((w) => w.clientConfig.service.path).sort();
+    expect(paths).toEqual([
+      '/validate-spire-spiffe-io-v1alpha1-clusterfederatedtrustdomain',
+      '/validate-spire-spiffe-io-v1alpha1-clusterspiffeid',
+      '/validate-spire-spiffe-io-v1alpha1-clusterstaticentry',
+    ]);
+    for (const w of vwc.webhooks as Obj[]) {
+      expect(w.clientConfig.service).toMatchObject({ name: svc.metadata.name, namespace: svc.metadata.namespace });
+      expect(w.clientConfig.caBundle).toBeUndefined();
+    }
+    expect(svc.spec.ports[0].targetPort).toBe('sr-webhook');
+    const patch = readYaml(join(DEPLOY, 'spire-server-sidecar-patch.yaml'))[0] as Obj;
+    const container = (patch.spec.template.spec.containers as Obj[]).find((c) => c.name === 'spire-reconciler')!;
+    expect((container.ports as Obj[]).find((p) => p.name === 'sr-webhook')?.containerPort).toBe(config.webhook.port);
   });
 });
 
@@ -194,11 +219,11 @@ describe('the sidecar runs locked down, beside the SPIRE server it serves', () =
     expect((patch.spec.template.spec.volumes as Obj[]).map((v) => v.name)).not.toContain('spire-server-socket');
   });
 
-  it('exposes the metrics and health ports the config binds, and probes the configured endpoints', () => {
+  it('exposes the metrics, health and webhook ports the config binds, and probes the configured endpoints', () => {
     const ports = new Map<string, number>(container.ports.map((p: Obj) => [p.name, p.containerPort]));
     const metricsPort = parseBindAddress(config.metricsBindAddress, 'metrics')!.port;
     const healthPort = parseBindAddress(config.healthProbeBindAddress, 'health')!.port;
-    expect([...ports.values()].sort()).toEqual([metricsPort, healthPort].sort());
+    expect([...ports.values()].sort()).toEqual([metricsPort, healthPort, config.webhook.port].sort());
     for (const [probe, path] of [
       ['livenessProbe', config.livenessEndpointName],
       ['readinessProbe', config.readinessEndpointName],

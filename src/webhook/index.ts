@@ -1,0 +1,93 @@
+/**
+ * The admission webhook: an HTTPS server validating ClusterSPIFFEID,
+ * ClusterStaticEntry and ClusterFederatedTrustDomain objects, and its serving
+ * certificate, minted from SPIRE (default) or read from files (certDir).
+ * It runs on every replica, leader or not: a standby's certificate must stay
+ * fresh too, since the Service sends admission calls to any ready pod (#450).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { ControllerConfig } from '../api/index.js';
+import type { SpireClient } from '../spire/index.js';
+import { FileCertificateSource } from './file-cert.js';
+import { SvidCertificateManager } from './manager.js';
+import { AdmissionServer } from './server.js';
+import { DEFAULT_SVID_TTL_SECONDS } from './svid-cert.js';
+
+export { reviewAdmission, evaluateReview, formatProblems, type AdmissionReviewResponse } from './review.js';
+export { literalTrustDomain } from './checks.js';
+export { WEBHOOK_PATHS, type WebhookKind, type ServingCertificate } from './types.js';
+export { WEBHOOK_SPIFFE_PATH } from './svid-cert.js';
+
+export interface WebhookOptions {
+  config: ControllerConfig;
+  kc: KubeConfig;
+  spire: SpireClient;
+  log: Logger;
+  /** Test hook: the clock rotation decisions use. Default Date.now. */
+  now?: () => number;
+  /** Test hook: between regular checks (VWC, caBundle, cert files). Default 5000 ms, as upstream. */
+  checkIntervalMs?: number;
+  /** Test hook: the X509-SVID TTL requested; 0 asks for the SPIRE server's default. Default 24 h, as upstream. */
+  svidTtlSeconds?: number;
+}
+
+export interface Webhook {
+  /** The port listened on (the configured one until the first certificate). */
+  readonly port: number;
+  /** For the readiness probe: ready once a valid certificate is served. */
+  ready(): { ok: boolean; detail?: string };
+  certificate(): { pem: string; notAfter: Date } | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the certificate source and returns at once; the listener opens when
+ * the first certificate is in hand, and `ready()` says why it has not yet.
+ */
+export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
+  const { config, log } = opts;
+  const now = opts.now ?? Date.now;
+  const checkIntervalMs = opts.checkIntervalMs ?? 5000;
+  const wlog = log.child({ component: 'webhook' });
+  const server = new AdmissionServer({ host: config.webhook.host, port: config.webhook.port, trustDomain: config.trustDomain, log: wlog });
+  const install = (cert: Parameters<AdmissionServer['install']>[0]) => server.install(cert);
+
+  const source = config.webhook.certDir
+    ? new FileCertificateSource({ dir: config.webhook.certDir, log: wlog, checkIntervalMs, install })
+    : new SvidCertificateManager({
+        trustDomain: config.trustDomain,
+        vwcName: config.validatingWebhookConfigurationName,
+        kc: opts.kc,
+        spire: opts.spire,
+        log: wlog,
+        now,
+        checkIntervalMs,
+        ttlSeconds: opts.svidTtlSeconds ?? DEFAULT_SVID_TTL_SECONDS,
+        install,
+      });
+  source.start();
+  wlog.info({ mode: config.webhook.certDir ? `files in ${config.webhook.certDir}` : 'SPIRE-minted X509-SVID' }, 'webhook starting');
+
+  return {
+    get port() {
+      return server.port;
+    },
+    ready() {
+      const cert = server.current;
+      const problem = source.problem;
+      if (!cert || !server.listening) return { ok: false, detail: `no serving certificate yet: ${problem ?? 'waiting for the first certificate'}` };
+      // Expired is as good as absent: the API server refuses the handshake.
+      if (now() >= cert.notAfter.getTime()) return { ok: false, detail: `serving certificate expired at ${cert.notAfter.toISOString()}: ${problem ?? 'no renewed certificate yet'}` };
+      return { ok: true };
+    },
+    certificate() {
+      const cert = server.current;
+      return cert ? { pem: cert.certPem, notAfter: cert.notAfter } : undefined;
+    },
+    async close() {
+      source.close();
+      await server.close();
+    },
+  };
+}

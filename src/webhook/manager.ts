@@ -1,0 +1,107 @@
+/**
+ * SPIRE mode: one loop that reads the ValidatingWebhookConfiguration, mints
+ * the serving certificate when it is missing, half-way through its life,
+ * expired or naming the wrong DNS names, and keeps the configuration's
+ * caBundles equal to SPIRE's trust bundle. Every replica runs it: each serves
+ * its own certificate, and the caBundle patches are idempotent.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { SpireClient } from '../spire/index.js';
+import { Backoff } from './backoff.js';
+import { fetchAuthoritiesPem, syncCaBundle } from './cabundle.js';
+import { type MintedCertificate, mintReason, mintServingCertificate, rotationTime } from './svid-cert.js';
+import type { ServingCertificate } from './types.js';
+import { getWebhookConfiguration, serviceDnsNames } from './vwc.js';
+
+export interface SvidCertificateManagerOptions {
+  trustDomain: string;
+  vwcName: string;
+  kc: KubeConfig;
+  spire: SpireClient;
+  log: Logger;
+  now: () => number;
+  /** Between checks when all is well (upstream: 5 s). */
+  checkIntervalMs: number;
+  ttlSeconds: number;
+  install(cert: ServingCertificate): Promise<void>;
+}
+
+export class SvidCertificateManager {
+  private minted: MintedCertificate | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly backoff = new Backoff(1000, 60_000);
+  private problem_: string | undefined = 'the first check has not finished';
+
+  constructor(private readonly o: SvidCertificateManagerOptions) {}
+
+  /** Why there is no current certificate (or why the last check failed); undefined when all is well. */
+  get problem(): string | undefined {
+    return this.problem_;
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.run(), ms);
+  }
+
+  private setProblem(problem: string | undefined): void {
+    if (problem === this.problem_) return;
+    this.problem_ = problem;
+    if (problem !== undefined) this.o.log.warn({ reason: problem }, 'webhook serving certificate cannot be minted');
+  }
+
+  private async run(): Promise<void> {
+    let next: number;
+    try {
+      next = await this.check();
+      this.backoff.reset();
+    } catch (err) {
+      next = this.backoff.next();
+      const message = (err as Error).message;
+      this.problem_ = message;
+      this.o.log.warn({ err: message, retryInMs: next }, 'webhook certificate check failed');
+    }
+    this.schedule(next);
+  }
+
+  /** One pass; returns when the next one is due. */
+  private async check(): Promise<number> {
+    const { o } = this;
+    const vwc = await getWebhookConfiguration(o.kc, o.vwcName);
+    if (this.closed) return 0;
+    if (!vwc) {
+      // Upstream skips minting too: the DNS names come from the configuration's services,
+      // and a certificate without them would be rejected by the API server anyway.
+      this.setProblem(`ValidatingWebhookConfiguration "${o.vwcName}" not found; the serving certificate is minted once it exists, with its services' DNS names`);
+      // Poll faster until the first certificate, so readiness follows its creation closely (#389).
+      return this.minted ? o.checkIntervalMs : Math.min(o.checkIntervalMs, 1000);
+    }
+    const dnsNames = serviceDnsNames(vwc);
+    const reason = mintReason(this.minted, dnsNames, o.now());
+    if (reason) {
+      if (dnsNames.length === 0) o.log.warn({ name: o.vwcName }, 'no webhook in the ValidatingWebhookConfiguration has a service: the certificate gets no DNS names');
+      const cert = await mintServingCertificate(o.spire, o.trustDomain, dnsNames, o.ttlSeconds, o.now());
+      if (this.closed) return 0;
+      await o.install(cert);
+      this.minted = cert;
+      o.log.info({ reason, spiffeId: cert.spiffeId, dnsNames, notAfter: cert.notAfter.toISOString() }, 'webhook serving certificate minted');
+    }
+    // After a mint too: the API server must trust the new certificate's issuer before it can call us.
+    await syncCaBundle(o.kc, vwc, await fetchAuthoritiesPem(o.spire), o.log);
+    this.setProblem(undefined);
+    // Wake for the half-life point if it comes before the next regular check (short-lived SVIDs).
+    const untilRotation = rotationTime(this.minted!) - o.now();
+    return Math.max(Math.min(o.checkIntervalMs, 1000), Math.min(o.checkIntervalMs, untilRotation));
+  }
+}
