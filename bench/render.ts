@@ -4,52 +4,13 @@
  *   npx tsx bench/render.ts [--pods 100000] [--runs 5]
  */
 import { performance } from 'node:perf_hooks';
-import type { ClusterSPIFFEID, Namespace, Node, Pod } from '../src/api/index.js';
-import { type ClusterSnapshot, declareEntries, DEFAULT_PARENT_ID_TEMPLATE, RenderCache, type SelectionSettings } from '../src/entries/index.js';
+import { declareEntries, DEFAULT_PARENT_ID_TEMPLATE, RenderCache, type SelectionSettings } from '../src/entries/index.js';
+import { syntheticCluster } from './cluster.js';
 import { compileTemplate } from '../src/template/index.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
-
-export function syntheticCluster(pods: number): ClusterSnapshot {
-  const nodeCount = Math.max(1, Math.floor(pods / 100));
-  const nsCount = Math.max(1, Math.floor(pods / 50));
-  const nodes: Node[] = Array.from({ length: nodeCount }, (_, i) => ({
-    metadata: { name: `node-${i}`, uid: `node-uid-${i}`, labels: { 'topology.kubernetes.io/zone': `zone-${i % 3}` } },
-    spec: { providerID: `aws:///node-${i}` },
-  }));
-  const namespaces: Namespace[] = Array.from({ length: nsCount }, (_, i) => ({
-    metadata: { name: `ns-${i}`, uid: `ns-uid-${i}`, labels: { team: `team-${i % 10}`, tier: i % 2 ? 'backend' : 'frontend' } },
-  }));
-  const podList: Pod[] = Array.from({ length: pods }, (_, i) => ({
-    metadata: {
-      name: `pod-${i}`,
-      namespace: `ns-${i % nsCount}`,
-      uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      labels: { app: `app-${i % 20}`, 'app.kubernetes.io/name': `svc-${i % 20}`, 'spiffe.io/spiffe-id': 'true' },
-      annotations: { 'example.com/owner': `owner-${i % 7}` },
-      creationTimestamp: '2026-01-01T00:00:00Z',
-    },
-    spec: { nodeName: `node-${i % nodeCount}`, serviceAccountName: `sa-${i % 20}`, containers: [{ name: 'main', image: 'app:1' }] },
-    status: { phase: 'Running' },
-  }));
-  const clusterSPIFFEIDs: ClusterSPIFFEID[] = Array.from({ length: 10 }, (_, i) => ({
-    metadata: { name: `csid-${i}`, uid: `csid-uid-${i}`, creationTimestamp: `2026-01-0${1 + (i % 9)}T00:00:00Z` },
-    spec: {
-      spiffeIDTemplate: `spiffe://{{ .TrustDomain }}/c${i}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}`,
-      namespaceSelector: { matchLabels: { team: `team-${i}` } },
-      ...(i % 2 ? { podSelector: { matchExpressions: [{ key: 'spiffe.io/spiffe-id', operator: 'In', values: ['true'] }] } } : {}),
-      dnsNameTemplates: ['{{ index .PodMeta.Labels "app.kubernetes.io/name" }}.{{ .PodMeta.Namespace }}.svc'],
-      workloadSelectorTemplates: ['k8s:ns:{{ .PodMeta.Namespace }}'],
-    },
-  }));
-  clusterSPIFFEIDs.push({
-    metadata: { name: 'fallback', uid: 'csid-uid-fallback', creationTimestamp: '2026-01-01T00:00:00Z' },
-    spec: { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/fallback/{{ .PodMeta.Namespace }}/{{ .PodMeta.Name }}', fallback: true },
-  });
-  return { clusterSPIFFEIDs, clusterStaticEntries: [], namespaces, pods: podList, nodes, endpointSlices: [], endpoints: [] };
 }
 
 const settings: SelectionSettings = {

@@ -4,7 +4,8 @@ import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
-import { detectUnsupportedFields, type EntryPassOptions, type OptionalField, RenderCache, runEntryPass, statusChanged } from '../entries/index.js';
+import { detectUnsupportedFields, type EntryPassOptions, type EntryPassResult, type OptionalField, RenderCache, runEntryPass, statusChanged } from '../entries/index.js';
+import type { RpcObserver } from '../spire/index.js';
 import { runFederationPass } from '../federation/index.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
@@ -31,6 +32,10 @@ export interface LiveOptions {
   /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
   namespace?: string;
   metrics?: ControllerMetrics;
+  /** Told about every completed entry pass (the benchmark times acknowledgements with it). */
+  onPass?: (result: EntryPassResult, seconds: number) => void;
+  /** Told about every SPIRE call (e.g. to count writes). */
+  observeSpireRpc?: RpcObserver;
 }
 
 export interface LiveController {
@@ -45,6 +50,8 @@ export interface LiveController {
   passes(): number;
   /** Resolves when no pass is running or pending. */
   idle(): Promise<void>;
+  /** Asks for a pass now (as gcInterval would). */
+  trigger(): void;
   done: Promise<void>;
 }
 
@@ -59,7 +66,14 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     socket: config.spireServerSocketPath,
     rpcTimeoutMs: config.spireRpcTimeoutMs,
     ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
-    ...(metrics ? { observe: metrics.observeSpireRpc } : {}),
+    ...(metrics || opts.observeSpireRpc
+      ? {
+          observe: (rpc: string, code: string, seconds: number) => {
+            metrics?.observeSpireRpc(rpc, code, seconds);
+            opts.observeSpireRpc?.(rpc, code, seconds);
+          },
+        }
+      : {}),
   });
   // Changes seen since the last pass started: the queue a pass will drain.
   let queued = 0;
@@ -181,6 +195,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
+      opts.onPass?.(result, (Date.now() - started) / 1000);
       metrics?.observePass(
         {
           created: a?.created ?? 0,
@@ -280,5 +295,5 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     log.info('stopped');
   })();
 
-  return { cache, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), done };
+  return { cache, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), trigger: () => trigger.trigger(), done };
 }

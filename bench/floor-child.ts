@@ -1,0 +1,42 @@
+/**
+ * Child process: the floors the controller is compared with, measured with a
+ * bare client on the same socket and batch sizes, so none of our engine runs:
+ * pushing the pre-rendered entries (cold convergence) and a paged list of all
+ * of them (idle pass). Prints one JSON line.
+ */
+import { performance } from 'node:perf_hooks';
+import { declareEntries, DEFAULT_PARENT_ID_TEMPLATE, toSpire } from '../src/entries/index.js';
+import { SpireClient } from '../src/spire/index.js';
+import { compileTemplate } from '../src/template/index.js';
+import { syntheticCluster } from './cluster.js';
+
+const pods = Number(process.argv[2]);
+const socket = process.argv[3] as string;
+const lists = Number(process.argv[4] ?? 3);
+
+const declared = declareEntries(syntheticCluster(pods), {
+  trustDomain: 'example.org',
+  clusterName: 'bench',
+  clusterDomain: 'cluster.local',
+  parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
+  ignoreNamespaces: [/^(?:kube-system)$/],
+  className: '',
+  watchClassless: false,
+}).declared;
+const entries = declared.map((d, i) => toSpire(d.spec, `scm-floor-${i}`));
+
+const spire = new SpireClient({ socket, rpcTimeoutMs: 120_000 });
+await spire.waitUntilReady({ timeoutMs: 60_000 });
+let t = performance.now();
+const outcome = await spire.createEntries(entries);
+const pushMs = performance.now() - t;
+const failed = outcome.results.filter((r) => !r.status.ok).length;
+const listMs: number[] = [];
+for (let i = 0; i < lists; i++) {
+  t = performance.now();
+  const all = await spire.listEntries();
+  listMs.push(performance.now() - t);
+  if (all.length !== entries.length) throw new Error(`listed ${all.length} of ${entries.length}`);
+}
+spire.close();
+console.log(JSON.stringify({ entries: entries.length, failed, pushMs, listMs }));

@@ -1,0 +1,40 @@
+/**
+ * Child process: the in-process Kubernetes API server, filled with the
+ * synthetic cluster, so its CPU and memory are not counted as the
+ * controller's. Creates more pods on request, at a given rate, and reports
+ * when it created each (the moment its watch event is sent).
+ */
+import { FakeKubeApiServer } from '../test/support/kube/index.js';
+import { podAt, syntheticCluster } from './cluster.js';
+
+type Msg = { type: 'createPods'; from: number; count: number; perSecond: number };
+
+const pods = Number(process.argv[2]);
+const kubeconfig = process.argv[3] as string;
+const cluster = syntheticCluster(pods);
+const nsCount = cluster.namespaces.length;
+const nodeCount = cluster.nodes.length;
+
+const kube = await FakeKubeApiServer.start({ eventHistory: 50_000, bookmarkIntervalMs: 5_000 });
+for (const o of [...cluster.namespaces, ...cluster.nodes, ...cluster.clusterSPIFFEIDs, ...cluster.pods]) kube.create(o as never);
+kube.writeKubeconfig(kubeconfig);
+process.send?.({ type: 'ready' });
+
+process.on('message', (msg: Msg) => {
+  if (msg.type !== 'createPods') return;
+  const created: { uid: string; at: number }[] = [];
+  const interval = 1000 / msg.perSecond;
+  const started = Date.now();
+  let i = 0;
+  const next = () => {
+    // Paced by wall clock, so a slow tick does not lower the rate.
+    while (i < msg.count && Date.now() - started >= i * interval) {
+      const obj = kube.create(podAt(msg.from + i, nsCount, nodeCount) as never) as { metadata: { uid: string } };
+      created.push({ uid: obj.metadata.uid, at: Date.now() });
+      i++;
+    }
+    if (i < msg.count) setTimeout(next, Math.max(0, started + i * interval - Date.now()));
+    else process.send?.({ type: 'created', pods: created });
+  };
+  next();
+});

@@ -1,0 +1,293 @@
+/**
+ * `npm run bench`: the controller against a synthetic cluster, next to the
+ * floors a bare client reaches on the same socket. A benchmark, not a test:
+ * it prints figures and writes them to bench/results/<date>.json.
+ *
+ *   npm run bench                       # N = 1,000, 10,000 and 100,000
+ *   npm run bench -- --pods 10000 --runs 3
+ *
+ * Processes: the SPIRE server (in memory) and the Kubernetes API server
+ * (in-process fake) each run in a child, so this process's CPU and memory
+ * are the controller's alone.
+ */
+import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { defaultConfig } from '../src/api/index.js';
+import { passOptions } from '../src/cli/context.js';
+import type { EntryPassResult } from '../src/entries/index.js';
+import { startLive } from '../src/manager/live.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? undefined : process.argv[i + 1];
+}
+
+const sizes = arg('pods') ? [Number(arg('pods'))] : [1_000, 10_000, 100_000];
+const runs = Number(arg('runs') ?? 3);
+const EVENTS = Number(arg('events') ?? 1_000);
+const RATE = 100;
+const debug = (label: string) => {
+  if (!process.env.BENCH_DEBUG) return;
+  const m = process.memoryUsage();
+  console.error(`  [${label}] rss ${Math.round(m.rss / 2 ** 20)} MiB, heap ${Math.round(m.heapUsed / 2 ** 20)} MiB`);
+};
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
+};
+
+async function startSpire(dir: string): Promise<{ socket: string; child: ChildProcess }> {
+  const socket = join(dir, 'spire.sock');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'memory-spire', '--socket', socket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('listening')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`SPIRE child exited ${code}`)));
+  });
+  return { socket, child };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+interface Floors {
+  entries: number;
+  failed: number;
+  pushMs: number;
+  listMs: number[];
+}
+
+function measureFloors(pods: number, socket: string): Floors {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', join(here, 'floor-child.ts'), String(pods), socket, '3'], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  return JSON.parse(out.trim().split('\n').pop()!) as Floors;
+}
+
+interface RunResult {
+  coldMs: number;
+  coldFloorMs: number;
+  idleMs: number;
+  idleFloorMs: number;
+  idleWrites: number;
+  latencyMs: number[];
+  cpuSecondsPer1000: number;
+  rssSteadyMiB: number;
+  heapSteadyMiB: number;
+  rssPeakMiB: number;
+  heapPeakMiB: number;
+  entries: number;
+}
+
+async function oneRun(pods: number): Promise<RunResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'spire-reconciler-bench-'));
+  try {
+    // Floors first, against their own SPIRE server.
+    const a = await startSpire(join(dir, 'a'));
+    const floors = measureFloors(pods, a.socket);
+    await stop(a.child);
+    if (floors.failed > 0) throw new Error(`floor push: ${floors.failed} entries failed`);
+
+    const b = await startSpire(join(dir, 'b'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    const kube = fork(join(here, 'kube-child.ts'), [String(pods), kubeconfig], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise<void>((resolve) => kube.once('message', () => resolve()));
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    debug('before controller start');
+
+    const config = { ...defaultConfig(), trustDomain: 'example.org', clusterName: 'bench', clusterDomain: 'cluster.local', spireServerSocketPath: b.socket, gcIntervalMs: 3_600_000, spireRpcTimeoutMs: 120_000 };
+    let rssPeak = 0;
+    let heapPeak = 0;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      rssPeak = Math.max(rssPeak, m.rss);
+      heapPeak = Math.max(heapPeak, m.heapUsed);
+    }, 50);
+
+    // Passes as they complete, with the moment each finished applying.
+    const passes: { result: EntryPassResult; seconds: number; at: number }[] = [];
+    let waiter: (() => void) | undefined;
+    const nextPass = () => new Promise<void>((r) => (waiter = r));
+    let writes = 0;
+    const stopper = new AbortController();
+    const started = performance.now();
+    const live = await startLive({
+      config,
+      pass: passOptions(config),
+      kc,
+      log: pino({ level: 'silent' }),
+      signal: stopper.signal,
+      onPass: (result, seconds) => {
+        passes.push({ result, seconds, at: Date.now() });
+        waiter?.();
+      },
+      observeSpireRpc: (rpc) => {
+        if (rpc.startsWith('Entry.Batch')) writes++;
+      },
+    });
+
+    // Cold convergence: controller start to every entry created.
+    while (!passes.some((p) => (p.result.applied?.created ?? 0) >= floors.entries)) await nextPass();
+    const coldMs = performance.now() - started;
+    await live.idle();
+    debug('after cold convergence');
+
+    // Idle pass: nothing changed; it must write nothing.
+    const writesBefore = writes;
+    const idleTimes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const wait = nextPass();
+      live.trigger();
+      await wait;
+      idleTimes.push(passes[passes.length - 1]!.seconds * 1000);
+    }
+    const idleWrites = writes - writesBefore;
+    debug('after idle passes');
+
+    // Event latency and churn cost: pods created at RATE per second.
+    const acked = new Map<string, number>();
+    const onAck = () => {
+      for (const p of passes.splice(0)) for (const c of p.result.plan.creates) if (c.podUid && !p.result.applied?.failedKeys.has(c.key)) acked.set(c.podUid, p.at);
+    };
+    passes.length = 0;
+    const cpu0 = process.cpuUsage();
+    const created = await new Promise<{ uid: string; at: number }[]>((resolve) => {
+      kube.once('message', (m: { pods: { uid: string; at: number }[] }) => resolve(m.pods));
+      kube.send({ type: 'createPods', from: pods, count: EVENTS, perSecond: RATE });
+    });
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      onAck();
+      if (created.every((c) => acked.has(c.uid)) || Date.now() > deadline) break;
+      await Promise.race([nextPass(), new Promise((r) => setTimeout(r, 100))]);
+    }
+    await live.idle();
+    onAck();
+    const cpu = process.cpuUsage(cpu0);
+    debug('after events');
+    const latencyMs = created.filter((c) => acked.has(c.uid)).map((c) => acked.get(c.uid)! - c.at);
+    if (latencyMs.length < created.length) console.error(`  warning: ${created.length - latencyMs.length} of ${created.length} pods were not acknowledged within 120 s`);
+
+    clearInterval(sampler);
+    const m = process.memoryUsage();
+    stopper.abort();
+    await live.done;
+    await stop(kube);
+    await stop(b.child);
+    return {
+      coldMs,
+      coldFloorMs: floors.pushMs,
+      idleMs: median(idleTimes),
+      idleFloorMs: median(floors.listMs),
+      idleWrites,
+      latencyMs,
+      cpuSecondsPer1000: ((cpu.user + cpu.system) / 1e6 / EVENTS) * 1000,
+      rssSteadyMiB: m.rss / 2 ** 20,
+      heapSteadyMiB: m.heapUsed / 2 ** 20,
+      rssPeakMiB: rssPeak / 2 ** 20,
+      heapPeakMiB: heapPeak / 2 ** 20,
+      entries: floors.entries,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface Row {
+  pods: number;
+  runs: number;
+  entries: number;
+  coldMs: number;
+  coldFloorMs: number;
+  coldRatio: number;
+  idleMs: number;
+  idleFloorMs: number;
+  idleRatio: number;
+  idleWrites: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMaxMs: number;
+  cpuSecondsPer1000Events: number;
+  rssSteadyMiB: number;
+  heapSteadyMiB: number;
+  rssPeakMiB: number;
+  heapPeakMiB: number;
+}
+
+const rows: Row[] = [];
+for (const pods of sizes) {
+  const results: RunResult[] = [];
+  const n = pods >= 100_000 ? Math.min(runs, 1) : runs;
+  for (let r = 0; r < n; r++) {
+    console.error(`N=${pods}: run ${r + 1} of ${n}`);
+    results.push(await oneRun(pods));
+  }
+  const med = (f: (x: RunResult) => number) => median(results.map(f));
+  const row: Row = {
+    pods,
+    runs: n,
+    entries: results[0]!.entries,
+    coldMs: med((x) => x.coldMs),
+    coldFloorMs: med((x) => x.coldFloorMs),
+    coldRatio: med((x) => x.coldMs / x.coldFloorMs),
+    idleMs: med((x) => x.idleMs),
+    idleFloorMs: med((x) => x.idleFloorMs),
+    idleRatio: med((x) => x.idleMs / x.idleFloorMs),
+    idleWrites: Math.max(...results.map((x) => x.idleWrites)),
+    latencyP50Ms: med((x) => percentile(x.latencyMs, 50)),
+    latencyP99Ms: med((x) => percentile(x.latencyMs, 99)),
+    latencyMaxMs: med((x) => Math.max(...x.latencyMs)),
+    cpuSecondsPer1000Events: med((x) => x.cpuSecondsPer1000),
+    rssSteadyMiB: med((x) => x.rssSteadyMiB),
+    heapSteadyMiB: med((x) => x.heapSteadyMiB),
+    rssPeakMiB: med((x) => x.rssPeakMiB),
+    heapPeakMiB: med((x) => x.heapPeakMiB),
+  };
+  rows.push(row);
+}
+
+const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const table = [
+  ['pods', 'entries', 'cold ms (floor, ratio)', 'idle pass ms (floor, ratio), writes', 'event latency p50/p99/max ms', 'CPU s / 1000 events', 'RSS MiB steady/peak', 'heap MiB steady/peak'],
+  ...rows.map((r) => [
+    String(r.pods),
+    String(r.entries),
+    `${fmt(r.coldMs)} (${fmt(r.coldFloorMs)}, ${fmt(r.coldRatio, 2)}x)`,
+    `${fmt(r.idleMs)} (${fmt(r.idleFloorMs)}, ${fmt(r.idleRatio, 2)}x), ${r.idleWrites}`,
+    `${fmt(r.latencyP50Ms)}/${fmt(r.latencyP99Ms)}/${fmt(r.latencyMaxMs)}`,
+    fmt(r.cpuSecondsPer1000Events, 2),
+    `${fmt(r.rssSteadyMiB)}/${fmt(r.rssPeakMiB)}`,
+    `${fmt(r.heapSteadyMiB)}/${fmt(r.heapPeakMiB)}`,
+  ]),
+];
+const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+const text = table.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
+const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+console.log(`spire-reconciler benchmark: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${EVENTS} pod events at ${RATE}/s; medians of runs`);
+console.log(text);
+mkdirSync(join(here, 'results'), { recursive: true });
+const file = join(here, 'results', `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
+writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, command, events: EVENTS, ratePerSecond: RATE, rows }, null, 2)}\n`);
+console.log(`written to ${file}`);
