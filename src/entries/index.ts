@@ -10,3 +10,4 @@ export * from './declare.js';
 export { computeStatus, statusChanged, type StatusReport } from './status.js';
 export * from './pass.js';
 export { detectUnsupportedFields } from './unsupported.js';
+export { CurrentState } from './current-state.js';

@@ -3,6 +3,7 @@ import type { SpireClient } from '../spire/index.js';
 import { type ApplyResult, applyPlan } from './apply.js';
 import type { OptionalField } from './compare.js';
 import { type ClusterSnapshot, declareEntries, type DeclaredState, type SelectionSettings } from './declare.js';
+import type { CurrentState } from './current-state.js';
 import { type CurrentEntry, fromSpire } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
 import { type Plan, planEntries } from './plan.js';
@@ -85,10 +86,16 @@ export function planPass(
 export async function runEntryPass(
   snapshot: ClusterSnapshot,
   spire: SpireClient,
-  opts: EntryPassOptions & { dryRun?: boolean; signal?: AbortSignal },
+  opts: EntryPassOptions & { dryRun?: boolean; signal?: AbortSignal; state?: CurrentState },
 ): Promise<EntryPassResult> {
   let started = performance.now();
-  const current = (await spire.listEntries()).map(fromSpire);
+  // With a state kept in memory, the list is only needed when it is stale or uncertain.
+  let current: readonly CurrentEntry[];
+  if (opts.state && !opts.state.needsList()) current = opts.state.values();
+  else {
+    current = (await spire.listEntries()).map(fromSpire);
+    opts.state?.replace(current);
+  }
   const bundles =
     opts.federatesWithMissingBundle === 'fail'
       ? undefined
@@ -98,6 +105,7 @@ export async function runEntryPass(
   if (opts.dryRun) return planned;
   started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal);
+  opts.state?.record(planned.plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
   return { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
 }

@@ -4,7 +4,16 @@ import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
-import { detectUnsupportedFields, type EntryPassOptions, type EntryPassResult, type OptionalField, RenderCache, runEntryPass, statusChanged } from '../entries/index.js';
+import {
+  CurrentState,
+  detectUnsupportedFields,
+  type EntryPassOptions,
+  type EntryPassResult,
+  type OptionalField,
+  RenderCache,
+  runEntryPass,
+  statusChanged,
+} from '../entries/index.js';
 import type { RpcObserver } from '../spire/index.js';
 import { runFederationPass } from '../federation/index.js';
 import { ClusterCache } from '../kube/cluster.js';
@@ -40,6 +49,7 @@ export interface LiveOptions {
 
 export interface LiveController {
   cache: ClusterCache;
+  currentState: CurrentState;
   renderCache: RenderCache;
   events: EventRecorder;
   /** Absent when leader election is off (this replica always writes). */
@@ -79,6 +89,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   let queued = 0;
   const statusWriter = new StatusWriter(opts.kc, log);
   const renderCache = new RenderCache();
+  // SPIRE's entries between full lists (every gcInterval, or after an uncertain write).
+  const currentState = new CurrentState(config.gcIntervalMs);
   const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache } };
   const events = new EventRecorder(opts.kc, log);
   let passes = 0;
@@ -162,6 +174,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       }, spire, {
         ...passOptions,
         signal,
+        state: currentState,
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(metrics ? { onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) } : {}),
       });
@@ -212,7 +225,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       if (a?.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
       else failedPasses = 0;
     } catch (err) {
-      // Nothing was applied past the failure; try again soon.
+      // Nothing was applied past the failure; try again soon, from a fresh list.
+      currentState.invalidate();
       log.error(`reconcile pass failed: ${(err as Error).message}`);
       metrics?.passFailed();
       retryLater();
@@ -295,5 +309,5 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     log.info('stopped');
   })();
 
-  return { cache, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), trigger: () => trigger.trigger(), done };
+  return { cache, currentState, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), trigger: () => trigger.trigger(), done };
 }

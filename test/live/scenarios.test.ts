@@ -36,6 +36,25 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     await eventually(() => w.spire.server.entries.size === 0, 'the entry is gone');
   });
 
+  it('keeps SPIRE state in memory: a pod event does not list every entry, an uncertain write does', async () => {
+    w.kube.create(pod('team-a', 'p1'));
+    await eventually(() => w.spire.server.entries.size === 1, 'the first entry');
+    const live = w.controllers[0]!.live;
+    await live.idle();
+    const lists = () => w.spire.server.calls.filter((c) => c.method === 'ListEntries').length;
+    const before = lists();
+    w.kube.create(pod('team-a', 'p2'));
+    await eventually(() => w.spire.server.entries.size === 2, 'the second entry');
+    await live.idle();
+    expect(lists()).toBe(before);
+
+    // A write whose outcome is unknown makes the next pass list again.
+    w.spire.server.faults.failNext(1, 14, { method: 'BatchCreateEntry' });
+    w.kube.create(pod('team-a', 'p3'));
+    await eventually(() => w.spire.server.entries.size === 3, 'the third entry, after a retry');
+    expect(lists()).toBeGreaterThan(before);
+  });
+
   it('re-renders only the pod an event is about', async () => {
     for (const name of ['p1', 'p2', 'p3']) w.kube.create(pod('team-a', name));
     await eventually(() => w.spire.server.entries.size === 3, 'three entries');
