@@ -18,6 +18,9 @@ const DEFINITE = new Set(['INVALID_ARGUMENT', 'INTERNAL', 'NOT_FOUND', 'FAILED_P
  */
 export class CurrentState {
   private entries = new Map<string, CurrentEntry>();
+  // Indexes for planning a few pods: their entries, and who else holds a key.
+  private readonly byPod = new Map<string, Set<string>>();
+  private readonly byKey = new Map<string, Set<string>>();
   private listedAt = Number.NEGATIVE_INFINITY;
   private uncertain = true;
   lists = 0;
@@ -31,8 +34,34 @@ export class CurrentState {
     return this.uncertain || this.now() - this.listedAt >= this.maxAgeMs;
   }
 
+  private add(e: CurrentEntry): void {
+    this.remove(e.id);
+    this.entries.set(e.id, e);
+    if (e.podUid !== undefined) addTo(this.byPod, e.podUid, e.id);
+    addTo(this.byKey, e.key, e.id);
+  }
+
+  private remove(id: string): void {
+    const old = this.entries.get(id);
+    if (!old) return;
+    this.entries.delete(id);
+    if (old.podUid !== undefined) removeFrom(this.byPod, old.podUid, id);
+    removeFrom(this.byKey, old.key, id);
+  }
+
+  /** The entries tied to these pods, and every entry holding one of these keys. */
+  related(podUids: Iterable<string>, keys: Iterable<string>): CurrentEntry[] {
+    const ids = new Set<string>();
+    for (const uid of podUids) for (const id of this.byPod.get(uid) ?? []) ids.add(id);
+    for (const key of keys) for (const id of this.byKey.get(key) ?? []) ids.add(id);
+    return [...ids].map((id) => this.entries.get(id)!);
+  }
+
   replace(listed: readonly CurrentEntry[]): void {
-    this.entries = new Map(listed.map((e) => [e.id, e]));
+    this.entries = new Map();
+    this.byPod.clear();
+    this.byKey.clear();
+    for (const e of listed) this.add(e);
     this.listedAt = this.now();
     this.uncertain = false;
     this.lists++;
@@ -55,13 +84,25 @@ export class CurrentState {
     }
     const held = new Set(applied.heldBack.map((h) => h.id));
     for (const c of plan.creates) {
-      if (!failed.has(`create\u0000${c.id}`)) this.entries.set(c.id, { id: c.id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
+      if (!failed.has(`create\u0000${c.id}`)) this.add({ id: c.id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
     }
     for (const u of plan.updates) {
-      if (!failed.has(`update\u0000${u.id}`)) this.entries.set(u.id, { id: u.id, key: u.key, spec: u.spec, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
+      if (!failed.has(`update\u0000${u.id}`)) this.add({ id: u.id, key: u.key, spec: u.spec, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
     }
     for (const d of plan.deletes) {
-      if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) this.entries.delete(d.id);
+      if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) this.remove(d.id);
     }
   }
+}
+
+function addTo(m: Map<string, Set<string>>, k: string, v: string): void {
+  let set = m.get(k);
+  if (!set) m.set(k, (set = new Set()));
+  set.add(v);
+}
+
+function removeFrom(m: Map<string, Set<string>>, k: string, v: string): void {
+  const set = m.get(k);
+  set?.delete(v);
+  if (set?.size === 0) m.delete(k);
 }

@@ -1,6 +1,6 @@
 import type { ClusterSPIFFEID, ClusterStaticEntry, EndpointSlice, Endpoints, Namespace, Node, Pod } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
-import { indexServices, serviceDnsNames } from './endpoints.js';
+import { indexServices, type ServiceIndex, serviceDnsNames } from './endpoints.js';
 import {
   type FieldError,
   formatFieldErrors,
@@ -188,6 +188,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
   // Stable: fallback objects last, otherwise in the order given.
   parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
 
+  const ctx: PodContext = { settings, cache, services, specKeys, node: (name) => nodesByName.get(name) };
   const coveredByNonFallback = new Set<string>();
   for (const spec of parsed) {
     const stats = state.selection.get(spec.owner.uid)!;
@@ -203,33 +204,12 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
         stats.podsSelected++;
         const uid = pod.metadata.uid;
         if (spec.fallback && coveredByNonFallback.has(uid)) continue;
-        // Not scheduled yet, or done: nothing to attest, and not a failure.
-        const nodeName = pod.spec?.nodeName;
-        if (!nodeName || isFinished(pod)) continue;
-        const where = `${ns.metadata.name}/${pod.metadata.name}`;
-        const fail = (message: string) => {
+        const r = declareOne(spec, pod, ns.metadata.name, ctx);
+        if (r === 'skip') continue;
+        if ('failure' in r) {
           stats.podEntryRenderFailures++;
           state.unknownPods.add(uid);
-          state.renderFailures.push({ owner: spec.owner, pod: where, message });
-        };
-        const node = nodesByName.get(nodeName);
-        if (!node) {
-          fail(`node ${nodeName} is not known yet`);
-          continue;
-        }
-        const parent = cache.parentId(node, settings);
-        if ('error' in parent) {
-          fail(parent.error);
-          continue;
-        }
-        const svc = spec.autoPopulateDNSNames ? services.get(uid) : undefined;
-        const dns = svc ? serviceDnsNames(svc, ns.metadata.name, settings.clusterDomain) : [];
-        const r = cache.podEntry(`${specKeys.get(spec.owner.uid)}\u0000${uid}`, pod, node, dns, () => {
-          const out = renderPodEntry(spec, pod, node, parent.parentId, settings, dns);
-          return 'spec' in out ? { spec: out.spec, key: entryKey(out.spec) } : out;
-        });
-        if ('error' in r) {
-          fail(r.error);
+          state.renderFailures.push({ owner: spec.owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: r.failure });
           continue;
         }
         state.declared.push({ key: r.key, spec: r.spec, owner: spec.owner, podUid: uid });
@@ -239,6 +219,100 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
   }
   cache.sweep();
   return state;
+}
+
+interface PodContext {
+  settings: SelectionSettings;
+  cache: RenderCache;
+  services: ServiceIndex;
+  specKeys: ReadonlyMap<string, string>;
+  node: (name: string) => Node | undefined;
+}
+
+/**
+ * One ClusterSPIFFEID applied to one pod it selects: the entry, a failure
+ * (the pod's entries become unknown), or 'skip' for a pod not scheduled yet
+ * or finished (nothing to attest, and not a failure).
+ */
+function declareOne(spec: ParsedClusterSPIFFEID, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | 'skip' {
+  const uid = pod.metadata.uid;
+  const nodeName = pod.spec?.nodeName;
+  if (!nodeName || isFinished(pod)) return 'skip';
+  const node = ctx.node(nodeName);
+  if (!node) return { failure: `node ${nodeName} is not known yet` };
+  const parent = ctx.cache.parentId(node, ctx.settings);
+  if ('error' in parent) return { failure: parent.error };
+  const svc = spec.autoPopulateDNSNames ? ctx.services.get(uid) : undefined;
+  const dns = svc ? serviceDnsNames(svc, namespace, ctx.settings.clusterDomain) : [];
+  const r = ctx.cache.podEntry(`${ctx.specKeys.get(spec.owner.uid)}\u0000${uid}`, pod, node, dns, () => {
+    const out = renderPodEntry(spec, pod, node, parent.parentId, ctx.settings, dns);
+    return 'spec' in out ? { spec: out.spec, key: entryKey(out.spec) } : out;
+  });
+  return 'error' in r ? { failure: r.error } : r;
+}
+
+export interface PodDeclaration {
+  declared: DeclaredEntry[];
+  /** Pods whose entries could not all be computed: their current entries stay. */
+  unknownPods: Set<string>;
+  renderFailures: RenderFailure[];
+}
+
+/**
+ * The entries of a few pods, by the same rules as declareEntries (selection,
+ * ignored namespaces, class, fallback order), without walking the rest of
+ * the cluster: for a pass made of pod events only. Statistics are left to
+ * the next full pass. A pod's entries depend only on the pod, its namespace
+ * and node, the ClusterSPIFFEIDs and its services, so this equals the full
+ * pass restricted to these pods.
+ */
+export function declarePods(
+  pods: readonly Pod[],
+  lookup: { clusterSPIFFEIDs: readonly ClusterSPIFFEID[]; namespace: (name: string) => Namespace | undefined; node: (name: string) => Node | undefined; services: ServiceIndex },
+  settings: SelectionSettings,
+): PodDeclaration {
+  const out: PodDeclaration = { declared: [], unknownPods: new Set(), renderFailures: [] };
+  const cache = settings.renderCache ?? new RenderCache();
+  const parsed: ParsedClusterSPIFFEID[] = [];
+  const specKeys = new Map<string, string>();
+  for (const obj of lookup.clusterSPIFFEIDs) {
+    if (!isOurClass(obj.spec?.className, settings)) continue;
+    const r = parseClusterSPIFFEID(obj);
+    // An invalid object makes every pod's entries unknown; the full pass reports it.
+    if (!('parsed' in r)) {
+      for (const p of pods) out.unknownPods.add(p.metadata.uid);
+      return out;
+    }
+    specKeys.set(r.parsed.owner.uid, `${r.parsed.owner.uid}\u0000${JSON.stringify(obj.spec)}`);
+    parsed.push(r.parsed);
+  }
+  parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
+  const ctx: PodContext = { settings, cache, services: lookup.services, specKeys, node: lookup.node };
+  for (const pod of pods) {
+    const nsName = pod.metadata.namespace ?? '';
+    const ns = lookup.namespace(nsName);
+    if (!ns) {
+      // The namespace event may not have arrived yet; the next full pass sees both.
+      out.unknownPods.add(pod.metadata.uid);
+      continue;
+    }
+    if (settings.ignoreNamespaces.some((re) => re.test(nsName))) continue;
+    let covered = false;
+    for (const spec of parsed) {
+      if (!spec.namespaceSelector(ns.metadata.labels) || !spec.podSelector(pod.metadata.labels)) continue;
+      if (spec.fallback && covered) continue;
+      const r = declareOne(spec, pod, nsName, ctx);
+      if (r === 'skip') continue;
+      if ('failure' in r) {
+        out.unknownPods.add(pod.metadata.uid);
+        out.renderFailures.push({ owner: spec.owner, pod: `${nsName}/${pod.metadata.name}`, message: r.failure });
+        continue;
+      }
+      out.declared.push({ key: r.key, spec: r.spec, owner: spec.owner, podUid: pod.metadata.uid });
+      if (!spec.fallback) covered = true;
+    }
+  }
+  return out;
 }
 
 function reportInvalid(state: DeclaredState, owner: Owner, errors: FieldError[]): void {

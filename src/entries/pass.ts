@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
+import type { Pod } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
 import { type ApplyResult, applyPlan } from './apply.js';
 import type { OptionalField } from './compare.js';
-import { type ClusterSnapshot, declareEntries, type DeclaredState, type SelectionSettings } from './declare.js';
+import { type ClusterSnapshot, declareEntries, type DeclaredState, declarePods, type PodDeclaration, type SelectionSettings } from './declare.js';
 import type { CurrentState } from './current-state.js';
-import { type CurrentEntry, fromSpire } from './model.js';
+import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
 import { type Plan, planEntries } from './plan.js';
 import { computeStatus, type StatusReport } from './status.js';
@@ -31,13 +32,19 @@ export interface EntryPassOptions {
  * domains only narrow what a workload trusts, so the entry is sent without
  * them, recorded, and completed by the pass after the bundle appears.
  */
-function omitMissingFederation(declared: DeclaredState, bundles: ReadonlySet<string>): void {
-  for (const d of declared.declared) {
+function omitMissingFederation(declared: DeclaredEntry[], bundles: ReadonlySet<string>): DeclaredState['federationOmissions'] {
+  const omissions: DeclaredState['federationOmissions'] = [];
+  for (const d of declared) {
     const missing = d.spec.federatesWith.filter((td) => !bundles.has(td));
     if (missing.length === 0) continue;
     d.spec = { ...d.spec, federatesWith: d.spec.federatesWith.filter((td) => bundles.has(td)) };
-    declared.federationOmissions.push({ owner: d.owner, spiffeId: d.spec.spiffeId, missing });
+    omissions.push({ owner: d.owner, spiffeId: d.spec.spiffeId, missing });
   }
+  return omissions;
+}
+
+async function federatedBundles(spire: SpireClient, trustDomain: string): Promise<Set<string>> {
+  return new Set([trustDomain, ...(await spire.listFederatedBundles()).map((b) => b.trust_domain)]);
 }
 
 function timed<T>(phase: PassPhase, opts: Pick<EntryPassOptions, 'onPhase'>, fn: () => T): T {
@@ -63,7 +70,7 @@ export function planPass(
   bundles?: ReadonlySet<string>,
 ): Omit<EntryPassResult, 'applied'> {
   const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
-  if (bundles && opts.federatesWithMissingBundle !== 'fail') omitMissingFederation(declared, bundles);
+  if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.declared, bundles));
   const plan = timed('plan', opts, () => planEntries({
     declared: declared.declared,
     current,
@@ -96,10 +103,7 @@ export async function runEntryPass(
     current = (await spire.listEntries()).map(fromSpire);
     opts.state?.replace(current);
   }
-  const bundles =
-    opts.federatesWithMissingBundle === 'fail'
-      ? undefined
-      : new Set([opts.settings.trustDomain, ...(await spire.listFederatedBundles()).map((b) => b.trust_domain)]);
+  const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain);
   opts.onPhase?.('list', (performance.now() - started) / 1000);
   const planned = planPass(snapshot, current, opts, bundles);
   if (opts.dryRun) return planned;
@@ -108,4 +112,49 @@ export async function runEntryPass(
   opts.state?.record(planned.plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
   return { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
+}
+
+export interface PodPassInput {
+  /** Pods that changed and still exist. */
+  pods: readonly Pod[];
+  /** UIDs of pods that were deleted. */
+  goneUids: readonly string[];
+  lookup: Parameters<typeof declarePods>[1];
+}
+
+/**
+ * A pass for pod events only: declares the changed pods' entries, plans them
+ * against their current entries from the in-memory state (and any entry
+ * holding one of their keys), and applies. The same rules as a full pass,
+ * reached through the same planEntries and applyPlan; the work is in
+ * proportion to the pods changed, not to the cluster. Statistics are left to
+ * the next full pass, which also corrects anything this one could not know.
+ */
+export async function runPodPass(
+  input: PodPassInput,
+  spire: SpireClient,
+  opts: EntryPassOptions & { state: CurrentState; signal?: AbortSignal },
+): Promise<{ plan: Plan; applied: ApplyResult; declared: PodDeclaration }> {
+  let started = performance.now();
+  const declared = declarePods(input.pods, input.lookup, opts.settings);
+  if (opts.federatesWithMissingBundle !== 'fail' && declared.declared.some((d) => d.spec.federatesWith.length > 0)) {
+    omitMissingFederation(declared.declared, await federatedBundles(spire, opts.settings.trustDomain));
+  }
+  opts.onPhase?.('render', (performance.now() - started) / 1000);
+  started = performance.now();
+  const uids = [...input.pods.map((p) => p.metadata.uid), ...input.goneUids];
+  const plan = planEntries({
+    declared: declared.declared,
+    current: opts.state.related(uids, declared.declared.map((d) => d.key)),
+    ownership: opts.ownership,
+    policy: opts.policy,
+    unknownPods: declared.unknownPods,
+    ...(opts.unsupportedFields ? { unsupportedFields: opts.unsupportedFields } : {}),
+  });
+  opts.onPhase?.('plan', (performance.now() - started) / 1000);
+  started = performance.now();
+  const applied = await applyPlan(plan, spire, opts.signal);
+  opts.state.record(plan, applied);
+  opts.onPhase?.('apply', (performance.now() - started) / 1000);
+  return { plan, applied, declared };
 }

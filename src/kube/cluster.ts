@@ -18,7 +18,7 @@ export interface ClusterCacheOptions {
   kc: KubeConfig;
   log: Logger;
   /** A change that can affect entries or federation: the controller should run a pass. */
-  onChange: (resource: string) => void;
+  onChange: (resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject }) => void;
   silenceMs?: number;
 }
 
@@ -85,7 +85,7 @@ export class ClusterCache {
       if (kind === 'update' && this.seen.get(key) === fp) return;
       this.seen.set(key, fp);
     }
-    this.opts.onChange(r.name);
+    this.opts.onChange(r.name, { kind, obj });
   }
 
   /** True once every informer has listed. */

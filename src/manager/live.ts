@@ -3,15 +3,19 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig } from '../api/index.js';
+import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig, Namespace, Node, Pod } from '../api/index.js';
 import {
   CurrentState,
   detectUnsupportedFields,
+  indexServices,
   type EntryPassOptions,
   type EntryPassResult,
   type OptionalField,
+  type Plan,
   RenderCache,
+  type RenderFailure,
   runEntryPass,
+  runPodPass,
   statusChanged,
 } from '../entries/index.js';
 import type { RpcObserver } from '../spire/index.js';
@@ -41,8 +45,8 @@ export interface LiveOptions {
   /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
   namespace?: string;
   metrics?: ControllerMetrics;
-  /** Told about every completed entry pass (the benchmark times acknowledgements with it). */
-  onPass?: (result: EntryPassResult, seconds: number) => void;
+  /** Told about every completed entry pass, full or for pod events (the benchmark times acknowledgements with it). */
+  onPass?: (result: Pick<EntryPassResult, 'plan' | 'applied'>, seconds: number) => void;
   /** Told about every SPIRE call (e.g. to count writes). */
   observeSpireRpc?: RpcObserver;
 }
@@ -60,7 +64,7 @@ export interface LiveController {
   passes(): number;
   /** Resolves when no pass is running or pending. */
   idle(): Promise<void>;
-  /** Asks for a pass now (as gcInterval would). */
+  /** Asks for a full pass now (as gcInterval would). */
   trigger(): void;
   done: Promise<void>;
 }
@@ -124,10 +128,71 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     failedPasses++;
     const wait = Math.min(1000 * 2 ** (failedPasses - 1), 30_000);
     clearTimeout(retry);
-    retry = setTimeout(() => trigger.trigger(), wait);
+    retry = setTimeout(requestFull, wait);
     retry.unref();
   };
   const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'CANCELLED', 'RESOURCE_EXHAUSTED']);
+
+  // What changed since the last pass: pods by UID (null once deleted), or anything else, which needs a full pass.
+  const dirtyPods = new Map<string, { namespace: string; name: string } | null>();
+  let fullRequested = true;
+  let refresh: NodeJS.Timeout | undefined;
+  const requestFull = () => {
+    fullRequested = true;
+    trigger.trigger();
+  };
+
+  const reportFailures = (failures: readonly RenderFailure[], conflicts: Plan['conflicts']) => {
+    for (const f of failures) {
+      const message = `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;
+      log.warn(`${f.owner.kind}/${f.owner.name}: ${message}`);
+      events.warn(f.owner, 'RenderFailed', message);
+    }
+    for (const c of conflicts) {
+      const message = `${c.spec.spiffeId} is held by entry ${c.foreignIds.join(', ')} outside entryScope; not created`;
+      log.warn(`${c.owner.kind}/${c.owner.name}: ${message}`);
+      events.warn(c.owner, 'EntryConflict', message);
+    }
+  };
+
+  /**
+   * A pass for pod events only, when nothing else changed and the in-memory
+   * SPIRE state is fresh: work in proportion to the pods changed. A full
+   * pass follows when the events stop (statistics, and a check on this one).
+   */
+  const podPass = async (signal: AbortSignal, started: number) => {
+    const batch = [...dirtyPods];
+    dirtyPods.clear();
+    const pods: Pod[] = [];
+    const goneUids: string[] = [];
+    for (const [uid, at] of batch) {
+      const pod = at ? cache.get<Pod>('pods', at.name, at.namespace) : undefined;
+      if (pod && pod.metadata.uid === uid) pods.push(pod);
+      else goneUids.push(uid);
+    }
+    const snapshot = cache.snapshot();
+    const r = await runPodPass(
+      {
+        pods,
+        goneUids,
+        lookup: {
+          clusterSPIFFEIDs: snapshot.clusterSPIFFEIDs,
+          namespace: (name) => cache.get<Namespace>('namespaces', name),
+          node: (name) => cache.get<Node>('nodes', name),
+          services: indexServices(snapshot.endpointSlices, snapshot.endpoints),
+        },
+      },
+      spire,
+      { ...passOptions, signal, state: currentState, ...(unsupported ? { unsupportedFields: unsupported } : {}) },
+    );
+    opts.onPass?.(r, (Date.now() - started) / 1000);
+    reportFailures(r.declared.renderFailures, r.plan.conflicts);
+    for (const f of r.applied.failures) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
+    if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
+    clearTimeout(refresh);
+    refresh = setTimeout(requestFull, 2_000);
+    refresh.unref();
+  };
 
   const pass = async () => {
     if (!cache.hasSynced || !term || term.aborted) return;
@@ -135,6 +200,23 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     const started = Date.now();
     queued = 0;
     metrics?.setQueueDepth(0);
+    const podsOnly = !fullRequested && !currentState.needsList() && unsupported !== undefined && config.reconcile.clusterSPIFFEIDs;
+    if (podsOnly) {
+      if (dirtyPods.size === 0) return;
+      try {
+        await podPass(signal, started);
+      } catch (err) {
+        currentState.invalidate();
+        log.error(`reconcile pass failed: ${(err as Error).message}`);
+        metrics?.passFailed();
+        retryLater();
+      } finally {
+        passes++;
+      }
+      return;
+    }
+    fullRequested = false;
+    dirtyPods.clear();
     try {
       if (!unsupported || Date.now() - probedAt > UNSUPPORTED_PROBE_MS) {
         try {
@@ -190,21 +272,13 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         writeStatus('ClusterStaticEntry', name, obj?.status, obj?.metadata.resourceVersion, status);
       }
       metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
-      for (const f of result.declared.renderFailures) {
-        const message = `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;
-        log.warn(`${f.owner.kind}/${f.owner.name}: ${message}`);
-        events.warn(f.owner, 'RenderFailed', message);
-      }
+      reportFailures(result.declared.renderFailures, result.plan.conflicts);
       for (const o of result.declared.federationOmissions) {
         const message = `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
         log.warn(`${o.owner.kind}/${o.owner.name}: ${message}`);
         events.warn(o.owner, 'FederatesWithIncomplete', message);
       }
-      for (const c of result.plan.conflicts) {
-        const message = `${c.spec.spiffeId} is held by entry ${c.foreignIds.join(', ')} outside entryScope; not created`;
-        log.warn(`${c.owner.kind}/${c.owner.name}: ${message}`);
-        events.warn(c.owner, 'EntryConflict', message);
-      }
+
       for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
@@ -239,9 +313,12 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const cache = new ClusterCache({
     kc: opts.kc,
     log,
-    onChange: () => {
+    onChange: (resource, change) => {
       queued++;
       metrics?.setQueueDepth(queued);
+      const m = change?.obj.metadata;
+      if (resource === 'pods' && change && m?.uid && m.name) dirtyPods.set(m.uid, change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name });
+      else fullRequested = true;
       trigger.trigger();
     },
     ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
@@ -274,7 +351,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         onStartedLeading: (signal) => {
           term = signal;
           metrics?.setLeader(true);
-          trigger.trigger();
+          currentState.invalidate();
+          requestFull();
         },
         onStoppedLeading: () => {
           term = undefined;
@@ -287,7 +365,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   } else {
     metrics?.setLeader(true);
   }
-  const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);
+  const interval = setInterval(requestFull, config.gcIntervalMs);
   trigger.trigger();
 
   const done = (async () => {
@@ -298,6 +376,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     log.info('shutting down: finishing the pass in flight');
     clearInterval(interval);
     clearTimeout(retry);
+    clearTimeout(refresh);
     cache.stop();
     const bound = new Promise<void>((r) => setTimeout(r, opts.shutdownTimeoutMs ?? 20_000).unref());
     await Promise.race([trigger.stop(), bound]);
@@ -309,5 +388,5 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     log.info('stopped');
   })();
 
-  return { cache, currentState, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), trigger: () => trigger.trigger(), done };
+  return { cache, currentState, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), trigger: requestFull, done };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterSPIFFEID, ClusterStaticEntry, Namespace, Node, Pod } from '../../src/api/index.js';
-import { type ClusterSnapshot, declareEntries, DEFAULT_PARENT_ID_TEMPLATE, RenderCache, type SelectionSettings } from '../../src/entries/index.js';
+import { type ClusterSnapshot, declareEntries, declarePods, DEFAULT_PARENT_ID_TEMPLATE, indexServices, RenderCache, type SelectionSettings } from '../../src/entries/index.js';
+import { syntheticCluster } from '../../bench/cluster.js';
 import { compileTemplate } from '../../src/template/index.js';
 
 const settings: SelectionSettings = {
@@ -269,5 +270,30 @@ describe('rendering is incremental: a change re-renders only what it can affect'
     const r = declareEntries(snap({ ...o, pods: [changedPod, o.pods[1]!, o.pods[2]!], clusterSPIFFEIDs: [o.clusterSPIFFEIDs[0]!, changedDb] }), cached);
     expect(renderCache.misses).toBe(3 + 1 + 1);
     expect(r.declared.map((d) => d.spec.spiffeId).sort()).toEqual(['spiffe://example.org/db2/d1', 'spiffe://example.org/web/w1', 'spiffe://example.org/web/w2']);
+  });
+});
+
+describe('declaring a few pods gives exactly what the full walk gives for them', () => {
+  it('on the 1,000-pod benchmark cluster (namespace and pod selectors, fallback, templates)', () => {
+    const cluster = syntheticCluster(1000);
+    const full = declareEntries(cluster, settings).declared;
+    const some = cluster.pods.filter((_, i) => i % 7 === 0);
+    const namespaces = new Map(cluster.namespaces.map((n) => [n.metadata.name, n]));
+    const nodes = new Map(cluster.nodes.map((n) => [n.metadata.name, n]));
+    const part = declarePods(
+      some,
+      {
+        clusterSPIFFEIDs: cluster.clusterSPIFFEIDs,
+        namespace: (n) => namespaces.get(n),
+        node: (n) => nodes.get(n),
+        services: indexServices(cluster.endpointSlices, cluster.endpoints),
+      },
+      settings,
+    );
+    const uids = new Set(some.map((p) => p.metadata.uid));
+    const order = (a: { podUid?: string; key: string }, b: { podUid?: string; key: string }) => `${a.podUid}${a.key}`.localeCompare(`${b.podUid}${b.key}`);
+    expect(part.declared.length).toBeGreaterThan(100);
+    expect([...part.declared].sort(order)).toEqual(full.filter((d) => uids.has(d.podUid!)).sort(order));
+    expect(part.unknownPods.size).toBe(0);
   });
 });
