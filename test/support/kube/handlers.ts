@@ -42,6 +42,9 @@ export type Reply = { status: number; body: unknown } | { watch: WatchParams };
 const TOO_LARGE_WAIT_MS = 3000;
 
 export class ResourceHandlers {
+  /** The last snapshot served to a paged list (see the list handler). */
+  private pagedSnapshot: { key: string; items: KubeObject[] } | undefined;
+
   constructor(private readonly store: Store) {}
 
   async handle(req: ResourceRequest): Promise<Reply> {
@@ -170,7 +173,11 @@ export class ResourceHandlers {
           'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
         );
       }
-      items = this.store.snapshot(r, atRV, req.namespace);
+      // A snapshot at a resourceVersion never changes: keep the last one, so that paging
+      // through N objects costs O(N) in all, as from the real API server's cache, not O(N^2).
+      const cacheKey = `${r.plural}\u0000${atRV}\u0000${req.namespace ?? ''}`;
+      if (this.pagedSnapshot?.key !== cacheKey) this.pagedSnapshot = { key: cacheKey, items: this.store.snapshot(r, atRV, req.namespace) };
+      items = this.pagedSnapshot.items;
     } else if (match === 'Exact') {
       await this.awaitResourceVersion(rv);
       atRV = rv!;
@@ -181,11 +188,18 @@ export class ResourceHandlers {
       atRV = this.store.resourceVersion;
       items = this.store.list(r, req.namespace);
     }
-    items = items.filter((o) => (!labels || labels(o.metadata.labels)) && (!fields || fields(o)));
     if (after !== undefined) {
-      const start = after;
-      items = items.filter((o) => keyOf(o) > start);
+      // Items are in key order: find the first one after the continue key by binary search.
+      let lo = 0;
+      let hi = items.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (keyOf(items[mid]!) > after) hi = mid;
+        else lo = mid + 1;
+      }
+      items = items.slice(lo);
     }
+    items = items.filter((o) => (!labels || labels(o.metadata.labels)) && (!fields || fields(o)));
     const metadata: Record<string, unknown> = { resourceVersion: String(atRV) };
     let page = items;
     if (limit > 0 && items.length > limit) {
