@@ -41,8 +41,9 @@ interface CacheSlot {
 }
 
 export class RenderCache {
-  private entries = new Map<string, CacheSlot>();
-  private used = new Map<string, CacheSlot>();
+  // Spec key -> pod UID -> slot: two lookups instead of building a long key per pod per pass.
+  private entries = new Map<string, Map<string, CacheSlot>>();
+  private used = new Map<string, Map<string, CacheSlot>>();
   private readonly parents = new WeakMap<Node, ReturnType<typeof renderParentId>>();
   hits = 0;
   misses = 0;
@@ -53,17 +54,19 @@ export class RenderCache {
     return r;
   }
 
-  podEntry(key: string, pod: Pod, node: Node, dns: readonly string[], render: () => CachedRender): CachedRender {
-    const dnsKey = dns.join(',');
-    const hit = this.entries.get(key);
+  podEntry(specKey: string, uid: string, pod: Pod, node: Node, dns: readonly string[], render: () => CachedRender): CachedRender {
+    const dnsKey = dns.length === 0 ? '' : dns.join(',');
+    let used = this.used.get(specKey);
+    if (!used) this.used.set(specKey, (used = new Map()));
+    const hit = this.entries.get(specKey)?.get(uid);
     if (hit && hit.pod === pod && hit.node === node && hit.dns === dnsKey) {
       this.hits++;
-      this.used.set(key, hit);
+      used.set(uid, hit);
       return hit.result;
     }
     this.misses++;
     const result = render();
-    this.used.set(key, { pod, node, dns: dnsKey, result });
+    used.set(uid, { pod, node, dns: dnsKey, result });
     return result;
   }
 
@@ -244,7 +247,7 @@ function declareOne(spec: ParsedClusterSPIFFEID, pod: Pod, namespace: string, ct
   if ('error' in parent) return { failure: parent.error };
   const svc = spec.autoPopulateDNSNames ? ctx.services.get(uid) : undefined;
   const dns = svc ? serviceDnsNames(svc, namespace, ctx.settings.clusterDomain) : [];
-  const r = ctx.cache.podEntry(`${ctx.specKeys.get(spec.owner.uid)}\u0000${uid}`, pod, node, dns, () => {
+  const r = ctx.cache.podEntry(ctx.specKeys.get(spec.owner.uid) ?? spec.owner.uid, uid, pod, node, dns, () => {
     const out = renderPodEntry(spec, pod, node, parent.parentId, ctx.settings, dns);
     return 'spec' in out ? { spec: out.spec, key: entryKey(out.spec) } : out;
   });
