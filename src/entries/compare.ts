@@ -6,6 +6,8 @@ export type OptionalField = 'jwtSvidTtl' | 'hint' | 'storeSvid';
 export type ComparedField = 'x509SvidTtl' | 'jwtSvidTtl' | 'federatesWith' | 'admin' | 'downstream' | 'dnsNames' | 'hint' | 'storeSvid';
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  // The common cases (both empty, or the same order) without building sets: this runs per entry per pass.
+  if (a.length === b.length && a.every((x, i) => x === b[i])) return true;
   const sa = new Set(a);
   const sb = new Set(b);
   return sa.size === sb.size && [...sa].every((x) => sb.has(x));

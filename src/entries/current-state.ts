@@ -1,5 +1,6 @@
 import type { ApplyResult } from './apply.js';
-import type { CurrentEntry } from './model.js';
+import type { EntryOut } from '../spire/index.js';
+import { type CurrentEntry, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
 
 /**
@@ -18,6 +19,12 @@ const DEFINITE = new Set(['INVALID_ARGUMENT', 'INTERNAL', 'NOT_FOUND', 'FAILED_P
  */
 export class CurrentState {
   private entries = new Map<string, CurrentEntry>();
+  /**
+   * The revision SPIRE reported for each entry at the last list, so a resync
+   * reuses the converted entry (and its SHA-256 key) when it did not change.
+   * Entries we wrote since have none: SPIRE bumped it, so they are converted again.
+   */
+  private revisions = new Map<string, string>();
   // Indexes for planning a few pods: their entries, and who else holds a key.
   private readonly byPod = new Map<string, Set<string>>();
   private readonly byKey = new Map<string, Set<string>>();
@@ -45,6 +52,7 @@ export class CurrentState {
     const old = this.entries.get(id);
     if (!old) return;
     this.entries.delete(id);
+    this.revisions.delete(id);
     if (old.podUid !== undefined) removeFrom(this.byPod, old.podUid, id);
     removeFrom(this.byKey, old.key, id);
   }
@@ -57,10 +65,25 @@ export class CurrentState {
     return [...ids].map((id) => this.entries.get(id)!);
   }
 
+  /** Converts a full list, reusing what is unchanged since the last one, and replaces the state with it. */
+  replaceFromList(listed: readonly EntryOut[]): CurrentEntry[] {
+    const out: CurrentEntry[] = [];
+    const revisions = new Map<string, string>();
+    for (const raw of listed) {
+      const known = this.revisions.get(raw.id) === raw.revision_number ? this.entries.get(raw.id) : undefined;
+      out.push(known ?? fromSpire(raw));
+      revisions.set(raw.id, raw.revision_number);
+    }
+    this.replace(out);
+    this.revisions = revisions;
+    return out;
+  }
+
   replace(listed: readonly CurrentEntry[]): void {
     this.entries = new Map();
     this.byPod.clear();
     this.byKey.clear();
+    this.revisions.clear();
     for (const e of listed) this.add(e);
     this.listedAt = this.now();
     this.uncertain = false;

@@ -100,8 +100,8 @@ export async function runEntryPass(
   let current: readonly CurrentEntry[];
   if (opts.state && !opts.state.needsList()) current = opts.state.values();
   else {
-    current = (await spire.listEntries()).map(fromSpire);
-    opts.state?.replace(current);
+    const listed = await spire.listEntries();
+    current = opts.state ? opts.state.replaceFromList(listed) : listed.map(fromSpire);
   }
   const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain);
   opts.onPhase?.('list', (performance.now() - started) / 1000);
