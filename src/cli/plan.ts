@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { type EntryPassResult, planPass, runEntryPass } from '../entries/index.js';
-import { type FederationPassResult, runFederationPass } from '../federation/index.js';
+import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { federationJson, federationTable } from './federation-report.js';
 import { type ConfigFlags, loadContext, passOptions } from './context.js';
@@ -56,11 +56,7 @@ export async function runOnce(
       await spire.waitUntilReady({ timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000) });
       if (config.reconcile.clusterFederatedTrustDomains) {
         federation = await runFederationPass(manifests.set.clusterFederatedTrustDomains, spire, {
-          ownTrustDomain: config.trustDomain,
-          className: config.className,
-          watchClassless: config.watchClassless,
-          scope: config.entryScope,
-          policy: config.policy,
+          ...federationOptions(config),
           ours: new Set(),
           dryRun: !opts.apply,
         });

@@ -2,7 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { detectUnsupportedFields, type OptionalField, runEntryPass } from '../entries/index.js';
-import { runFederationPass } from '../federation/index.js';
+import { federationOptions, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import { ping, serveObservability } from '../manager/health.js';
@@ -65,11 +65,7 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
       for (const p of manifests.set.problems) log.warn(formatProblem(p));
       if (config.reconcile.clusterFederatedTrustDomains) {
         const fed = await runFederationPass(manifests.set.clusterFederatedTrustDomains, spire, {
-          ownTrustDomain: config.trustDomain,
-          className: config.className,
-          watchClassless: config.watchClassless,
-          scope: config.entryScope,
-          policy: config.policy,
+          ...federationOptions(config),
           ours: ourRelationships,
         });
         for (const c of fed.plan.conflicts) log.warn(`ClusterFederatedTrustDomain/${c.owner.name}: trust domain ${c.trustDomain} is already declared by ${c.heldBy.name}`);

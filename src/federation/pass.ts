@@ -1,7 +1,18 @@
-import type { ClusterFederatedTrustDomain } from '../api/index.js';
+import type { ClusterFederatedTrustDomain, ControllerConfig } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
 import { applyFederation, type FederationApplyResult, federationStatus, type FederationStatus, fromSpire } from './apply.js';
 import { type FederationPlan, type FederationPlanInput, planFederation } from './plan.js';
+
+/** The pass options a controller config implies (everything but the objects and what is ours). */
+export function federationOptions(config: ControllerConfig): Pick<FederationPlanInput, 'ownTrustDomain' | 'className' | 'watchClassless' | 'scope' | 'policy'> {
+  return {
+    ownTrustDomain: config.trustDomain,
+    className: config.className,
+    watchClassless: config.watchClassless,
+    scope: config.entryScope,
+    policy: config.policy,
+  };
+}
 
 export interface FederationPassResult {
   plan: FederationPlan;

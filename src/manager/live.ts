@@ -19,7 +19,7 @@ import {
   statusChanged,
 } from '../entries/index.js';
 import type { RpcObserver } from '../spire/index.js';
-import { runFederationPass } from '../federation/index.js';
+import { federationOptions, runFederationPass } from '../federation/index.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -142,6 +142,14 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     trigger.trigger();
   };
 
+  // Nothing was applied past a failure; try again soon, from a fresh list.
+  const passFailed = (err: unknown) => {
+    currentState.invalidate();
+    log.error(`reconcile pass failed: ${(err as Error).message}`);
+    metrics?.passFailed();
+    retryLater();
+  };
+
   const reportFailures = (failures: readonly RenderFailure[], conflicts: Plan['conflicts']) => {
     for (const f of failures) {
       const message = `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;
@@ -206,10 +214,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       try {
         await podPass(signal, started);
       } catch (err) {
-        currentState.invalidate();
-        log.error(`reconcile pass failed: ${(err as Error).message}`);
-        metrics?.passFailed();
-        retryLater();
+        passFailed(err);
       } finally {
         passes++;
       }
@@ -228,11 +233,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       }
       if (config.reconcile.clusterFederatedTrustDomains) {
         const fed = await runFederationPass(cache.federatedTrustDomains(), spire, {
-          ownTrustDomain: config.trustDomain,
-          className: config.className,
-          watchClassless: config.watchClassless,
-          scope: config.entryScope,
-          policy: config.policy,
+          ...federationOptions(config),
           ours: ourRelationships,
           signal,
         });
@@ -299,11 +300,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       if (a?.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
       else failedPasses = 0;
     } catch (err) {
-      // Nothing was applied past the failure; try again soon, from a fresh list.
-      currentState.invalidate();
-      log.error(`reconcile pass failed: ${(err as Error).message}`);
-      metrics?.passFailed();
-      retryLater();
+      passFailed(err);
     } finally {
       passes++;
     }
