@@ -99,7 +99,8 @@ export class ClusterCache {
     return [...this.informers.values()].filter((i) => !i.hasSynced).map((i) => i.name);
   }
 
-  private items<T>(name: string): T[] {
+  /** One resource's cached objects, without building the whole snapshot. */
+  items<T>(name: string): T[] {
     return (this.informers.get(name)?.list() ?? []) as unknown as T[];
   }
 

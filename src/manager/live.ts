@@ -3,7 +3,17 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, ControllerConfig, Namespace, Node, Pod } from '../api/index.js';
+import type {
+  ClusterFederatedTrustDomain,
+  ClusterSPIFFEID,
+  ClusterStaticEntry,
+  ControllerConfig,
+  Endpoints,
+  EndpointSlice,
+  Namespace,
+  Node,
+  Pod,
+} from '../api/index.js';
 import {
   CurrentState,
   detectUnsupportedFields,
@@ -178,16 +188,16 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       if (pod && pod.metadata.uid === uid) pods.push(pod);
       else goneUids.push(uid);
     }
-    const snapshot = cache.snapshot();
+    // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
     const r = await runPodPass(
       {
         pods,
         goneUids,
         lookup: {
-          clusterSPIFFEIDs: snapshot.clusterSPIFFEIDs,
+          clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
           namespace: (name) => cache.get<Namespace>('namespaces', name),
           node: (name) => cache.get<Node>('nodes', name),
-          services: indexServices(snapshot.endpointSlices, snapshot.endpoints),
+          services: indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints')),
         },
       },
       spire,
