@@ -20,10 +20,12 @@ export function itemStatus(s: { code: number; message: string } | null | undefin
 }
 
 /**
- * Sends items in consecutive batches of `size`. A whole-RPC failure stops
- * the run: the failed batch's items are reported as of unknown outcome (the
- * server may have applied them before the error reached us), later ones as
- * not sent, so the caller can retry without guessing.
+ * Sends items in batches of `size`, up to `concurrency` batches in flight
+ * (SPIRE handles every item on its own, so batches of one kind of write do
+ * not depend on each other). A whole-RPC failure stops the run: that batch's
+ * items are reported as of unknown outcome (the server may have applied them
+ * before the error reached us), batches not yet sent as not sent, so the
+ * caller can retry without guessing. An aborted signal sends nothing more.
  */
 export async function runBatches<I, R>(
   items: readonly I[],
@@ -31,33 +33,47 @@ export async function runBatches<I, R>(
   send: (chunk: I[]) => Promise<R[]>,
   failed: (item: I, status: ItemStatus) => R,
   signal?: AbortSignal,
+  concurrency = 1,
 ): Promise<BatchOutcome<R>> {
-  const results: R[] = [];
   const step = Math.max(1, Math.floor(size));
-  for (let start = 0; start < items.length; start += step) {
-    // An aborted run (e.g. leadership lost) sends nothing more; what is left is reported as not sent.
-    if (signal?.aborted) {
-      const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-      const notSent: ItemStatus = { ok: false, code: 1, codeName: codeName(1), message: `not sent: ${reason}` };
-      for (const item of items.slice(start)) results.push(failed(item, notSent));
-      return { results };
-    }
-    const chunk = items.slice(start, start + step);
-    try {
-      const got = await send(chunk);
-      if (got.length !== chunk.length) {
-        throw new Error(`server answered ${got.length} results for ${chunk.length} items`);
+  const chunks: I[][] = [];
+  for (let start = 0; start < items.length; start += step) chunks.push(items.slice(start, start + step));
+  const done: (R[] | undefined)[] = new Array(chunks.length);
+  let next = 0;
+  let stop: { status: (kind: 'unknown' | 'notSent') => ItemStatus; rpcError?: SpireRpcError } | undefined;
+
+  const worker = async () => {
+    while (!stop && next < chunks.length) {
+      if (signal?.aborted) {
+        const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+        stop = { status: () => ({ ok: false, code: 1, codeName: codeName(1), message: `not sent: ${reason}` }) };
+        return;
       }
-      results.push(...got);
-    } catch (err) {
-      const rpcError = err instanceof SpireRpcError ? err : undefined;
-      const code = rpcError?.code ?? 13;
-      const unknown: ItemStatus = { ok: false, code, codeName: codeName(code), message: `outcome unknown: ${(err as Error).message}` };
-      const notSent: ItemStatus = { ok: false, code, codeName: codeName(code), message: `not sent: an earlier batch failed: ${(err as Error).message}` };
-      for (const item of chunk) results.push(failed(item, unknown));
-      for (const item of items.slice(start + step)) results.push(failed(item, notSent));
-      return rpcError ? { results, rpcError } : { results };
+      const i = next++;
+      const chunk = chunks[i]!;
+      try {
+        const got = await send(chunk);
+        if (got.length !== chunk.length) throw new Error(`server answered ${got.length} results for ${chunk.length} items`);
+        done[i] = got;
+      } catch (err) {
+        const rpcError = err instanceof SpireRpcError ? err : undefined;
+        const code = rpcError?.code ?? 13;
+        const message = (err as Error).message;
+        done[i] = chunk.map((item) => failed(item, { ok: false, code, codeName: codeName(code), message: `outcome unknown: ${message}` }));
+        stop ??= {
+          status: () => ({ ok: false, code, codeName: codeName(code), message: `not sent: an earlier batch failed: ${message}` }),
+          ...(rpcError ? { rpcError } : {}),
+        };
+      }
     }
-  }
-  return { results };
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), chunks.length) }, worker));
+
+  const results: R[] = [];
+  chunks.forEach((chunk, i) => {
+    const got = done[i];
+    if (got) results.push(...got);
+    else for (const item of chunk) results.push(failed(item, stop!.status('notSent')));
+  });
+  return stop?.rpcError ? { results, rpcError: stop.rpcError } : { results };
 }

@@ -30,6 +30,8 @@ export interface BatchSizes {
   updateRelationships: number;
   deleteRelationships: number;
   listBundlesPage: number;
+  /** Write batches in flight at once. SPIRE handles each item on its own, so batches are independent. */
+  writeConcurrency: number;
 }
 
 /** spire-controller-manager's sizes; they keep every response well under gRPC's message limit. */
@@ -43,6 +45,7 @@ export const DEFAULT_BATCH_SIZES: BatchSizes = {
   updateRelationships: 50,
   deleteRelationships: 200,
   listBundlesPage: 200,
+  writeConcurrency: 4,
 };
 
 export interface SpireClientOptions {
@@ -205,6 +208,7 @@ export class SpireClient {
       },
       (_e, status) => ({ status, entry: null }),
       opts.signal,
+      this.batchSizes.writeConcurrency,
     );
   }
 
@@ -226,6 +230,7 @@ export class SpireClient {
       },
       (_e, status) => ({ status, entry: null }),
       opts.signal,
+      this.batchSizes.writeConcurrency,
     );
   }
 
@@ -239,6 +244,7 @@ export class SpireClient {
       },
       (id, status) => ({ status, id }),
       opts.signal,
+      this.batchSizes.writeConcurrency,
     );
   }
 

@@ -137,8 +137,10 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
   });
 
   it('reports a whole-batch failure on every item: the failed batch as unknown, later batches as not sent', async () => {
+    const sequential = new SpireClient({ socket: spire.socketPath, batchSizes: { writeConcurrency: 1 } });
     spire.server.faults.failNext(1, 14, { method: 'BatchCreateEntry', message: 'server shutting down' });
-    const outcome = await client.createEntries(Array.from({ length: 60 }, (_, i) => entry(i)));
+    const outcome = await sequential.createEntries(Array.from({ length: 60 }, (_, i) => entry(i)));
+    sequential.close();
     expect(outcome.rpcError?.codeName).toBe('UNAVAILABLE');
     expect(outcome.results).toHaveLength(60);
     expect(outcome.results[0]?.status.message).toMatch(/^outcome unknown: SPIRE Entry.BatchCreateEntry failed: UNAVAILABLE/);
@@ -146,10 +148,23 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     expect(spire.server.entries.size).toBe(0);
   });
 
+  it('sends batches in parallel, up to writeConcurrency at once, with results in input order', async () => {
+    spire.server.faults.stall();
+    const run = client.createEntries(Array.from({ length: 300 }, (_, i) => entry(i)));
+    await new Promise((r) => setTimeout(r, 150));
+    // Six batches of 50; four are in flight while the server holds them.
+    expect(spire.server.calls.filter((c) => c.method === 'BatchCreateEntry')).toHaveLength(4);
+    spire.server.faults.release();
+    const outcome = await run;
+    expect(spire.server.calls.filter((c) => c.method === 'BatchCreateEntry')).toHaveLength(6);
+    expect(outcome.results.map((r) => r.entry?.spiffe_id?.path)).toEqual(Array.from({ length: 300 }, (_, i) => `/ns/default/sa/app-${i}`));
+  });
+
   it('sends no further batch once its signal is aborted (e.g. leadership lost)', async () => {
     const abort = new AbortController();
+    const sequential = new SpireClient({ socket: spire.socketPath, batchSizes: { writeConcurrency: 1 } });
     spire.server.faults.stall();
-    const run = client.createEntries(Array.from({ length: 120 }, (_, i) => entry(i)), { signal: abort.signal });
+    const run = sequential.createEntries(Array.from({ length: 120 }, (_, i) => entry(i)), { signal: abort.signal });
     await new Promise((r) => setTimeout(r, 100));
     abort.abort(new Error('leadership lost'));
     spire.server.faults.release();
@@ -158,6 +173,7 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     expect(outcome.results.filter((r) => r.status.ok)).toHaveLength(50);
     expect(outcome.results[50]?.status.message).toBe('not sent: leadership lost');
     expect(spire.server.entries.size).toBe(50);
+    sequential.close();
   });
 
   it('reaches a SPIRE server restarted on the same socket without a new client', async () => {
