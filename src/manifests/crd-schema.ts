@@ -18,7 +18,7 @@ export const CRD_FILES: Record<SpireKind, string> = {
 const VERSION = 'v1alpha1';
 
 /** Structural-schema keywords of Kubernetes; they steer the API server, not validation. */
-const KUBERNETES_KEYWORDS = [
+export const KUBERNETES_KEYWORDS = [
   'x-kubernetes-preserve-unknown-fields',
   'x-kubernetes-embedded-resource',
   'x-kubernetes-int-or-string',

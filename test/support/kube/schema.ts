@@ -7,6 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { StatusCause } from './errors.js';
 import { isPlainObject, type JsonObject } from './types.js';
+import { KUBERNETES_KEYWORDS } from '../../../src/manifests/crd-schema.js';
 
 /** ObjectMeta's fields; anything else under metadata is dropped on decode, for every resource. */
 const OBJECT_META_FIELDS = new Set([
@@ -47,16 +48,6 @@ function pruneValue(value: unknown, schema: JsonObject): void {
     else if (!preserve && additional !== true) delete value[key];
   }
 }
-
-const KUBERNETES_KEYWORDS = [
-  'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-embedded-resource',
-  'x-kubernetes-int-or-string',
-  'x-kubernetes-list-type',
-  'x-kubernetes-list-map-keys',
-  'x-kubernetes-map-type',
-  'x-kubernetes-validations',
-];
 
 function dottedPath(instancePath: string): string {
   return instancePath
