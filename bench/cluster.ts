@@ -4,7 +4,21 @@
  * and workload-selector templates, and one fallback. Deterministic in N.
  */
 import type { ClusterSPIFFEID, Namespace, Node, Pod } from '../src/api/index.js';
-import type { ClusterSnapshot } from '../src/entries/index.js';
+import { type ClusterSnapshot, DEFAULT_PARENT_ID_TEMPLATE, type SelectionSettings } from '../src/entries/index.js';
+import { compileTemplate } from '../src/template/index.js';
+
+/** The selection settings every benchmark renders the synthetic cluster with. */
+export function benchSettings(): SelectionSettings {
+  return {
+    trustDomain: 'example.org',
+    clusterName: 'bench',
+    clusterDomain: 'cluster.local',
+    parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
+    ignoreNamespaces: [/^(?:kube-system)$/],
+    className: '',
+    watchClassless: false,
+  };
+}
 
 export function syntheticCluster(pods: number): ClusterSnapshot {
   const nodeCount = Math.max(1, Math.floor(pods / 100));

@@ -5,24 +5,15 @@
  * of them (idle pass). Prints one JSON line.
  */
 import { performance } from 'node:perf_hooks';
-import { declareEntries, DEFAULT_PARENT_ID_TEMPLATE, toSpire } from '../src/entries/index.js';
+import { declareEntries, toSpire } from '../src/entries/index.js';
 import { SpireClient } from '../src/spire/index.js';
-import { compileTemplate } from '../src/template/index.js';
-import { syntheticCluster } from './cluster.js';
+import { benchSettings, syntheticCluster } from './cluster.js';
 
 const pods = Number(process.argv[2]);
 const socket = process.argv[3] as string;
 const lists = Number(process.argv[4] ?? 3);
 
-const declared = declareEntries(syntheticCluster(pods), {
-  trustDomain: 'example.org',
-  clusterName: 'bench',
-  clusterDomain: 'cluster.local',
-  parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
-  ignoreNamespaces: [/^(?:kube-system)$/],
-  className: '',
-  watchClassless: false,
-}).declared;
+const declared = declareEntries(syntheticCluster(pods), benchSettings()).declared;
 const entries = declared.map((d, i) => toSpire(d.spec, `scm-floor-${i}`));
 
 const spire = new SpireClient({ socket, rpcTimeoutMs: 120_000 });

@@ -4,24 +4,15 @@
  *   npx tsx bench/render.ts [--pods 100000] [--runs 5]
  */
 import { performance } from 'node:perf_hooks';
-import { declareEntries, DEFAULT_PARENT_ID_TEMPLATE, RenderCache, type SelectionSettings } from '../src/entries/index.js';
-import { syntheticCluster } from './cluster.js';
-import { compileTemplate } from '../src/template/index.js';
+import { declareEntries, RenderCache } from '../src/entries/index.js';
+import { benchSettings, syntheticCluster } from './cluster.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? fallback : Number(process.argv[i + 1]);
 }
 
-const settings: SelectionSettings = {
-  trustDomain: 'example.org',
-  clusterName: 'bench',
-  clusterDomain: 'cluster.local',
-  parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
-  ignoreNamespaces: [/^(?:kube-system)$/],
-  className: '',
-  watchClassless: false,
-};
+const settings = benchSettings();
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const pods = arg('pods', 100_000);
