@@ -172,24 +172,12 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
   const services = indexServices(snapshot.endpointSlices, snapshot.endpoints);
   const cache = settings.renderCache ?? new RenderCache();
 
-  const parsed: ParsedClusterSPIFFEID[] = [];
-  // A ClusterSPIFFEID's renders are valid for its current spec only.
-  const specKeys = new Map<string, string>();
-  for (const obj of snapshot.clusterSPIFFEIDs) {
-    if (!isOurClass(obj.spec?.className, settings)) continue;
-    const r = parseClusterSPIFFEID(obj);
-    const owner = ownerOf('ClusterSPIFFEID', obj);
-    specKeys.set(owner.uid, `${owner.uid}\u0000${JSON.stringify(obj.spec)}`);
+  const { parsed, specKeys, invalid, owners } = parseOurClusterSPIFFEIDs(snapshot.clusterSPIFFEIDs, settings);
+  for (const owner of owners) {
     state.owners.set(owner.uid, owner);
     state.selection.set(owner.uid, { namespacesSelected: 0, namespacesIgnored: 0, podsSelected: 0, podEntryRenderFailures: 0 });
-    if ('parsed' in r) {
-      parsed.push(r.parsed);
-    } else {
-      reportInvalid(state, owner, r.errors);
-    }
   }
-  // Stable: fallback objects last, otherwise in the order given.
-  parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
+  for (const i of invalid) reportInvalid(state, i.owner, i.errors);
 
   const ctx: PodContext = { settings, cache, services, specKeys, node: (name) => nodesByName.get(name) };
   const coveredByNonFallback = new Set<string>();
@@ -222,6 +210,29 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
   }
   cache.sweep();
   return state;
+}
+
+/**
+ * The ClusterSPIFFEIDs of our class, parsed, fallback ones last (a stable
+ * sort, so otherwise in the order given), with the key their renders are
+ * cached under: valid for the object's current spec only.
+ */
+function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings: SelectionSettings) {
+  const parsed: ParsedClusterSPIFFEID[] = [];
+  const specKeys = new Map<string, string>();
+  const invalid: { owner: Owner; errors: FieldError[] }[] = [];
+  const owners: Owner[] = [];
+  for (const obj of objects) {
+    if (!isOurClass(obj.spec?.className, settings)) continue;
+    const owner = ownerOf('ClusterSPIFFEID', obj);
+    owners.push(owner);
+    specKeys.set(owner.uid, `${owner.uid}\u0000${JSON.stringify(obj.spec)}`);
+    const r = parseClusterSPIFFEID(obj);
+    if ('parsed' in r) parsed.push(r.parsed);
+    else invalid.push({ owner, errors: r.errors });
+  }
+  parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
+  return { parsed, specKeys, invalid, owners };
 }
 
 interface PodContext {
@@ -276,20 +287,12 @@ export function declarePods(
 ): PodDeclaration {
   const out: PodDeclaration = { declared: [], unknownPods: new Set(), renderFailures: [] };
   const cache = settings.renderCache ?? new RenderCache();
-  const parsed: ParsedClusterSPIFFEID[] = [];
-  const specKeys = new Map<string, string>();
-  for (const obj of lookup.clusterSPIFFEIDs) {
-    if (!isOurClass(obj.spec?.className, settings)) continue;
-    const r = parseClusterSPIFFEID(obj);
-    // An invalid object makes every pod's entries unknown; the full pass reports it.
-    if (!('parsed' in r)) {
-      for (const p of pods) out.unknownPods.add(p.metadata.uid);
-      return out;
-    }
-    specKeys.set(r.parsed.owner.uid, `${r.parsed.owner.uid}\u0000${JSON.stringify(obj.spec)}`);
-    parsed.push(r.parsed);
+  const { parsed, specKeys, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
+  // An invalid object makes every pod's entries unknown; the full pass reports it.
+  if (invalid.length > 0) {
+    for (const p of pods) out.unknownPods.add(p.metadata.uid);
+    return out;
   }
-  parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
   const ctx: PodContext = { settings, cache, services: lookup.services, specKeys, node: lookup.node };
   for (const pod of pods) {
     const nsName = pod.metadata.namespace ?? '';
