@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { detectUnsupportedFields, type OptionalField, runEntryPass } from '../entries/index.js';
+import { runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
 import { federationOptions, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
@@ -20,8 +20,6 @@ interface RunFlags extends ConfigFlags {
   manifests?: string[];
 }
 
-const UNSUPPORTED_PROBE_MS = 10 * 60_000;
-
 /**
  * The long-running controller in manifest mode: a pass at start, whenever a
  * manifest file changes, and every gcInterval. Resolves when stopped by a
@@ -34,8 +32,7 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
   const paths = manifestPaths(flags.manifests, config);
   const options = passOptions(config);
   const spire = spireClient(config);
-  let unsupported: Set<OptionalField> | undefined;
-  let probedAt = 0;
+  const probe = new UnsupportedFieldsProbe();
   // Relationships this process set; under entryScope prefixed only these may be deleted.
   const ourRelationships = new Set<string>();
 
@@ -52,15 +49,7 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
   const pass = async () => {
     const started = Date.now();
     try {
-      if (!unsupported || Date.now() - probedAt > UNSUPPORTED_PROBE_MS) {
-        try {
-          unsupported = await detectUnsupportedFields(spire, config.trustDomain, config.entryIDPrefix);
-          probedAt = Date.now();
-          if (unsupported.size > 0) log.warn(`SPIRE server does not store: ${[...unsupported].join(', ')}; they are left out of comparisons`);
-        } catch (err) {
-          log.warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
-        }
-      }
+      const unsupported = await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
       const manifests = await readManifests(paths, config);
       for (const p of manifests.set.problems) log.warn(formatProblem(p));
       if (config.reconcile.clusterFederatedTrustDomains) {

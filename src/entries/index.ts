@@ -9,5 +9,5 @@ export * from './render.js';
 export * from './declare.js';
 export { computeStatus, statusChanged, type StatusReport } from './status.js';
 export * from './pass.js';
-export { detectUnsupportedFields } from './unsupported.js';
+export { detectUnsupportedFields, UnsupportedFieldsProbe } from './unsupported.js';
 export { CurrentState } from './current-state.js';

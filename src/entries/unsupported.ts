@@ -25,3 +25,30 @@ export async function detectUnsupportedFields(spire: SpireClient, trustDomain: s
   if (stored.id.startsWith(entryIDPrefix)) await spire.deleteEntries([stored.id]);
   return unsupported;
 }
+
+/**
+ * Keeps the answer of the probe above, asking again every `intervalMs`
+ * (10 minutes, as upstream). A failed probe keeps the last answer and is
+ * retried on the next pass.
+ */
+export class UnsupportedFieldsProbe {
+  fields: Set<OptionalField> | undefined;
+  private probedAt = 0;
+
+  constructor(
+    private readonly intervalMs = 10 * 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async refresh(spire: SpireClient, trustDomain: string, entryIDPrefix: string, warn: (message: string) => void): Promise<Set<OptionalField> | undefined> {
+    if (this.fields && this.now() - this.probedAt <= this.intervalMs) return this.fields;
+    try {
+      this.fields = await detectUnsupportedFields(spire, trustDomain, entryIDPrefix);
+      this.probedAt = this.now();
+      if (this.fields.size > 0) warn(`SPIRE server does not store: ${[...this.fields].join(', ')}; they are left out of comparisons`);
+    } catch (err) {
+      warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
+    }
+    return this.fields;
+  }
+}

@@ -16,17 +16,16 @@ import type {
 } from '../api/index.js';
 import {
   CurrentState,
-  detectUnsupportedFields,
   indexServices,
   type EntryPassOptions,
   type EntryPassResult,
-  type OptionalField,
   type Plan,
   RenderCache,
   type RenderFailure,
   runEntryPass,
   runPodPass,
   statusChanged,
+  UnsupportedFieldsProbe,
 } from '../entries/index.js';
 import type { RpcObserver } from '../spire/index.js';
 import { federationOptions, runFederationPass } from '../federation/index.js';
@@ -37,8 +36,6 @@ import { StatusWriter } from '../kube/status.js';
 import { SpireClient } from '../spire/index.js';
 import type { ControllerMetrics } from './metrics.js';
 import { CoalescingTrigger } from './trigger.js';
-
-const UNSUPPORTED_PROBE_MS = 10 * 60_000;
 
 export interface LiveOptions {
   config: ControllerConfig;
@@ -108,8 +105,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache } };
   const events = new EventRecorder(opts.kc, log);
   let passes = 0;
-  let unsupported: Set<OptionalField> | undefined;
-  let probedAt = 0;
+  const probe = new UnsupportedFieldsProbe();
   // What we last wrote per object, with the object's resourceVersion at that time: the
   // watch may not have brought our own write back yet, and writing it again is noise.
   const written = new Map<string, { json: string; rv: string | undefined }>();
@@ -201,7 +197,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         },
       },
       spire,
-      { ...passOptions, signal, state: currentState, ...(unsupported ? { unsupportedFields: unsupported } : {}) },
+      { ...passOptions, signal, state: currentState, ...(probe.fields ? { unsupportedFields: probe.fields } : {}) },
     );
     opts.onPass?.(r, (Date.now() - started) / 1000);
     reportFailures(r.declared.renderFailures, r.plan.conflicts);
@@ -218,7 +214,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     const started = Date.now();
     queued = 0;
     metrics?.setQueueDepth(0);
-    const podsOnly = !fullRequested && !currentState.needsList() && unsupported !== undefined && config.reconcile.clusterSPIFFEIDs;
+    const podsOnly = !fullRequested && !currentState.needsList() && probe.fields !== undefined && config.reconcile.clusterSPIFFEIDs;
     if (podsOnly) {
       if (dirtyPods.size === 0) return;
       try {
@@ -233,14 +229,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     fullRequested = false;
     dirtyPods.clear();
     try {
-      if (!unsupported || Date.now() - probedAt > UNSUPPORTED_PROBE_MS) {
-        try {
-          unsupported = await detectUnsupportedFields(spire, config.trustDomain, config.entryIDPrefix);
-          probedAt = Date.now();
-        } catch (err) {
-          log.warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
-        }
-      }
+      const unsupported = await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
       if (config.reconcile.clusterFederatedTrustDomains) {
         const fed = await runFederationPass(cache.federatedTrustDomains(), spire, {
           ...federationOptions(config),

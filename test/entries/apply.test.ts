@@ -5,6 +5,7 @@ import {
   declareEntries,
   DEFAULT_PARENT_ID_TEMPLATE,
   detectUnsupportedFields,
+  UnsupportedFieldsProbe,
   fromSpire,
   planEntries,
   statusChanged,
@@ -132,6 +133,38 @@ describe('fields an older SPIRE server does not store are found and left out of 
         unsupportedFields: unsupported,
       });
       expect(second.updates).toEqual([]);
+    } finally {
+      client.close();
+      await spire.close();
+    }
+  });
+});
+
+describe('the dropped-field probe asks the server again only after its interval, and survives a failed probe', () => {
+  it('warns once per probe, keeps its answer between probes, and keeps the last answer when a probe fails', async () => {
+    const spire = await startTestSpire({ droppedFields: ['hint'] });
+    const client = new SpireClient({ socket: spire.socketPath });
+    let now = 1_000;
+    const warnings: string[] = [];
+    const probe = new UnsupportedFieldsProbe(60_000, () => now);
+    const creates = () => spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').length;
+    try {
+      expect(await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m))).toEqual(new Set(['hint']));
+      expect(warnings).toEqual(['SPIRE server does not store: hint; they are left out of comparisons']);
+
+      now += 30_000;
+      await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m));
+      expect(creates()).toBe(1);
+
+      now += 60_000;
+      spire.server.faults.failNext(1, 7, { method: 'BatchCreateEntry', message: 'not allowed' });
+      expect(await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m))).toEqual(new Set(['hint']));
+      expect(warnings[1]).toMatch(/^unsupported-field probe failed, will retry: .*not allowed/);
+
+      // The failed probe did not count as an answer, so the next pass asks again.
+      await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m));
+      expect(creates()).toBe(3);
+      expect(spire.server.entries.size).toBe(0);
     } finally {
       client.close();
       await spire.close();
