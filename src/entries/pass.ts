@@ -43,6 +43,11 @@ function omitMissingFederation(declared: DeclaredEntry[], bundles: ReadonlySet<s
   return omissions;
 }
 
+/** One omission in words, for logs, events and `plan`. */
+export function describeFederationOmission(o: DeclaredState['federationOmissions'][number]): string {
+  return `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
+}
+
 async function federatedBundles(spire: SpireClient, trustDomain: string): Promise<Set<string>> {
   return new Set([trustDomain, ...(await spire.listFederatedBundles()).map((b) => b.trust_domain)]);
 }
@@ -62,13 +67,24 @@ export interface EntryPassResult {
   status: StatusReport;
 }
 
-/** Declared state and plan from a snapshot and the current entries: no I/O. */
+/** Declared state, plan and the status they imply from a snapshot and the current entries: no I/O. */
 export function planPass(
   snapshot: ClusterSnapshot,
   current: readonly CurrentEntry[],
   opts: EntryPassOptions,
   bundles?: ReadonlySet<string>,
 ): Omit<EntryPassResult, 'applied'> {
+  const { declared, plan } = declareAndPlan(snapshot, current, opts, bundles);
+  return { declared, plan, status: computeStatus(declared, plan) };
+}
+
+// Status is left to the caller: after an apply it depends on what was written.
+function declareAndPlan(
+  snapshot: ClusterSnapshot,
+  current: readonly CurrentEntry[],
+  opts: EntryPassOptions,
+  bundles: ReadonlySet<string> | undefined,
+): Pick<EntryPassResult, 'declared' | 'plan'> {
   const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
   if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.declared, bundles));
   const plan = timed('plan', opts, () => planEntries({
@@ -82,7 +98,7 @@ export function planPass(
     ...(declared.keepNonPodEntries ? { keepNonPodEntries: declared.keepNonPodEntries } : {}),
     ...(opts.suppressDeletes ? { suppressDeletes: opts.suppressDeletes } : {}),
   }));
-  return { declared, plan, status: computeStatus(declared, plan) };
+  return { declared, plan };
 }
 
 /**
@@ -105,8 +121,8 @@ export async function runEntryPass(
   }
   const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain);
   opts.onPhase?.('list', (performance.now() - started) / 1000);
-  const planned = planPass(snapshot, current, opts, bundles);
-  if (opts.dryRun) return planned;
+  if (opts.dryRun) return planPass(snapshot, current, opts, bundles);
+  const planned = declareAndPlan(snapshot, current, opts, bundles);
   started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal);
   opts.state?.record(planned.plan, applied);
