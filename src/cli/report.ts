@@ -1,4 +1,4 @@
-import type { ComparedField, EntryPassResult, EntrySpec, Owner } from '../entries/index.js';
+import { type ComparedField, describeFederationOmission, type EntryPassResult, type EntrySpec, type Owner } from '../entries/index.js';
 
 /** An entry as `plan --output json` prints it. */
 export interface EntryView {
@@ -56,6 +56,7 @@ export function planJson(result: EntryPassResult): object {
     delete: plan.deletes.map((d) => entryView(d.id, d.current)),
     conflicts: plan.conflicts.map((c) => ({ object: objectName(c.owner), entry: entryView('', c.spec), heldBy: c.foreignIds })),
     renderFailures: declared.renderFailures.map((f) => ({ object: objectName(f.owner), ...(f.pod ? { pod: f.pod } : {}), message: f.message })),
+    federationOmissions: declared.federationOmissions.map((o) => ({ object: objectName(o.owner), spiffeID: o.spiffeId, missing: o.missing })),
     kept: plan.kept,
     status,
   };
@@ -127,6 +128,10 @@ export function planTable(result: EntryPassResult): string {
   if (declared.renderFailures.length > 0) {
     section('Render failures', declared.renderFailures.length);
     for (const f of declared.renderFailures) out.push(`  ! ${objectName(f.owner)}${f.pod ? ` pod ${f.pod}` : ''}: ${f.message}`);
+  }
+  if (declared.federationOmissions.length > 0) {
+    section('Set without some federatesWith (no bundle yet; completed once SPIRE has it)', declared.federationOmissions.length);
+    for (const o of declared.federationOmissions) out.push(`  ! ${objectName(o.owner)}: ${describeFederationOmission(o)}`);
   }
   if (plan.kept.length > 0) {
     section('Kept (not deleted or changed)', plan.kept.length);

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
+import { describeFederationOmission, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
 import { federationOptions, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
@@ -68,6 +68,7 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
       });
       for (const f of result.declared.renderFailures) log.warn(`${f.owner.kind}/${f.owner.name}${f.pod ? ` pod ${f.pod}` : ''}: ${f.message}`);
       for (const c of result.plan.conflicts) log.warn(`${c.owner.kind}/${c.owner.name}: ${c.spec.spiffeId} is held by ${c.foreignIds.join(', ')} outside entryScope; not created`);
+      for (const o of result.declared.federationOmissions) log.warn(`${o.owner.kind}/${o.owner.name}: ${describeFederationOmission(o)}`);
       for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
       const a = result.applied;
       log.info(

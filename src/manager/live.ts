@@ -16,6 +16,7 @@ import type {
 } from '../api/index.js';
 import {
   CurrentState,
+  describeFederationOmission,
   indexServices,
   type EntryPassOptions,
   type EntryPassResult,
@@ -274,7 +275,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
       reportFailures(result.declared.renderFailures, result.plan.conflicts);
       for (const o of result.declared.federationOmissions) {
-        const message = `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
+        const message = describeFederationOmission(o);
         log.warn(`${o.owner.kind}/${o.owner.name}: ${message}`);
         events.warn(o.owner, 'FederatesWithIncomplete', message);
       }

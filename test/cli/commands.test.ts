@@ -79,6 +79,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
       ],
       conflicts: [],
       renderFailures: [],
+      federationOmissions: [],
       kept: [],
       status: {
         clusterSPIFFEIDs: {
@@ -135,6 +136,50 @@ describe('plan against a SPIRE socket never writes; reconcile --once applies and
     const { code, result } = await runOnce({ config: demoFlags.config, manifests: [manifests], socket: spire.socketPath }, { apply: true, log: quiet, print: () => {} });
     expect(result.applied?.failures.length).toBeGreaterThan(0);
     expect(code).toBe(1);
+  });
+});
+
+describe('plan says which entries will be set without a federated trust domain SPIRE has no bundle for', () => {
+  let dir: string;
+  let spire: MemorySpireServer;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-federation-'));
+    spire = await MemorySpireServer.start({ socketPath: join(dir, 'api.sock'), trustDomain: 'demo.example' });
+    mkdirSync(join(dir, 'manifests'));
+    writeFileSync(
+      join(dir, 'manifests', 'static.yaml'),
+      [
+        'apiVersion: spire.spiffe.io/v1alpha1',
+        'kind: ClusterStaticEntry',
+        'metadata: {name: gateway, uid: 5d1e0000-0000-4000-8000-000000000001}',
+        'spec:',
+        '  spiffeID: /gateway',
+        '  parentID: /spire/server',
+        '  selectors: ["unix:uid:1000"]',
+        '  federatesWith: [partner.example]',
+        '',
+      ].join('\n'),
+    );
+  });
+  afterEach(async () => {
+    await spire.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the omission in the table and in the JSON, and the create leaves the trust domain out', async () => {
+    const flags = { config: demoFlags.config, manifests: [join(dir, 'manifests')], socket: spire.socketPath };
+    let table = '';
+    await runOnce(flags, { apply: false, log: quiet, print: (s) => (table += s) });
+    expect(table).toContain('Set without some federatesWith (no bundle yet; completed once SPIRE has it) (1)');
+    expect(table).toContain(
+      '! ClusterStaticEntry/gateway: spiffe://demo.example/gateway set without federatesWith partner.example: SPIRE has no bundle for it yet',
+    );
+
+    let json = '';
+    await runOnce({ ...flags, output: 'json' }, { apply: false, log: quiet, print: (s) => (json += s) });
+    const plan = JSON.parse(json) as { create: { federatesWith: string[] }[]; federationOmissions: unknown[] };
+    expect(plan.federationOmissions).toEqual([{ object: 'ClusterStaticEntry/gateway', spiffeID: 'spiffe://demo.example/gateway', missing: ['partner.example'] }]);
+    expect(plan.create.map((e) => e.federatesWith)).toEqual([[]]);
   });
 });
 
