@@ -11,11 +11,12 @@
  * are the controller's alone.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { defaultConfig } from '../src/api/index.js';
@@ -38,8 +39,27 @@ const RATE = 100;
 const debug = (label: string) => {
   if (!process.env.BENCH_DEBUG) return;
   const m = process.memoryUsage();
-  console.error(`  [${label}] rss ${Math.round(m.rss / 2 ** 20)} MiB, heap ${Math.round(m.heapUsed / 2 ** 20)} MiB`);
+  const mib = (x: number) => Math.round(x / 2 ** 20);
+  console.error(`  [${label}] rss ${mib(m.rss)} MiB, heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB (array buffers ${mib(m.arrayBuffers)})`);
+  if (process.env.BENCH_DEBUG === 'smaps') console.error(`    resident by mapping: ${residentByMapping()}`);
 };
+
+/** Resident memory grouped by kind of mapping (Linux only), to tell V8's heap from malloc's arenas. */
+function residentByMapping(): string {
+  const groups = new Map<string, number>();
+  let name = '';
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const size = (parseInt(head[2]!, 16) - parseInt(head[1]!, 16)) / 1024;
+      name = head[3] || (size >= 65536 ? 'anon >=64M' : size >= 1024 ? 'anon >=1M' : size >= 256 ? 'anon >=256K' : 'anon small');
+      if (name.startsWith('/')) name = 'files';
+    } else if (line.startsWith('Rss:')) {
+      groups.set(name, (groups.get(name) ?? 0) + Number(line.split(/\s+/)[1]));
+    }
+  }
+  return [...groups].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${Math.round(v / 1024)}`).join(', ');
+}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -136,7 +156,7 @@ async function oneRun(pods: number): Promise<RunResult> {
       config,
       pass: passOptions(config),
       kc,
-      log: pino({ level: 'silent' }),
+      log: pino({ level: process.env.BENCH_LOG ?? 'silent' }, pino.destination(2)),
       signal: stopper.signal,
       onPass: (result, seconds) => {
         passes.push({ result, seconds, at: Date.now() });
@@ -148,7 +168,9 @@ async function oneRun(pods: number): Promise<RunResult> {
     });
 
     // Cold convergence: controller start to every entry created.
-    while (!passes.some((p) => (p.result.applied?.created ?? 0) >= floors.entries)) await nextPass();
+    // Summed over passes: at start, entries are written batch by batch while pods are still being listed.
+    const createdSoFar = () => passes.reduce((n, p) => n + (p.result.applied?.created ?? 0), 0);
+    while (createdSoFar() < floors.entries) await nextPass();
     const coldMs = performance.now() - started;
     await live.idle();
     debug('after cold convergence');
@@ -195,6 +217,9 @@ async function oneRun(pods: number): Promise<RunResult> {
     // Steady state after a collection: what the controller keeps, not garbage V8 has not reclaimed yet.
     (globalThis as { gc?: () => void }).gc?.();
     const m = process.memoryUsage();
+    debug('steady, after a collection');
+    // Profiling aid: BENCH_HEAP_SNAPSHOT=<dir> writes what the controller keeps at steady state.
+    if (process.env.BENCH_HEAP_SNAPSHOT) console.error(`  heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAP_SNAPSHOT, `steady-${pods}.heapsnapshot`))}`);
     stopper.abort();
     await live.done;
     await stop(kube);

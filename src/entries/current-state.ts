@@ -1,5 +1,6 @@
 import type { ApplyResult } from './apply.js';
 import type { EntryOut } from '../spire/index.js';
+import { changedFields } from './compare.js';
 import { type CurrentEntry, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
 
@@ -11,6 +12,68 @@ import type { Plan } from './plan.js';
 const DEFINITE = new Set(['INVALID_ARGUMENT', 'INTERNAL', 'NOT_FOUND', 'FAILED_PRECONDITION']);
 
 /**
+ * A map from a key to the entry IDs under it. Nearly every key names one
+ * entry, so one is stored as a bare string: a Set per pod and per key costs
+ * about 30 MiB at 100,000 entries.
+ */
+class IdIndex {
+  private readonly ids = new Map<string, string | Set<string>>();
+
+  add(k: string, id: string): void {
+    const at = this.ids.get(k);
+    if (at === undefined) this.ids.set(k, id);
+    else if (typeof at === 'string') {
+      if (at !== id) this.ids.set(k, new Set([at, id]));
+    } else at.add(id);
+  }
+
+  remove(k: string, id: string): void {
+    const at = this.ids.get(k);
+    if (at === id) this.ids.delete(k);
+    else if (typeof at === 'object') {
+      at.delete(id);
+      if (at.size === 1) this.ids.set(k, at.values().next().value!);
+    }
+  }
+
+  forEach(k: string, fn: (id: string) => void): void {
+    const at = this.ids.get(k);
+    if (typeof at === 'string') fn(at);
+    else at?.forEach((id) => fn(id));
+  }
+}
+
+/** The entries and their indexes, built whole by a list before they replace the old ones. */
+class Entries {
+  readonly byId = new Map<string, CurrentEntry>();
+  /**
+   * The revision SPIRE reported for each entry at the last list, so a resync
+   * reuses the converted entry (and its SHA-256 key) when it did not change.
+   * Entries we wrote since have none: SPIRE bumped it, so they are converted again.
+   */
+  readonly revisions = new Map<string, string>();
+  // For planning a few pods: their entries, and who else holds a key.
+  readonly byPod = new IdIndex();
+  readonly byKey = new IdIndex();
+
+  add(e: CurrentEntry): void {
+    this.remove(e.id);
+    this.byId.set(e.id, e);
+    if (e.podUid !== undefined) this.byPod.add(e.podUid, e.id);
+    this.byKey.add(e.key, e.id);
+  }
+
+  remove(id: string): void {
+    const old = this.byId.get(id);
+    if (!old) return;
+    this.byId.delete(id);
+    this.revisions.delete(id);
+    if (old.podUid !== undefined) this.byPod.remove(old.podUid, id);
+    this.byKey.remove(old.key, id);
+  }
+}
+
+/**
  * SPIRE's entries as this controller last saw them: a full list, corrected
  * by every write the controller makes, so a pass for one pod event does not
  * list every entry on the server. Listed again every `maxAgeMs` (gcInterval),
@@ -18,16 +81,7 @@ const DEFINITE = new Set(['INVALID_ARGUMENT', 'INTERNAL', 'NOT_FOUND', 'FAILED_P
  * outcome is uncertain.
  */
 export class CurrentState {
-  private entries = new Map<string, CurrentEntry>();
-  /**
-   * The revision SPIRE reported for each entry at the last list, so a resync
-   * reuses the converted entry (and its SHA-256 key) when it did not change.
-   * Entries we wrote since have none: SPIRE bumped it, so they are converted again.
-   */
-  private revisions = new Map<string, string>();
-  // Indexes for planning a few pods: their entries, and who else holds a key.
-  private readonly byPod = new Map<string, Set<string>>();
-  private readonly byKey = new Map<string, Set<string>>();
+  private state = new Entries();
   private listedAt = Number.NEGATIVE_INFINITY;
   private uncertain = true;
   lists = 0;
@@ -41,57 +95,70 @@ export class CurrentState {
     return this.uncertain || this.now() - this.listedAt >= this.maxAgeMs;
   }
 
-  private add(e: CurrentEntry): void {
-    this.remove(e.id);
-    this.entries.set(e.id, e);
-    if (e.podUid !== undefined) addTo(this.byPod, e.podUid, e.id);
-    addTo(this.byKey, e.key, e.id);
-  }
-
-  private remove(id: string): void {
-    const old = this.entries.get(id);
-    if (!old) return;
-    this.entries.delete(id);
-    this.revisions.delete(id);
-    if (old.podUid !== undefined) removeFrom(this.byPod, old.podUid, id);
-    removeFrom(this.byKey, old.key, id);
-  }
-
   /** The entries tied to these pods, and every entry holding one of these keys. */
   related(podUids: Iterable<string>, keys: Iterable<string>): CurrentEntry[] {
     const ids = new Set<string>();
-    for (const uid of podUids) for (const id of this.byPod.get(uid) ?? []) ids.add(id);
-    for (const key of keys) for (const id of this.byKey.get(key) ?? []) ids.add(id);
-    return [...ids].map((id) => this.entries.get(id)!);
+    const add = (id: string) => ids.add(id);
+    for (const uid of podUids) this.state.byPod.forEach(uid, add);
+    for (const key of keys) this.state.byKey.forEach(key, add);
+    return [...ids].map((id) => this.state.byId.get(id)!);
   }
 
   /** Converts a full list, reusing what is unchanged since the last one, and replaces the state with it. */
   replaceFromList(listed: readonly EntryOut[]): CurrentEntry[] {
-    const out: CurrentEntry[] = [];
-    const revisions = new Map<string, string>();
-    for (const raw of listed) {
-      const known = this.revisions.get(raw.id) === raw.revision_number ? this.entries.get(raw.id) : undefined;
-      out.push(known ?? fromSpire(raw));
-      revisions.set(raw.id, raw.revision_number);
-    }
-    this.replace(out);
-    this.revisions = revisions;
+    const next = new Entries();
+    const out = listed.map((raw) => this.adopt(raw, next));
+    this.install(next);
     return out;
   }
 
-  replace(listed: readonly CurrentEntry[]): void {
-    this.entries = new Map();
-    this.byPod.clear();
-    this.byKey.clear();
-    this.revisions.clear();
-    for (const e of listed) this.add(e);
+  /**
+   * As replaceFromList, one page at a time, so the raw pages are garbage as
+   * soon as they are converted rather than all held at once (at 100,000
+   * entries, the difference in peak heap is over 100 MiB). A list that fails
+   * part way leaves the state as it was.
+   */
+  async replaceFromPages(pages: AsyncIterable<readonly EntryOut[]>): Promise<CurrentEntry[]> {
+    const next = new Entries();
+    const out: CurrentEntry[] = [];
+    for await (const page of pages) for (const raw of page) out.push(this.adopt(raw, next));
+    this.install(next);
+    return out;
+  }
+
+  /**
+   * The entry for a listed one: ours when SPIRE holds what we hold, so the
+   * state shares its spec with the declaration that wrote it (one copy per
+   * entry, not two), and a new conversion otherwise.
+   */
+  private adopt(raw: EntryOut, next: Entries): CurrentEntry {
+    const held = this.state.byId.get(raw.id);
+    let entry: CurrentEntry;
+    if (held && this.state.revisions.get(raw.id) === raw.revision_number) entry = held;
+    else {
+      const converted = fromSpire(raw);
+      entry = held && held.key === converted.key && changedFields(held.spec, converted.spec).length === 0 ? held : converted;
+    }
+    next.add(entry);
+    next.revisions.set(raw.id, raw.revision_number);
+    return entry;
+  }
+
+  private install(next: Entries): void {
+    this.state = next;
     this.listedAt = this.now();
     this.uncertain = false;
     this.lists++;
   }
 
+  replace(listed: readonly CurrentEntry[]): void {
+    const next = new Entries();
+    for (const e of listed) next.add(e);
+    this.install(next);
+  }
+
   values(): CurrentEntry[] {
-    return [...this.entries.values()];
+    return [...this.state.byId.values()];
   }
 
   invalidate(): void {
@@ -107,25 +174,13 @@ export class CurrentState {
     }
     const held = new Set(applied.heldBack.map((h) => h.id));
     for (const c of plan.creates) {
-      if (!failed.has(`create\u0000${c.id}`)) this.add({ id: c.id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
+      if (!failed.has(`create\u0000${c.id}`)) this.state.add({ id: c.id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
     }
     for (const u of plan.updates) {
-      if (!failed.has(`update\u0000${u.id}`)) this.add({ id: u.id, key: u.key, spec: u.spec, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
+      if (!failed.has(`update\u0000${u.id}`)) this.state.add({ id: u.id, key: u.key, spec: u.spec, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
     }
     for (const d of plan.deletes) {
-      if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) this.remove(d.id);
+      if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) this.state.remove(d.id);
     }
   }
-}
-
-function addTo(m: Map<string, Set<string>>, k: string, v: string): void {
-  let set = m.get(k);
-  if (!set) m.set(k, (set = new Set()));
-  set.add(v);
-}
-
-function removeFrom(m: Map<string, Set<string>>, k: string, v: string): void {
-  const set = m.get(k);
-  set?.delete(v);
-  if (set?.size === 0) m.delete(k);
 }

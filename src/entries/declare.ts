@@ -58,7 +58,8 @@ export class RenderCache {
     const dnsKey = dns.length === 0 ? '' : dns.join(',');
     let used = this.used.get(specKey);
     if (!used) this.used.set(specKey, (used = new Map()));
-    const hit = this.entries.get(specKey)?.get(uid);
+    // A pod pass since the last full pass may have rendered it already (and a full pass after it should reuse that).
+    const hit = used.get(uid) ?? this.entries.get(specKey)?.get(uid);
     if (hit && hit.pod === pod && hit.node === node && hit.dns === dnsKey) {
       this.hits++;
       used.set(uid, hit);

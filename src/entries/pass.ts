@@ -115,10 +115,8 @@ export async function runEntryPass(
   // With a state kept in memory, the list is only needed when it is stale or uncertain.
   let current: readonly CurrentEntry[];
   if (opts.state && !opts.state.needsList()) current = opts.state.values();
-  else {
-    const listed = await spire.listEntries();
-    current = opts.state ? opts.state.replaceFromList(listed) : listed.map(fromSpire);
-  }
+  else if (opts.state) current = await opts.state.replaceFromPages(spire.entryPages());
+  else current = (await spire.listEntries()).map(fromSpire);
   const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain);
   opts.onPhase?.('list', (performance.now() - started) / 1000);
   if (opts.dryRun) return planPass(snapshot, current, opts, bundles);

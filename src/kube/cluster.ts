@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, Endpoints, EndpointSlice, Namespace, Node, Pod } from '../api/index.js';
 import type { ClusterSnapshot } from '../entries/index.js';
 import { fingerprints } from './fingerprint.js';
-import { ResilientInformer } from './informer.js';
+import { compactPod, ResilientInformer } from './informer.js';
 import { KubeApiError, kubeRequest, listAll } from './rest.js';
 
 const CRD = '/apis/spire.spiffe.io/v1alpha1';
@@ -13,6 +12,7 @@ interface Resource {
   name: string;
   path: string;
   fingerprint: (o: never) => string;
+  compact?: (o: KubernetesObject) => void;
 }
 
 export interface ClusterCacheOptions {
@@ -20,6 +20,8 @@ export interface ClusterCacheOptions {
   log: Logger;
   /** A change that can affect entries or federation: the controller should run a pass. */
   onChange: (resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject }) => void;
+  /** Pods as the first list brings them, page by page, before the pod cache is synced. */
+  onFirstPodPage?: (pods: Pod[]) => void;
   silenceMs?: number;
 }
 
@@ -30,7 +32,9 @@ export interface ClusterCacheOptions {
  */
 export class ClusterCache {
   private readonly informers = new Map<string, ResilientInformer<KubernetesObject>>();
-  private readonly seen = new Map<string, string>();
+  // The last object seen per key: an update is compared with it (not with a digest kept for every object,
+  // which at 100,000 pods cost a SHA-1 and a serialization per pod at start, and tens of MiB).
+  private readonly seen = new Map<string, KubernetesObject>();
   usesEndpointSlices = true;
 
   constructor(private readonly opts: ClusterCacheOptions) {}
@@ -43,7 +47,7 @@ export class ClusterCache {
       { name: 'clusterfederatedtrustdomains', path: `${CRD}/clusterfederatedtrustdomains`, fingerprint: fingerprints.crd! },
       { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces! },
       { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes! },
-      { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods! },
+      { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods!, compact: compactPod },
       this.usesEndpointSlices
         ? { name: 'endpointslices', path: '/apis/discovery.k8s.io/v1/endpointslices', fingerprint: fingerprints.endpointslices! }
         : { name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints! },
@@ -52,8 +56,10 @@ export class ClusterCache {
       const informer = new ResilientInformer<KubernetesObject>(this.opts.kc, {
         name: r.name,
         path: r.path,
-        list: () => listAll(this.opts.kc, r.path),
+        list: (onPage) => listAll(this.opts.kc, r.path, onPage ? { onPage } : {}),
         onChange: (kind, obj) => this.changed(r, kind, obj),
+        ...(r.compact ? { compact: r.compact } : {}),
+        ...(r.name === 'pods' && this.opts.onFirstPodPage ? { onFirstListPage: this.opts.onFirstPodPage as (items: KubernetesObject[]) => void } : {}),
         onResync: () => this.opts.onChange(r.name),
         onError: (err, retryInMs) => this.opts.log.warn(`${r.name} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
         ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
@@ -82,10 +88,9 @@ export class ClusterCache {
     if (kind === 'delete') {
       this.seen.delete(key);
     } else {
-      // A digest, not the text: one per cached object, so at 100,000 pods the difference is tens of MiB.
-      const fp = createHash('sha1').update(r.fingerprint(obj as never)).digest('base64');
-      if (kind === 'update' && this.seen.get(key) === fp) return;
-      this.seen.set(key, fp);
+      const last = this.seen.get(key);
+      this.seen.set(key, obj);
+      if (kind === 'update' && last && r.fingerprint(last as never) === r.fingerprint(obj as never)) return;
     }
     this.opts.onChange(r.name, { kind, obj });
   }

@@ -7,16 +7,29 @@ export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
 }
 
 /**
+ * What the cache keeps of a pod: templates read only its metadata and spec,
+ * and the engine only status.phase (terminal pods get no entry). The rest
+ * of the status (conditions, container statuses, IPs) is a large share of a
+ * real pod and changes all the time.
+ */
+export function compactPod<T extends KubernetesObject & { status?: { phase?: string } }>(obj: T): T {
+  stripManagedFields(obj);
+  if (obj.status) obj.status = obj.status.phase === undefined ? {} : { phase: obj.status.phase };
+  return obj;
+}
+
+/**
  * client-node's Watch, asking for bookmarks (so a quiet resource's
  * resourceVersion stays fresh and a reconnect rarely needs a relist) and for
- * server-side stream rotation, and stripping managedFields before the cache
- * stores an object.
+ * server-side stream rotation, and compacting an object (at least dropping
+ * its managedFields) before the cache stores it.
  */
 class BookmarkWatch extends Watch {
   constructor(
     kc: KubeConfig,
     private readonly timeoutSeconds: number,
     private readonly onActivity: () => void,
+    private readonly compact: (obj: KubernetesObject) => void,
   ) {
     super(kc);
   }
@@ -32,7 +45,7 @@ class BookmarkWatch extends Watch {
       { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: this.timeoutSeconds },
       (phase, obj, raw) => {
         this.onActivity();
-        if (obj && typeof obj === 'object') stripManagedFields(obj as KubernetesObject);
+        if (obj && typeof obj === 'object') this.compact(obj as KubernetesObject);
         callback(phase, obj, raw);
       },
       done,
@@ -45,9 +58,18 @@ export interface InformerOptions<T extends KubernetesObject> {
   name: string;
   /** The watch path, e.g. /api/v1/pods. */
   path: string;
-  list: () => Promise<KubernetesListObject<T>>;
+  /** Lists every object; calls `onPage` with each page's items as they arrive, if it is given. */
+  list: (onPage?: (items: T[]) => void) => Promise<KubernetesListObject<T>>;
+  /**
+   * Sees each page of the first list as it arrives, compacted, before the
+   * cache holds any of it (and before hasSynced): work can start on the
+   * first pages while the rest are listed. Relists do not call it.
+   */
+  onFirstListPage?: (items: T[]) => void;
   /** Called on every add, update and delete (after the cache holds the change). */
   onChange: (kind: 'add' | 'update' | 'delete', obj: T) => void;
+  /** Trims an object before the cache stores it, in place. Default: stripManagedFields. */
+  compact?: (obj: T) => void;
   /** Called when a relist has replaced the whole cache. */
   onResync?: () => void;
   onError?: (err: unknown, retryInMs: number) => void;
@@ -121,16 +143,26 @@ export class ResilientInformer<T extends KubernetesObject> {
     const touch = () => {
       this.lastActivity = Date.now();
     };
+    const compact = this.opts.compact ?? stripManagedFields;
+    const first = this.opts.onFirstListPage;
     const list = async () => {
-      const result = await this.opts.list();
-      for (const item of result.items) stripManagedFields(item);
+      const result = await this.opts.list(
+        first && !this.synced
+          ? (items) => {
+              for (const item of items) compact(item);
+              first(items);
+            }
+          : undefined,
+      );
+      // Compacting twice is harmless: it only removes.
+      for (const item of result.items) compact(item);
       this.synced = true;
       this.failures = 0;
       touch();
       onListed?.();
       return result;
     };
-    const lw = new ListWatch<T>(this.opts.path, new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? 300, touch), list, false);
+    const lw = new ListWatch<T>(this.opts.path, new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? 300, touch, compact as (obj: KubernetesObject) => void), list, false);
     lw.on('add', (obj) => this.opts.onChange('add', obj));
     lw.on('update', (obj) => this.opts.onChange('update', obj));
     lw.on('delete', (obj) => this.opts.onChange('delete', obj));

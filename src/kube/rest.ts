@@ -47,13 +47,18 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
   return JSON.parse(text) as T;
 }
 
-/** A full list, following `continue` tokens, with the list's resourceVersion. */
-export async function listAll<T extends KubernetesObject>(kc: KubeConfig, path: string, pageSize = 500): Promise<KubernetesListObject<T>> {
+/**
+ * A full list, following `continue` tokens, with the list's resourceVersion.
+ * `onPage` sees each page's items as they arrive, so a caller can start work
+ * before the last page (the objects are the ones the list returns).
+ */
+export async function listAll<T extends KubernetesObject>(kc: KubeConfig, path: string, opts: { pageSize?: number; onPage?: (items: T[]) => void } = {}): Promise<KubernetesListObject<T>> {
   const items: T[] = [];
   let cont = '';
   let resourceVersion = '';
   do {
-    const page = await kubeRequest<KubernetesListObject<T>>(kc, 'GET', path, { query: { limit: String(pageSize), ...(cont ? { continue: cont } : {}) } });
+    const page = await kubeRequest<KubernetesListObject<T>>(kc, 'GET', path, { query: { limit: String(opts.pageSize ?? 500), ...(cont ? { continue: cont } : {}) } });
+    opts.onPage?.(page.items);
     items.push(...page.items);
     cont = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue ?? '';
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;

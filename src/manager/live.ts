@@ -142,6 +142,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
 
   // What changed since the last pass: pods by UID (null once deleted), or anything else, which needs a full pass.
   const dirtyPods = new Map<string, { namespace: string; name: string } | null>();
+  // Pods the first list has brought and no pass has taken yet (see firstListPass).
+  let firstListPods: Pod[] = [];
+  let spireReady = false;
   let fullRequested = true;
   let refresh: NodeJS.Timeout | undefined;
   const requestFull = () => {
@@ -170,21 +173,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     }
   };
 
-  /**
-   * A pass for pod events only, when nothing else changed and the in-memory
-   * SPIRE state is fresh: work in proportion to the pods changed. A full
-   * pass follows when the events stop (statistics, and a check on this one).
-   */
-  const podPass = async (signal: AbortSignal, started: number) => {
-    const batch = [...dirtyPods];
-    dirtyPods.clear();
-    const pods: Pod[] = [];
-    const goneUids: string[] = [];
-    for (const [uid, at] of batch) {
-      const pod = at ? cache.get<Pod>('pods', at.name, at.namespace) : undefined;
-      if (pod && pod.metadata.uid === uid) pods.push(pod);
-      else goneUids.push(uid);
-    }
+  // Declares and applies these pods' entries against the in-memory SPIRE state.
+  const applyPods = async (pods: Pod[], goneUids: string[], signal: AbortSignal, started: number) => {
     // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
     const r = await runPodPass(
       {
@@ -201,6 +191,25 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       { ...passOptions, signal, state: currentState, ...(probe.fields ? { unsupportedFields: probe.fields } : {}) },
     );
     opts.onPass?.(r, (Date.now() - started) / 1000);
+    return r;
+  };
+
+  /**
+   * A pass for pod events only, when nothing else changed and the in-memory
+   * SPIRE state is fresh: work in proportion to the pods changed. A full
+   * pass follows when the events stop (statistics, and a check on this one).
+   */
+  const podPass = async (signal: AbortSignal, started: number) => {
+    const batch = [...dirtyPods];
+    dirtyPods.clear();
+    const pods: Pod[] = [];
+    const goneUids: string[] = [];
+    for (const [uid, at] of batch) {
+      const pod = at ? cache.get<Pod>('pods', at.name, at.namespace) : undefined;
+      if (pod && pod.metadata.uid === uid) pods.push(pod);
+      else goneUids.push(uid);
+    }
+    const r = await applyPods(pods, goneUids, signal, started);
     reportFailures(r.declared.renderFailures, r.plan.conflicts);
     for (const f of r.applied.failures) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
     if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
@@ -209,8 +218,49 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     refresh.unref();
   };
 
+  /**
+   * At start, pods arrive a page at a time for seconds (at 100,000 pods)
+   * before the pod cache is synced. Once everything else is synced and SPIRE
+   * answers, each batch of listed pods gets its entries written at once, by
+   * the same pod pass as an event, while the rest are still being listed:
+   * creating and updating only (a pod not listed yet is not known to be
+   * gone), with the full pass after the sync as the check, the reporter and
+   * the only one that deletes.
+   */
+  const firstListPass = async () => {
+    const pods = firstListPods;
+    firstListPods = [];
+    const waiting = cache.unsynced();
+    if (!term || term.aborted || !spireReady || !config.reconcile.clusterSPIFFEIDs) return;
+    if (waiting.length !== 1 || waiting[0] !== 'pods') {
+      firstListPods = pods;
+      return;
+    }
+    const signal = term;
+    const started = Date.now();
+    try {
+      await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
+      if (probe.fields === undefined) return;
+      if (currentState.needsList()) await currentState.replaceFromPages(spire.entryPages());
+      const r = await applyPods(pods, [], signal, started);
+      log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
+      if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) currentState.invalidate();
+    } catch (err) {
+      // The full pass after the sync starts over from a fresh list; nothing here is lost.
+      currentState.invalidate();
+      log.debug(`writing entries for the pods listed so far failed: ${(err as Error).message}`);
+    } finally {
+      passes++;
+    }
+  };
+
   const pass = async () => {
-    if (!cache.hasSynced || !term || term.aborted) return;
+    if (!cache.hasSynced) {
+      if (firstListPods.length > 0) await firstListPass();
+      return;
+    }
+    firstListPods = [];
+    if (!term || term.aborted) return;
     const signal = term;
     const started = Date.now();
     queued = 0;
@@ -318,16 +368,26 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       else fullRequested = true;
       trigger.trigger();
     },
+    onFirstPodPage: (pods) => {
+      for (const p of pods) firstListPods.push(p);
+      trigger.trigger();
+    },
     ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
   });
 
   // Caches warm up while SPIRE may still be starting: readiness depends on the sync only.
   await Promise.all([
     cache.start(),
-    spire.waitUntilReady({
-      timeoutMs: Number.MAX_SAFE_INTEGER,
-      onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
-    }),
+    spire
+      .waitUntilReady({
+        timeoutMs: Number.MAX_SAFE_INTEGER,
+        onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
+      })
+      .then(() => {
+        spireReady = true;
+        // Pods listed while SPIRE was starting wait for this.
+        if (firstListPods.length > 0) trigger.trigger();
+      }),
   ]);
   log.info({ socket: spire.socketPath, endpointSlices: cache.usesEndpointSlices }, 'live mode started');
   let elector: LeaderElector | undefined;

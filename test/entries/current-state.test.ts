@@ -43,3 +43,45 @@ describe('the in-memory SPIRE state reuses what a resync finds unchanged', () =>
     expect(a2?.spec.hint).toBe('');
   });
 });
+
+describe('the in-memory SPIRE state holds one copy of what the controller wrote', () => {
+  const owner = { kind: 'ClusterSPIFFEID' as const, name: 'x', uid: 'x', creationTimestamp: '' };
+  const applied = { created: 1, updated: 0, deleted: 0, failures: [], failedKeys: new Set<string>(), heldBack: [] };
+
+  it('keeps the written entry (and its spec object) when SPIRE lists it back unchanged', () => {
+    const state = new CurrentState(10_000);
+    const [a1] = state.replaceFromList([raw('a', '0')]);
+    const spec = { ...a1!.spec };
+    state.record({ creates: [{ id: 'a', key: a1!.key, spec, owner, podUid: 'a' }], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map() }, applied);
+    const [a2] = state.replaceFromList([raw('a', '1')]);
+    expect(a2?.spec).toBe(spec);
+    // Reused by revision on the next list, and still found by pod.
+    const [a3] = state.replaceFromList([raw('a', '1')]);
+    expect(a3).toBe(a2);
+    expect(state.related(['a'], [])).toEqual([a2]);
+  });
+
+  it('leaves the state as it was when a paged list fails part way', async () => {
+    const state = new CurrentState(10_000);
+    state.replaceFromList([raw('a', '0'), raw('b', '0')]);
+    state.invalidate();
+    async function* pages() {
+      yield [raw('a', '0')];
+      throw new Error('UNAVAILABLE: connection reset');
+    }
+    await expect(state.replaceFromPages(pages())).rejects.toThrow('connection reset');
+    expect(state.needsList()).toBe(true);
+    expect(state.values().map((e) => e.id).sort()).toEqual(['a', 'b']);
+  });
+
+  it('indexes two entries under one key and finds the other after one is deleted', () => {
+    const state = new CurrentState(10_000);
+    const [a1, b1] = state.replaceFromList([raw('a', '0', '/same'), { ...raw('b', '0', '/same'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }] }]);
+    expect(a1!.key).toBe(b1!.key);
+    expect(state.related([], [a1!.key]).map((e) => e.id).sort()).toEqual(['a', 'b']);
+    expect(state.related(['a'], []).map((e) => e.id).sort()).toEqual(['a', 'b']);
+    state.record({ creates: [], updates: [], deletes: [{ id: 'a', key: a1!.key, current: a1!.spec, reason: 'undeclared', podUid: 'a' }], conflicts: [], kept: [], keys: new Map() }, { ...applied, created: 0, deleted: 1 });
+    expect(state.related([], [a1!.key]).map((e) => e.id)).toEqual(['b']);
+    expect(state.related(['a'], []).map((e) => e.id)).toEqual(['b']);
+  });
+});

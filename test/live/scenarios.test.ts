@@ -36,6 +36,24 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     await eventually(() => w.spire.server.entries.size === 0, 'the entry is gone');
   });
 
+  it('caches only the phase of a pod status, whether the pod came by list or by watch', async () => {
+    const status = { phase: 'Running', podIP: '10.0.0.7', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'c', ready: true, restartCount: 0, image: 'i', imageID: 'i@sha256:0' }] };
+    w.kube.create({ ...pod('team-a', 'web'), status });
+    await eventually(() => w.spire.server.entries.size === 1, 'the entry exists');
+    const cached = () => w.controllers[0]!.live.cache.get<{ status: { phase?: string } }>('pods', 'web', 'team-a');
+    expect(cached()?.status).toEqual({ phase: 'Running' });
+
+    // A second controller lists the pod at start; the first saw it by watch.
+    const second = await w.start({ identity: 'second' });
+    expect(second.cache.get<{ status: unknown }>('pods', 'web', 'team-a')?.status).toEqual({ phase: 'Running' });
+
+    // The phase still drives selection: a finished pod loses its entry.
+    w.kube.update({ ...(w.kube.get('v1', 'Pod', 'web', 'team-a') as object), status: { ...status, phase: 'Succeeded' } });
+    await eventually(() => cached()?.status.phase === 'Succeeded', 'the watch brings the new phase');
+    expect(cached()?.status).toEqual({ phase: 'Succeeded' });
+    await eventually(() => w.spire.server.entries.size === 0, 'a finished pod has no entry');
+  });
+
   it('keeps SPIRE state in memory: a pod event does not list every entry, an uncertain write does', async () => {
     w.kube.create(pod('team-a', 'p1'));
     await eventually(() => w.spire.server.entries.size === 1, 'the first entry');
@@ -210,5 +228,36 @@ describe('the live controller recovers from API server and SPIRE trouble without
     await new Promise((r) => setTimeout(r, 200));
     await w.spire.server.resume();
     await eventually(() => paths().includes('/pod/during-restart'), 'the entry after the restart', 30_000);
+  });
+});
+
+describe('at start, pods get their entries while the rest of the pods are still being listed', () => {
+  it('writes the entries of the pods listed so far before the pod list completes, and deletes nothing until it has', async () => {
+    const w = await startWorld();
+    try {
+      w.kube.create(ns('default'));
+      w.kube.create(node('node-1'));
+      w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
+      // Two pages at the list's page size of 500.
+      for (let i = 0; i < 600; i++) w.kube.create(pod('default', `p-${i}`));
+      // An entry of ours for a pod that is gone: only a pass that has seen every pod may delete it.
+      const stale = await w.spire.raw.entry.BatchCreateEntry({
+        entries: [{ id: 'scm-stale', parent_id: { trust_domain: 'example.org', path: '/node' }, spiffe_id: { trust_domain: 'example.org', path: '/pod/gone' }, selectors: [{ type: 'k8s', value: 'pod-uid:gone' }] }],
+      });
+      expect(stale.results[0]?.status?.code).toBe(0);
+      // The pages after the first fail for a while, so the pod list takes seconds to complete.
+      w.kube.faults.failNext(2, 500, { pathIncludes: '/pods', queryIncludes: 'continue=' });
+
+      const live = await w.start();
+      const podPaths = () => w.spire.server.entries.all().filter((e) => e.spiffeId.path.startsWith('/pod/p-')).length;
+      await eventually(() => podPaths() >= 500, "the first page's entries");
+      expect(live.cache.unsynced()).toEqual(['pods']);
+      expect(podPaths()).toBe(500);
+      expect(w.spire.server.entries.all().map((e) => e.id)).toContain('scm-stale');
+
+      await eventually(() => podPaths() === 600 && !w.spire.server.entries.all().some((e) => e.id === 'scm-stale'), 'every entry, and the stale one gone');
+    } finally {
+      await w.close();
+    }
   });
 });

@@ -11,6 +11,8 @@ export interface FailureMatch {
   method?: string;
   /** A substring of the request path (no query), e.g. '/pods' or '/status'. */
   pathIncludes?: string;
+  /** A substring of the query string, e.g. 'continue=' for the pages of a list after the first. */
+  queryIncludes?: string;
 }
 
 interface FailureRule {
@@ -62,11 +64,12 @@ export class FaultInjector implements Faults {
   }
 
   /** The injected failure for this request, if a rule matches (and uses one of its count). */
-  take(method: string, path: string): KubeApiError | undefined {
+  take(method: string, path: string, query = ''): KubeApiError | undefined {
     for (const rule of this.rules) {
       if (rule.remaining <= 0) continue;
       if (rule.match.method && rule.match.method.toUpperCase() !== method.toUpperCase()) continue;
       if (rule.match.pathIncludes && !path.includes(rule.match.pathIncludes)) continue;
+      if (rule.match.queryIncludes && !query.includes(rule.match.queryIncludes)) continue;
       rule.remaining--;
       return injectedFailure(rule.status);
     }

@@ -232,7 +232,7 @@ export class FakeKubeApiServer {
     };
     this.requests.push(record);
     try {
-      const injected = this.injector.take(method, url.pathname);
+      const injected = this.injector.take(method, url.pathname, url.search);
       if (injected) {
         req.resume();
         this.sendError(res, record, injected);
