@@ -74,6 +74,56 @@ class Entries {
 }
 
 /**
+ * Reads a full list against the entries held. While every listed entry has
+ * the revision held, nothing is built (an idle resync at 100,000 entries
+ * costs lookups, not new maps); from the first difference on, a new set of
+ * entries is built, reusing each held entry SPIRE still holds as it is, so
+ * that it keeps sharing its spec with the declaration that wrote it.
+ */
+class ListMerge {
+  readonly listed: CurrentEntry[] = [];
+  private next: Entries | undefined;
+
+  constructor(private readonly held: Entries) {}
+
+  take(raw: EntryOut): void {
+    const known = this.held.byId.get(raw.id);
+    const sameRevision = known !== undefined && this.held.revisions.get(raw.id) === raw.revision_number;
+    if (!this.next && sameRevision) {
+      this.listed.push(known);
+      return;
+    }
+    const next = (this.next ??= this.rebuild());
+    let entry: CurrentEntry;
+    if (sameRevision) entry = known;
+    else {
+      const converted = fromSpire(raw);
+      entry = known && known.key === converted.key && changedFields(known.spec, converted.spec).length === 0 ? known : converted;
+    }
+    next.add(entry);
+    next.revisions.set(raw.id, raw.revision_number);
+    this.listed.push(entry);
+  }
+
+  /** The new entries, and whether they differ from those held (anything but revisions). */
+  finish(): { entries: Entries; changed: boolean } {
+    const sameCount = this.listed.length === this.held.byId.size;
+    if (!this.next) return sameCount ? { entries: this.held, changed: false } : { entries: this.rebuild(), changed: true };
+    return { entries: this.next, changed: !sameCount || this.listed.some((e) => this.held.byId.get(e.id) !== e) };
+  }
+
+  // The entries listed so far, all held unchanged, as the start of a new set.
+  private rebuild(): Entries {
+    const next = new Entries();
+    for (const e of this.listed) {
+      next.add(e);
+      next.revisions.set(e.id, this.held.revisions.get(e.id)!);
+    }
+    return next;
+  }
+}
+
+/**
  * SPIRE's entries as this controller last saw them: a full list, corrected
  * by every write the controller makes, so a pass for one pod event does not
  * list every entry on the server. Listed again every `maxAgeMs` (gcInterval),
@@ -85,6 +135,13 @@ export class CurrentState {
   private listedAt = Number.NEGATIVE_INFINITY;
   private uncertain = true;
   lists = 0;
+  /**
+   * Changes whenever the entries held change: a write recorded, or a list
+   * that found anything (other than a revision) not as held. Equal versions
+   * mean equal entries, which lets a resync that finds nothing changed skip
+   * planning (see runEntryPass).
+   */
+  version = 0;
 
   constructor(
     private readonly maxAgeMs: number,
@@ -106,10 +163,9 @@ export class CurrentState {
 
   /** Converts a full list, reusing what is unchanged since the last one, and replaces the state with it. */
   replaceFromList(listed: readonly EntryOut[]): CurrentEntry[] {
-    const next = new Entries();
-    const out = listed.map((raw) => this.adopt(raw, next));
-    this.install(next);
-    return out;
+    const merge = new ListMerge(this.state);
+    for (const raw of listed) merge.take(raw);
+    return this.install(merge);
   }
 
   /**
@@ -119,42 +175,29 @@ export class CurrentState {
    * part way leaves the state as it was.
    */
   async replaceFromPages(pages: AsyncIterable<readonly EntryOut[]>): Promise<CurrentEntry[]> {
-    const next = new Entries();
-    const out: CurrentEntry[] = [];
-    for await (const page of pages) for (const raw of page) out.push(this.adopt(raw, next));
-    this.install(next);
-    return out;
+    const merge = new ListMerge(this.state);
+    for await (const page of pages) for (const raw of page) merge.take(raw);
+    return this.install(merge);
   }
 
-  /**
-   * The entry for a listed one: ours when SPIRE holds what we hold, so the
-   * state shares its spec with the declaration that wrote it (one copy per
-   * entry, not two), and a new conversion otherwise.
-   */
-  private adopt(raw: EntryOut, next: Entries): CurrentEntry {
-    const held = this.state.byId.get(raw.id);
-    let entry: CurrentEntry;
-    if (held && this.state.revisions.get(raw.id) === raw.revision_number) entry = held;
-    else {
-      const converted = fromSpire(raw);
-      entry = held && held.key === converted.key && changedFields(held.spec, converted.spec).length === 0 ? held : converted;
-    }
-    next.add(entry);
-    next.revisions.set(raw.id, raw.revision_number);
-    return entry;
-  }
-
-  private install(next: Entries): void {
-    this.state = next;
+  private install(merge: ListMerge): CurrentEntry[] {
+    const { entries, changed } = merge.finish();
+    if (changed) this.version++;
+    this.state = entries;
     this.listedAt = this.now();
     this.uncertain = false;
     this.lists++;
+    return merge.listed;
   }
 
   replace(listed: readonly CurrentEntry[]): void {
     const next = new Entries();
     for (const e of listed) next.add(e);
-    this.install(next);
+    this.state = next;
+    this.version++;
+    this.listedAt = this.now();
+    this.uncertain = false;
+    this.lists++;
   }
 
   values(): CurrentEntry[] {
@@ -173,6 +216,7 @@ export class CurrentState {
       if (!DEFINITE.has(f.codeName)) this.uncertain = true;
     }
     const held = new Set(applied.heldBack.map((h) => h.id));
+    if (plan.creates.length + plan.updates.length + plan.deletes.length > 0) this.version++;
     for (const c of plan.creates) {
       if (!failed.has(`create\u0000${c.id}`)) this.state.add({ id: c.id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
     }

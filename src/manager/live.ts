@@ -20,6 +20,7 @@ import {
   indexServices,
   type EntryPassOptions,
   type EntryPassResult,
+  type PassMemo,
   type Plan,
   RenderCache,
   type RenderFailure,
@@ -99,6 +100,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   });
   // Changes seen since the last pass started: the queue a pass will drain.
   let queued = 0;
+  // Counts every change to the caches: equal counts mean equal snapshots (for PassMemo).
+  let cacheVersion = 0;
+  let memo: PassMemo | undefined;
   const statusWriter = new StatusWriter(opts.kc, log);
   const renderCache = new RenderCache();
   // SPIRE's entries between full lists (every gcInterval, or after an uncertain write).
@@ -298,6 +302,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       }
       // Both entry kinds off: upstream runs no entry reconciler at all (an empty declaration would delete everything).
       if (!config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries) return;
+      // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
+      const version = cacheVersion;
       const snapshot = cache.snapshot();
       // The reconcile switches, as upstream reads them: a kind switched off declares nothing.
       const result = await runEntryPass({
@@ -308,9 +314,12 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         ...passOptions,
         signal,
         state: currentState,
+        snapshotVersion: String(version),
+        ...(memo ? { last: memo } : {}),
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(metrics ? { onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) } : {}),
       });
+      memo = result.memo;
       // A status computed under a term that has ended may be stale for the new leader: do not write it.
       if (signal.aborted) return;
       const statusStarted = performance.now();
@@ -361,6 +370,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     kc: opts.kc,
     log,
     onChange: (resource, change) => {
+      cacheVersion++;
       queued++;
       metrics?.setQueueDepth(queued);
       const m = change?.obj.metadata;

@@ -2,8 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClusterSPIFFEID, Namespace, Node, Pod } from '../../src/api/index.js';
 import {
   type ClusterSnapshot,
+  CurrentState,
   DEFAULT_PARENT_ID_TEMPLATE,
   type EntryPassOptions,
+  type PassMemo,
+  RenderCache,
   runEntryPass,
 } from '../../src/entries/index.js';
 import { SpireClient, type Entry } from '../../src/spire/index.js';
@@ -135,5 +138,77 @@ describe('one reconcile pass makes SPIRE hold exactly the declared entries', () 
     expect(stored.size).toBe(3);
     expect(result.status.clusterSPIFFEIDs.web).toMatchObject({ entriesToSet: 1, entryFailures: 1 });
     expect(result.status.clusterSPIFFEIDs.api).toMatchObject({ entriesToSet: 1, entryFailures: 0, entriesWithoutFederation: 0 });
+  });
+});
+
+describe('a resync that finds nothing changed only lists, and anything changed on either side makes it plan again', () => {
+  let spire: TestSpire;
+  let client: SpireClient;
+  let state: CurrentState;
+  let renderCache: RenderCache;
+  let last: PassMemo | undefined;
+  beforeEach(async () => {
+    spire = await startTestSpire();
+    client = new SpireClient({ socket: spire.socketPath });
+    state = new CurrentState(3_600_000);
+    renderCache = new RenderCache();
+    last = undefined;
+  });
+  afterEach(async () => {
+    client.close();
+    await spire.close();
+  });
+  // A periodic resync: SPIRE's entries are listed again every time.
+  const resync = async (snapshotVersion: string, snap: ClusterSnapshot = snapshot) => {
+    state.invalidate();
+    const r = await runEntryPass(snap, client, { ...options, settings: { ...options.settings, renderCache }, state, snapshotVersion, ...(last ? { last } : {}) });
+    last = r.memo;
+    return r;
+  };
+  const writes = () => spire.server.calls.filter((c) => c.method.startsWith('Batch')).length;
+
+  it('reuses the last result when neither the snapshot nor SPIRE changed, and writes nothing', async () => {
+    expect((await resync('1')).applied?.created).toBe(2);
+    expect((await resync('1')).reused).toBeUndefined(); // it wrote: planned once more
+    const rendered = renderCache.hits + renderCache.misses;
+    const before = writes();
+    const idle = await resync('1');
+    expect(idle.reused).toBe(true);
+    expect(idle.applied).toMatchObject({ created: 0, updated: 0, deleted: 0, failures: [] });
+    expect(idle.status).toEqual((await resync('1')).status);
+    expect(renderCache.hits + renderCache.misses).toBe(rendered);
+    expect(writes()).toBe(before);
+    expect(spire.server.calls.filter((c) => c.method === 'ListEntries').length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('recreates an entry deleted behind its back', async () => {
+    await resync('1');
+    await resync('1');
+    const [victim] = await client.listEntries();
+    await client.deleteEntries([victim!.id]);
+    const r = await resync('1');
+    expect(r.reused).toBeUndefined();
+    expect(r.applied?.created).toBe(1);
+    expect((await client.listEntries()).map((e) => e.spiffe_id?.path).sort()).toEqual(['/ns/team-a/sa/web-1-sa', '/ns/team-b/sa/api-1-sa']);
+  });
+
+  it('restores an entry changed behind its back', async () => {
+    await resync('1');
+    await resync('1');
+    const web = (await client.listEntries()).find((e) => e.spiffe_id?.path === '/ns/team-a/sa/web-1-sa')!;
+    await client.updateEntries([{ ...web, dns_names: ['changed.example.org'] }]);
+    const r = await resync('1');
+    expect(r.reused).toBeUndefined();
+    expect(r.plan.updates.map((u) => u.changed)).toEqual([['dnsNames']]);
+    expect((await client.listEntries()).find((e) => e.id === web.id)?.dns_names).toEqual(['web-1.team-a.svc', 'web.example.org']);
+  });
+
+  it('plans again when the snapshot version changes', async () => {
+    await resync('1');
+    await resync('1');
+    const moved = { ...snapshot, pods: snapshot.pods.filter((p) => p.metadata.name !== 'api-1') };
+    const r = await resync('2', moved);
+    expect(r.reused).toBeUndefined();
+    expect(r.applied?.deleted).toBe(1);
   });
 });
