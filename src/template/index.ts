@@ -10,6 +10,7 @@
 
 import type { TemplateDelegate } from 'handlebars';
 import { ExecFault, TemplateExecError, TemplateParseError, positionOf } from './errors.js';
+import { directRenderer } from './direct.js';
 import { emit } from './emit.js';
 import type { Site } from './emit.js';
 import { TEMPLATE_DATA } from './gotypes.js';
@@ -43,6 +44,8 @@ export interface CompiledTemplate {
   readonly handlebarsSource: string;
   /** Renders as spire-controller-manager would; throws TemplateExecError where Go's Execute fails. */
   render(data: TemplateData): string;
+  /** True when plain data is rendered by concatenation rather than by Handlebars (text and string fields only; see direct.ts). */
+  readonly isDirect: boolean;
 }
 
 class GoTemplate implements CompiledTemplate {
@@ -54,8 +57,13 @@ class GoTemplate implements CompiledTemplate {
   /** Runtime options shared by every render of a template that needs no variable slots. */
   private readonly sharedOptions: { data: { k: readonly unknown[] } } | undefined;
 
+  /** Renders the simple templates without Handlebars, when the data allows (see direct.ts). */
+  private readonly direct: ((data: TemplateData) => string | undefined) | undefined;
+
   constructor(readonly source: string) {
-    const emitted = emit(parse(source));
+    const parsed = parse(source);
+    this.direct = directRenderer(parsed.root);
+    const emitted = emit(parsed);
     this.handlebarsSource = emitted.source;
     this.sites = emitted.sites;
     this.constants = emitted.constants;
@@ -64,7 +72,13 @@ class GoTemplate implements CompiledTemplate {
     this.template = compileHandlebars(emitted.source);
   }
 
+  get isDirect(): boolean {
+    return this.direct !== undefined;
+  }
+
   render(data: TemplateData): string {
+    const out = this.direct?.(data);
+    if (out !== undefined) return out;
     const root = new GoValue(TEMPLATE_DATA, data);
     const options = this.sharedOptions ?? { data: { k: this.constants, v: new Array(this.slotCount) as Slots } };
     try {
