@@ -61,6 +61,16 @@ function residentByMapping(): string {
   return [...groups].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${Math.round(v / 1024)}`).join(', ');
 }
 
+/** CPU seconds a child process has used so far (Linux only; 0 elsewhere), for BENCH_DEBUG. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -151,6 +161,7 @@ async function oneRun(pods: number): Promise<RunResult> {
     const nextPass = () => new Promise<void>((r) => (waiter = r));
     let writes = 0;
     const stopper = new AbortController();
+    const cpuAtStart = [cpuSeconds(kube.pid), cpuSeconds(b.child.pid), process.cpuUsage()] as const;
     const started = performance.now();
     const live = await startLive({
       config,
@@ -172,6 +183,10 @@ async function oneRun(pods: number): Promise<RunResult> {
     const createdSoFar = () => passes.reduce((n, p) => n + (p.result.applied?.created ?? 0), 0);
     while (createdSoFar() < floors.entries) await nextPass();
     const coldMs = performance.now() - started;
+    if (process.env.BENCH_DEBUG) {
+      const own = process.cpuUsage(cpuAtStart[2]);
+      console.error(`  [cold] ${Math.round(coldMs)} ms; CPU seconds: controller ${((own.user + own.system) / 1e6).toFixed(1)}, API server ${(cpuSeconds(kube.pid) - cpuAtStart[0]).toFixed(1)}, SPIRE ${(cpuSeconds(b.child.pid) - cpuAtStart[1]).toFixed(1)}`);
+    }
     await live.idle();
     debug('after cold convergence');
 

@@ -187,26 +187,31 @@ export class ResourceHandlers {
       await this.awaitResourceVersion(rv);
       atRV = this.store.resourceVersion;
       items = this.store.list(r, req.namespace);
+      // The later pages read the list as of this resourceVersion: that is this one.
+      if (limit > 0) this.pagedSnapshot = { key: `${r.plural}\u0000${atRV}\u0000${req.namespace ?? ''}`, items };
     }
+    let start = 0;
     if (after !== undefined) {
       // Items are in key order: find the first one after the continue key by binary search.
-      let lo = 0;
       let hi = items.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
+      while (start < hi) {
+        const mid = (start + hi) >>> 1;
         if (keyOf(items[mid]!) > after) hi = mid;
-        else lo = mid + 1;
+        else start = mid + 1;
       }
-      items = items.slice(lo);
     }
-    items = items.filter((o) => (!labels || labels(o.metadata.labels)) && (!fields || fields(o)));
+    // One page at a time, without copying or filtering the rest of the list (O(page), not O(N), per request).
+    const matches = (o: KubeObject) => (!labels || labels(o.metadata.labels)) && (!fields || fields(o));
+    const page: KubeObject[] = [];
+    let i = start;
+    for (; i < items.length && (limit === 0 || page.length < limit); i++) if (matches(items[i]!)) page.push(items[i]!);
+    let more = false;
+    for (let j = i; limit > 0 && j < items.length && !more; j++) more = matches(items[j]!);
     const metadata: Record<string, unknown> = { resourceVersion: String(atRV) };
-    let page = items;
-    if (limit > 0 && items.length > limit) {
-      page = items.slice(0, limit);
+    if (more) {
       metadata.continue = encodeContinue(atRV, keyOf(page[page.length - 1]!));
       // The API server only counts what remains when no selector filters the list.
-      if (!labels && !fields) metadata.remainingItemCount = items.length - limit;
+      if (!labels && !fields) metadata.remainingItemCount = items.length - i;
     }
     return {
       status: 200,
