@@ -1,5 +1,5 @@
 import { HttpMethod, type KubeConfig, type KubernetesListObject, type KubernetesObject, RequestContext } from '@kubernetes/client-node';
-import { fetch } from 'undici';
+import { type Dispatcher, fetch } from 'undici';
 
 /** An API error with its HTTP status, named after the request. */
 export class KubeApiError extends Error {
@@ -10,6 +10,41 @@ export class KubeApiError extends Error {
     super(message);
     this.name = 'KubeApiError';
   }
+}
+
+/**
+ * client-node builds a new undici Agent for every request it authenticates
+ * whenever the cluster has TLS settings (a CA, client certificates, or
+ * skipTLSVerify): every request then opens a new connection, TLS handshake
+ * included, and the old agent keeps its idle socket until it times out. One
+ * agent per KubeConfig and TLS material is kept instead; a change of cluster
+ * or credentials files in the KubeConfig replaces it.
+ */
+const dispatchers = new WeakMap<KubeConfig, { key: string; dispatcher: Dispatcher }>();
+
+function tlsIdentity(kc: KubeConfig): string {
+  const c = kc.getCurrentCluster();
+  const u = kc.getCurrentUser();
+  return JSON.stringify([c?.server, c?.caData, c?.caFile, c?.skipTLSVerify, c?.tlsServerName, c?.proxyUrl, u?.certData, u?.certFile, u?.keyData, u?.keyFile]);
+}
+
+function reusedDispatcher(kc: KubeConfig, fresh: Dispatcher | undefined): Dispatcher | undefined {
+  if (fresh === undefined) return undefined;
+  const key = tlsIdentity(kc);
+  const kept = dispatchers.get(kc);
+  if (kept?.key === key) {
+    void fresh.close();
+    return kept.dispatcher;
+  }
+  if (kept) void kept.dispatcher.close();
+  dispatchers.set(kc, { key, dispatcher: fresh });
+  return fresh;
+}
+
+function forgetDispatcher(kc: KubeConfig): void {
+  const kept = dispatchers.get(kc);
+  dispatchers.delete(kc);
+  void kept?.dispatcher.close();
 }
 
 /**
@@ -27,13 +62,20 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
   await kc.applySecurityAuthentication(ctx);
   const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
   if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
-  const res = await fetch(url, {
-    method,
-    headers,
-    dispatcher: ctx.getDispatcher(),
-    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-    signal: AbortSignal.timeout(60_000),
-  });
+  let res: Awaited<ReturnType<typeof fetch>>;
+  try {
+    res = await fetch(url, {
+      method,
+      headers,
+      dispatcher: reusedDispatcher(kc, ctx.getDispatcher()),
+      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+      signal: AbortSignal.timeout(60_000),
+    });
+  } catch (err) {
+    // A connection that failed (a rotated CA, a server gone) is not reused: the next request starts afresh.
+    forgetDispatcher(kc);
+    throw err;
+  }
   const text = await res.text();
   if (!res.ok) {
     let message = text;

@@ -226,43 +226,49 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
    * At start, pods arrive a page at a time for seconds (at 100,000 pods)
    * before the pod cache is synced. Once everything else is synced and SPIRE
    * answers, each batch of listed pods gets its entries written at once, by
-   * the same pod pass as an event, while the rest are still being listed:
-   * creating and updating only (a pod not listed yet is not known to be
-   * gone), with the full pass after the sync as the check, the reporter and
-   * the only one that deletes.
+   * the same pod pass as an event, while the rest are still being listed
+   * (and the last batch just before the first full pass): creating and
+   * updating only (a pod not listed yet is not known to be gone), with the
+   * full pass after the sync as the check, the reporter and the only one
+   * that deletes.
    */
-  const firstListPass = async () => {
+  const firstListPass = async (): Promise<boolean> => {
     const pods = firstListPods;
     firstListPods = [];
     const waiting = cache.unsynced();
-    if (!term || term.aborted || !spireReady || !config.reconcile.clusterSPIFFEIDs) return;
-    if (waiting.length !== 1 || waiting[0] !== 'pods') {
+    if (!term || term.aborted || !spireReady || !config.reconcile.clusterSPIFFEIDs) return false;
+    if (waiting.length > 1 || (waiting.length === 1 && waiting[0] !== 'pods')) {
       firstListPods = pods;
-      return;
+      return false;
     }
     const signal = term;
     const started = Date.now();
     try {
       await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
-      if (probe.fields === undefined) return;
+      if (probe.fields === undefined) return false;
       if (currentState.needsList()) await currentState.replaceFromPages(spire.entryPages());
       const r = await applyPods(pods, [], signal, started);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
-      if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) currentState.invalidate();
+      if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) {
+        currentState.invalidate();
+        return false;
+      }
+      return true;
     } catch (err) {
       // The full pass after the sync starts over from a fresh list; nothing here is lost.
       currentState.invalidate();
       log.debug(`writing entries for the pods listed so far failed: ${(err as Error).message}`);
+      return false;
     } finally {
       passes++;
     }
   };
 
   const pass = async () => {
-    if (!cache.hasSynced) {
-      if (firstListPods.length > 0) await firstListPass();
-      return;
-    }
+    // Pods listed and not yet written go first, also once the list is complete: the full pass
+    // that follows renders and plans every pod, and their entries need not wait for that.
+    while (firstListPods.length > 0 && (await firstListPass()));
+    if (!cache.hasSynced) return;
     firstListPods = [];
     if (!term || term.aborted) return;
     const signal = term;

@@ -59,6 +59,8 @@ const MAX_BODY_BYTES = 3 * 1024 * 1024;
 export class FakeKubeApiServer {
   readonly requests: RequestRecord[] = [];
   readonly faults: Faults;
+  /** TCP connections accepted so far: clients that reuse connections keep this low. */
+  connections = 0;
   private readonly injector: FaultInjector;
   private readonly handlers: ResourceHandlers;
   private readonly watches = new Set<WatchStream>();
@@ -90,6 +92,7 @@ export class FakeKubeApiServer {
     for (const crd of crds) store.create(crdType, crd, { manager: 'kube-apiserver' });
 
     http.on('request', (req, res) => void server.serve(req, res));
+    http.on('connection', () => server.connections++);
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(0, '127.0.0.1', () => resolve());

@@ -1,0 +1,44 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { kubeRequest, listAll } from '../../src/kube/rest.js';
+import { FakeKubeApiServer } from '../support/kube/index.js';
+
+describe('requests to the API server reuse their connection and page through lists', () => {
+  let kube: FakeKubeApiServer;
+  beforeEach(async () => {
+    kube = await FakeKubeApiServer.start();
+    kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+    for (let i = 0; i < 250; i++) {
+      kube.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${String(i).padStart(3, '0')}`, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
+    }
+  });
+  afterEach(async () => {
+    await kube.close();
+  });
+
+  it('opens one connection for many requests, although the kubeconfig has TLS settings (client-node makes an agent per request)', async () => {
+    const kc = kube.kubeConfig();
+    expect(kc.getCurrentCluster()?.skipTLSVerify).toBe(true);
+    const before = kube.connections;
+    for (let i = 0; i < 10; i++) await kubeRequest(kc, 'GET', '/api/v1/namespaces/default');
+    await listAll(kc, '/api/v1/pods', { pageSize: 50 });
+    // 16 requests; one agent per request (client-node's way) opened 15 connections here.
+    expect(kube.connections - before).toBeLessThanOrEqual(2);
+  });
+
+  it('hands each page to onPage as it arrives, and returns the same objects in order', async () => {
+    const pages: number[] = [];
+    const seen: object[] = [];
+    const list = await listAll(kube.kubeConfig(), '/api/v1/pods', {
+      pageSize: 100,
+      onPage: (items) => {
+        pages.push(items.length);
+        seen.push(...items);
+      },
+    });
+    expect(pages).toEqual([100, 100, 50]);
+    expect(list.items).toHaveLength(250);
+    expect(list.items.every((item, i) => item === seen[i])).toBe(true);
+    expect(list.items.map((p) => p.metadata?.name)).toEqual(Array.from({ length: 250 }, (_, i) => `p-${String(i).padStart(3, '0')}`));
+    expect(list.metadata?.resourceVersion).toMatch(/^\d+$/);
+  });
+});
