@@ -40,7 +40,7 @@ const debug = (label: string) => {
   if (!process.env.BENCH_DEBUG) return;
   const m = process.memoryUsage();
   const mib = (x: number) => Math.round(x / 2 ** 20);
-  console.error(`  [${label}] rss ${mib(m.rss)} MiB, heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB (array buffers ${mib(m.arrayBuffers)})`);
+  console.error(`  [${label}] rss ${mib(m.rss)} MiB (peak so far ${mib(process.resourceUsage().maxRSS * 1024)}), heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB (array buffers ${mib(m.arrayBuffers)})`);
   if (process.env.BENCH_DEBUG === 'smaps') console.error(`    resident by mapping: ${residentByMapping()}`);
 };
 
@@ -233,6 +233,14 @@ async function oneRun(pods: number): Promise<RunResult> {
     (globalThis as { gc?: () => void }).gc?.();
     const m = process.memoryUsage();
     debug('steady, after a collection');
+    if (process.env.BENCH_SETTLE) {
+      for (let i = 0; i < 6; i++) {
+        await new Promise((r) => setTimeout(r, 5000));
+        debug(`idle ${(i + 1) * 5} s`);
+      }
+      (globalThis as { gc?: () => void }).gc?.();
+      debug('idle, then a collection');
+    }
     // Profiling aid: BENCH_HEAP_SNAPSHOT=<dir> writes what the controller keeps at steady state.
     if (process.env.BENCH_HEAP_SNAPSHOT) console.error(`  heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAP_SNAPSHOT, `steady-${pods}.heapsnapshot`))}`);
     stopper.abort();

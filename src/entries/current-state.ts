@@ -1,7 +1,7 @@
 import type { ApplyResult } from './apply.js';
 import type { EntryOut } from '../spire/index.js';
 import { changedFields } from './compare.js';
-import { type CurrentEntry, fromSpire } from './model.js';
+import { type CurrentEntry, type EntrySpec, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
 
 /**
@@ -73,6 +73,36 @@ class Entries {
   }
 }
 
+// Compared in place: no string is built per entry.
+function sameId(id: EntryOut['spiffe_id'], text: string): boolean {
+  if (!id) return text === '';
+  const td = id.trust_domain;
+  return text.length === 9 + td.length + id.path.length && text.startsWith('spiffe://') && text.startsWith(td, 9) && text.endsWith(id.path);
+}
+
+function sameSelectors(a: EntryOut['selectors'], b: EntrySpec['selectors']): boolean {
+  if (a.length !== b.length) return false;
+  if (a.every((s, i) => s.type === b[i]!.type && s.value === b[i]!.value)) return true;
+  const key = (s: { type: string; value: string }) => `${s.type}\u0000${s.value}`;
+  const sorted = (xs: readonly { type: string; value: string }[]) => xs.map(key).sort().join('\u0001');
+  return sorted(a) === sorted(b);
+}
+
+/**
+ * Whether SPIRE's entry says what the held spec says: the ID, parent and
+ * selectors (so the key too) and every compared field. Checked on the raw
+ * entry, so that a resync after our own writes (every revision new to us)
+ * does not convert and hash 100,000 entries only to throw them away.
+ */
+function holds(raw: EntryOut, spec: EntrySpec): boolean {
+  return (
+    sameId(raw.spiffe_id, spec.spiffeId) &&
+    sameId(raw.parent_id, spec.parentId) &&
+    sameSelectors(raw.selectors, spec.selectors) &&
+    changedFields(spec, { ...spec, x509SvidTtl: raw.x509_svid_ttl, jwtSvidTtl: raw.jwt_svid_ttl, federatesWith: raw.federates_with, dnsNames: raw.dns_names, admin: raw.admin, downstream: raw.downstream, storeSvid: raw.store_svid, hint: raw.hint }).length === 0
+  );
+}
+
 /**
  * Reads a full list against the entries held. While every listed entry has
  * the revision held, nothing is built (an idle resync at 100,000 entries
@@ -94,12 +124,7 @@ class ListMerge {
       return;
     }
     const next = (this.next ??= this.rebuild());
-    let entry: CurrentEntry;
-    if (sameRevision) entry = known;
-    else {
-      const converted = fromSpire(raw);
-      entry = known && known.key === converted.key && changedFields(known.spec, converted.spec).length === 0 ? known : converted;
-    }
+    const entry = sameRevision || (known && holds(raw, known.spec)) ? known! : fromSpire(raw);
     next.add(entry);
     next.revisions.set(raw.id, raw.revision_number);
     this.listed.push(entry);

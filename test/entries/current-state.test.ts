@@ -85,3 +85,34 @@ describe('the in-memory SPIRE state holds one copy of what the controller wrote'
     expect(state.related(['a'], []).map((e) => e.id)).toEqual(['b']);
   });
 });
+
+describe('the in-memory SPIRE state compares a listed entry with what it wrote, field by field', () => {
+  const owner = { kind: 'ClusterSPIFFEID' as const, name: 'x', uid: 'x', creationTimestamp: '' };
+  const applied = { created: 1, updated: 0, deleted: 0, failures: [], failedKeys: new Set<string>(), heldBack: [] };
+  const written = (over: Partial<EntryOut> = {}) => {
+    const state = new CurrentState(10_000);
+    const [a1] = state.replaceFromList([{ ...raw('a', '0'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:n' }] }]);
+    const spec = { ...a1!.spec };
+    state.record({ creates: [{ id: 'a', key: a1!.key, spec, owner, podUid: 'a' }], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map() }, applied);
+    const version = state.version;
+    const [a2] = state.replaceFromList([{ ...raw('a', '1'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:n' }], ...over }]);
+    return { same: a2!.spec === spec, changed: state.version !== version, entry: a2! };
+  };
+
+  it('keeps it when only the selector order differs', () => {
+    expect(written({ selectors: [{ type: 'k8s', value: 'ns:n' }, { type: 'k8s', value: 'pod-uid:a' }] })).toMatchObject({ same: true, changed: false });
+  });
+
+  it.each<[string, Partial<EntryOut>]>([
+    ['the SPIFFE ID', { spiffe_id: { trust_domain: 'example.org', path: '/w/b' } }],
+    ['the trust domain of the SPIFFE ID', { spiffe_id: { trust_domain: 'example.com', path: '/w/a' } }],
+    ['the parent ID', { parent_id: { trust_domain: 'example.org', path: '/other' } }],
+    ['a selector', { selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:m' }] }],
+    ['the DNS names', { dns_names: ['x.example.org'] }],
+    ['the X.509 TTL', { x509_svid_ttl: 60 }],
+    ['admin', { admin: true }],
+  ])('converts it again when %s differs', (_, over) => {
+    const r = written(over);
+    expect(r).toMatchObject({ same: false, changed: true });
+  });
+});
