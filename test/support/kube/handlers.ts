@@ -42,8 +42,15 @@ export type Reply = { status: number; body: unknown } | { watch: WatchParams };
 const TOO_LARGE_WAIT_MS = 3000;
 
 export class ResourceHandlers {
-  /** The last snapshot served to a paged list (see the list handler). */
-  private pagedSnapshot: { key: string; items: KubeObject[] } | undefined;
+  // Lists being paged through, by resource, resourceVersion and namespace: a controller pages
+  // through several resources at once, and one slot would be rebuilt on every page of each.
+  private readonly pagedSnapshots = new Map<string, KubeObject[]>();
+
+  private rememberPaged(key: string, items: KubeObject[]): void {
+    this.pagedSnapshots.delete(key);
+    this.pagedSnapshots.set(key, items);
+    if (this.pagedSnapshots.size > 16) this.pagedSnapshots.delete(this.pagedSnapshots.keys().next().value!);
+  }
 
   constructor(private readonly store: Store) {}
 
@@ -176,8 +183,8 @@ export class ResourceHandlers {
       // A snapshot at a resourceVersion never changes: keep the last one, so that paging
       // through N objects costs O(N) in all, as from the real API server's cache, not O(N^2).
       const cacheKey = `${r.plural}\u0000${atRV}\u0000${req.namespace ?? ''}`;
-      if (this.pagedSnapshot?.key !== cacheKey) this.pagedSnapshot = { key: cacheKey, items: this.store.snapshot(r, atRV, req.namespace) };
-      items = this.pagedSnapshot.items;
+      items = this.pagedSnapshots.get(cacheKey) ?? this.store.snapshot(r, atRV, req.namespace);
+      this.rememberPaged(cacheKey, items);
     } else if (match === 'Exact') {
       await this.awaitResourceVersion(rv);
       atRV = rv!;
@@ -188,7 +195,7 @@ export class ResourceHandlers {
       atRV = this.store.resourceVersion;
       items = this.store.list(r, req.namespace);
       // The later pages read the list as of this resourceVersion: that is this one.
-      if (limit > 0) this.pagedSnapshot = { key: `${r.plural}\u0000${atRV}\u0000${req.namespace ?? ''}`, items };
+      if (limit > 0) this.rememberPaged(`${r.plural}\u0000${atRV}\u0000${req.namespace ?? ''}`, items);
     }
     let start = 0;
     if (after !== undefined) {
