@@ -5,7 +5,7 @@
  * of them (idle pass). Prints one JSON line.
  */
 import { performance } from 'node:perf_hooks';
-import { declareEntries, toSpire } from '../src/entries/index.js';
+import { declareEntries, ID_ONLY_MASK, toSpire } from '../src/entries/index.js';
 import { SpireClient } from '../src/spire/index.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
 
@@ -19,7 +19,8 @@ const entries = declared.map((d, i) => toSpire(d.spec, `scm-floor-${i}`));
 const spire = new SpireClient({ socket, rpcTimeoutMs: 120_000 });
 await spire.waitUntilReady({ timeoutMs: 60_000 });
 let t = performance.now();
-const outcome = await spire.createEntries(entries);
+// As the controller writes: only each entry's ID echoed back.
+const outcome = await spire.createEntries(entries, { outputMask: ID_ONLY_MASK });
 const pushMs = performance.now() - t;
 const failed = outcome.results.filter((r) => !r.status.ok).length;
 const listMs: number[] = [];

@@ -1,5 +1,5 @@
 import type { SpireClient } from '../spire/index.js';
-import { type Owner, toSpire, UPDATE_MASK } from './model.js';
+import { ID_ONLY_MASK, type Owner, toSpire, UPDATE_MASK } from './model.js';
 import type { KeptEntry, Plan, PlannedCreate } from './plan.js';
 
 export interface ApplyFailure {
@@ -24,7 +24,7 @@ export interface ApplyResult {
 
 async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedPods: Set<string>, signal?: AbortSignal): Promise<void> {
   if (creates.length === 0) return;
-  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), signal ? { signal } : {});
+  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), { outputMask: ID_ONLY_MASK, ...(signal ? { signal } : {}) });
   outcome.results.forEach((r, i) => {
     const c = creates[i]!;
     if (r.status.ok) return void result.created++;
@@ -55,7 +55,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
   if (plan.updates.length > 0) {
     const outcome = await spire.updateEntries(
       plan.updates.map((u) => toSpire(u.spec, u.id)),
-      { inputMask: UPDATE_MASK, ...(signal ? { signal } : {}) },
+      { inputMask: UPDATE_MASK, outputMask: ID_ONLY_MASK, ...(signal ? { signal } : {}) },
     );
     outcome.results.forEach((r, i) => {
       const u = plan.updates[i]!;

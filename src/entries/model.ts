@@ -137,6 +137,13 @@ export const UPDATE_MASK: EntryMask = {
   hint: true,
 };
 
+/**
+ * Writes ask SPIRE to echo back only each entry's ID: the engine reads the
+ * per-item status and nothing else, and a full echo of every entry costs the
+ * server encoding and us decoding (an all-false mask returns `{id}`).
+ */
+export const ID_ONLY_MASK: EntryMask = {};
+
 export function isJoinTokenEntry(spec: EntrySpec): boolean {
   const path = splitId(spec.parentId).path;
   return path.startsWith('/spire/agent/join_token/') && spec.selectors.some((s) => s.type === 'spiffe_id');

@@ -41,6 +41,8 @@ export interface CallRecord {
   method: string;
   /** Items in a batch request, or the page size of a list. */
   items: number;
+  /** The request's output mask, when it has one. */
+  outputMask?: Record<string, boolean>;
 }
 
 const PKG = {
@@ -178,7 +180,8 @@ export class MemorySpireServer {
 
   private unary<Req, Res>(method: string, items: (req: Req) => number, handler: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
-      this.calls.push({ method, items: items(call.request) });
+      const mask = (call.request as { output_mask?: Record<string, boolean> | null }).output_mask;
+      this.calls.push({ method, items: items(call.request), ...(mask ? { outputMask: mask } : {}) });
       void (async () => {
         try {
           const injected = await this.faults.before(method);

@@ -53,6 +53,8 @@ describe('applying a plan writes exactly the plan, creates and updates before de
     const result = await applyPlan(plan, client);
     expect(spire.server.calls.map((c) => c.method)).toEqual(['BatchCreateEntry', 'BatchUpdateEntry', 'BatchDeleteEntry']);
     expect(result).toMatchObject({ created: 1, updated: 1, deleted: 1, failures: [] });
+    // Writes ask for the IDs back, not for every entry in full: every mask field is false.
+    for (const c of spire.server.calls.slice(0, 2)) expect(Object.values(c.outputMask ?? { missing: true }).every((v) => v === false)).toBe(true);
   });
 
   it('counts a per-item failure against the declaring object and still applies the rest of the batch', async () => {
