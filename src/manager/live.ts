@@ -39,6 +39,9 @@ import { SpireClient } from '../spire/index.js';
 import type { ControllerMetrics } from './metrics.js';
 import { CoalescingTrigger } from './trigger.js';
 
+/** Pods per pass while the first list is written (see firstListPass). */
+const FIRST_LIST_BATCH = 5_000;
+
 export interface LiveOptions {
   config: ControllerConfig;
   pass: EntryPassOptions;
@@ -233,12 +236,16 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
    * that deletes.
    */
   const firstListPass = async (): Promise<boolean> => {
-    const pods = firstListPods;
-    firstListPods = [];
+    // Bounded batches: a pass over tens of thousands of pods at once holds its whole plan and
+    // every request it encodes at the same time, which raised the controller's peak memory.
+    const pods = firstListPods.splice(0, FIRST_LIST_BATCH);
     const waiting = cache.unsynced();
-    if (!term || term.aborted || !spireReady || !config.reconcile.clusterSPIFFEIDs) return false;
+    if (!term || term.aborted || !spireReady || !config.reconcile.clusterSPIFFEIDs) {
+      firstListPods = [];
+      return false;
+    }
     if (waiting.length > 1 || (waiting.length === 1 && waiting[0] !== 'pods')) {
-      firstListPods = pods;
+      firstListPods = pods.concat(firstListPods);
       return false;
     }
     const signal = term;
