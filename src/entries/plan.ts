@@ -84,6 +84,8 @@ export interface PlanInput {
   newId?: () => string;
 }
 
+const NO_ENTRIES: readonly CurrentEntry[] = Object.freeze([]);
+
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   const list = m.get(k);
   if (list) list.push(v);
@@ -117,8 +119,8 @@ export function planEntries(input: PlanInput): Plan {
 
   for (const [key, state] of keys) {
     const { winner } = state;
-    const currents = managed.get(key) ?? [];
-    const [keep, ...duplicates] = currents;
+    const currents = managed.get(key) ?? NO_ENTRIES;
+    const keep = currents[0];
     if (!keep) {
       const held = foreign.get(key);
       if (held) {
@@ -133,7 +135,7 @@ export function planEntries(input: PlanInput): Plan {
     if (changed.length > 0) {
       plan.updates.push({ id: keep.id, key, spec: winner.spec, current: keep.spec, changed, owner: winner.owner, ...pod(winner.podUid) });
     }
-    for (const dup of duplicates) candidates.push(deletion(dup, 'duplicate'));
+    for (let i = 1; i < currents.length; i++) candidates.push(deletion(currents[i]!, 'duplicate'));
   }
   for (const [key, currents] of managed) {
     if (!keys.has(key)) for (const cur of currents) candidates.push(deletion(cur, 'undeclared'));

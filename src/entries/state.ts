@@ -29,22 +29,29 @@ function time(ts: string | undefined): number {
 export interface KeyState {
   key: string;
   winner: DeclaredEntry;
-  masked: DeclaredEntry[];
+  masked: readonly DeclaredEntry[];
 }
+
+// Nearly every key has one declaration: they share this instead of an empty array each.
+const NONE: readonly DeclaredEntry[] = Object.freeze([]);
 
 /** Groups declared entries by key and picks each key's preferred declaration. */
 export function groupDeclared(declared: readonly DeclaredEntry[]): Map<string, KeyState> {
-  const byKey = new Map<string, DeclaredEntry[]>();
-  for (const d of declared) {
-    const list = byKey.get(d.key);
-    if (list) list.push(d);
-    else byKey.set(d.key, [d]);
-  }
   const out = new Map<string, KeyState>();
-  for (const [key, list] of byKey) {
-    if (list.length > 1) list.sort((a, b) => comparePreference(a.owner, b.owner));
-    const [winner, ...masked] = list as [DeclaredEntry, ...DeclaredEntry[]];
-    out.set(key, { key, winner, masked });
+  const contested: KeyState[] = [];
+  for (const d of declared) {
+    const at = out.get(d.key);
+    if (!at) out.set(d.key, { key: d.key, winner: d, masked: NONE });
+    else if (at.masked === NONE) {
+      at.masked = [d];
+      contested.push(at);
+    } else (at.masked as DeclaredEntry[]).push(d);
+  }
+  // In declaration order before sorting (a stable sort), so equal preferences keep the first declared.
+  for (const at of contested) {
+    const [winner, ...masked] = [at.winner, ...at.masked].sort((a, b) => comparePreference(a.owner, b.owner)) as [DeclaredEntry, ...DeclaredEntry[]];
+    at.winner = winner;
+    at.masked = masked;
   }
   return out;
 }

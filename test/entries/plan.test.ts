@@ -56,6 +56,20 @@ describe('when several objects declare the same entry, the preferred one wins', 
     expect(plan.creates[0]?.owner.name).toBe(winner.name);
   });
 
+  it('orders three or more declarations of one entry by preference, each key on its own', () => {
+    const oldest = owner('oldest', { creationTimestamp: t0 });
+    const middle = owner('middle', { creationTimestamp: t1 });
+    const newest = owner('newest', { creationTimestamp: '2026-01-03T00:00:00Z' });
+    const other = spec({ spiffeId: 'spiffe://example.org/other' });
+    const plan = planEntries(base({ declared: [declared(spec(), newest), declared(other, newest), declared(spec(), oldest), declared(spec(), middle)] }));
+    const states = [...plan.keys.values()];
+    expect(states.map((k) => [k.winner.owner.name, k.masked.map((m) => m.owner.name)])).toEqual([
+      ['oldest', ['middle', 'newest']],
+      ['newest', []],
+    ]);
+    expect(plan.creates.map((c) => c.owner.name)).toEqual(['oldest', 'newest']);
+  });
+
   it('masks across kinds: an older static entry masks a ClusterSPIFFEID entry', () => {
     const s = spec();
     const staticOwner = owner('static', { kind: 'ClusterStaticEntry', creationTimestamp: '2025-01-01T00:00:00Z' });
