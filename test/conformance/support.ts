@@ -89,26 +89,7 @@ export async function entryIds(raw: TestSpire['raw']): Promise<string[]> {
   return (await listAll(raw)).map((e) => e.id);
 }
 
-/** An entry with every field at its proto3 default except `id`. */
-export function onlyId(id: string): EntryOut {
-  return {
-    id,
-    spiffe_id: null,
-    parent_id: null,
-    selectors: [],
-    x509_svid_ttl: 0,
-    federates_with: [],
-    admin: false,
-    downstream: false,
-    expires_at: '0',
-    dns_names: [],
-    revision_number: '0',
-    store_svid: false,
-    jwt_svid_ttl: 0,
-    hint: '',
-    created_at: '0',
-  };
-}
+export { onlyId } from '../support/spire.js';
 
 /** Strips the proto3-optional bookkeeping so entries compare by their fields. */
 export function withoutAttributes(e: EntryOut): Omit<EntryOut, 'additional_attributes' | '_additional_attributes'> {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   applyPlan,
   computeStatus,
@@ -12,23 +12,14 @@ import {
 } from '../../src/entries/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 import { SpireClient } from '../../src/spire/index.js';
-import { startTestSpire, type TestSpire } from '../support/spire.js';
+import { spireForEachTest, startTestSpire } from '../support/spire.js';
 import { current, declared, owner, pod, type spec } from './fixtures.js';
 
 describe('applying a plan writes exactly the plan, creates and updates before deletes', () => {
-  let spire: TestSpire;
-  let client: SpireClient;
-  beforeEach(async () => {
-    spire = await startTestSpire();
-    client = new SpireClient({ socket: spire.socketPath });
-  });
-  afterEach(async () => {
-    client.close();
-    await spire.close();
-  });
+  const t = spireForEachTest();
 
   const seed = (id: string, s: ReturnType<typeof spec>) =>
-    spire.server.seed({
+    t.spire.server.seed({
       entries: [
         {
           id,
@@ -45,16 +36,16 @@ describe('applying a plan writes exactly the plan, creates and updates before de
     seed('scm-upd', pod('p2'));
     const plan = planEntries({
       declared: [declared(pod('p1', '/new')), declared({ ...pod('p2'), hint: 'h' })],
-      current: (await client.listEntries()).map(fromSpire),
+      current: (await t.client.listEntries()).map(fromSpire),
       ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
       policy: 'sync',
     });
-    spire.server.calls.length = 0;
-    const result = await applyPlan(plan, client);
-    expect(spire.server.calls.map((c) => c.method)).toEqual(['BatchCreateEntry', 'BatchUpdateEntry', 'BatchDeleteEntry']);
+    t.spire.server.calls.length = 0;
+    const result = await applyPlan(plan, t.client);
+    expect(t.spire.server.calls.map((c) => c.method)).toEqual(['BatchCreateEntry', 'BatchUpdateEntry', 'BatchDeleteEntry']);
     expect(result).toMatchObject({ created: 1, updated: 1, deleted: 1, failures: [] });
     // Writes ask for the IDs back, not for every entry in full: every mask field is false.
-    for (const c of spire.server.calls.slice(0, 2)) expect(Object.values(c.outputMask ?? { missing: true }).every((v) => v === false)).toBe(true);
+    for (const c of t.spire.server.calls.slice(0, 2)) expect(Object.values(c.outputMask ?? { missing: true }).every((v) => v === false)).toBe(true);
   });
 
   it('counts a per-item failure against the declaring object and still applies the rest of the batch', async () => {
@@ -66,7 +57,7 @@ describe('applying a plan writes exactly the plan, creates and updates before de
       ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
       policy: 'sync',
     });
-    const result = await applyPlan(plan, client);
+    const result = await applyPlan(plan, t.client);
     expect(result.created).toBe(2);
     expect(result.failures).toEqual([
       expect.objectContaining({
@@ -76,33 +67,33 @@ describe('applying a plan writes exactly the plan, creates and updates before de
         message: 'failed to create entry: unable to find federated bundle "spiffe://domain2.org"',
       }),
     ]);
-    expect(spire.server.entries.size).toBe(2);
+    expect(t.spire.server.entries.size).toBe(2);
   });
 
   it("holds back deleting a pod's old entry while its replacement could not be written", async () => {
     seed('scm-old', pod('p1', '/old'));
     const plan = planEntries({
       declared: [declared({ ...pod('p1', '/new'), federatesWith: ['domain2.org'] })],
-      current: (await client.listEntries()).map(fromSpire),
+      current: (await t.client.listEntries()).map(fromSpire),
       ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
       policy: 'sync',
     });
     expect(plan.deletes.map((d) => d.id)).toEqual(['scm-old']);
-    const result = await applyPlan(plan, client);
+    const result = await applyPlan(plan, t.client);
     expect(result.deleted).toBe(0);
     expect(result.heldBack).toEqual([{ id: 'scm-old', reason: 'replacement-failed', detail: 'kept until the new entry for pod p1 is written' }]);
-    expect(spire.server.entries.get('scm-old')).toBeDefined();
+    expect(t.spire.server.entries.get('scm-old')).toBeDefined();
   });
 
   it('treats a whole failed batch as failures of every object in it', async () => {
-    spire.server.faults.failNext(1, 14, { method: 'BatchCreateEntry' });
+    t.spire.server.faults.failNext(1, 14, { method: 'BatchCreateEntry' });
     const plan = planEntries({
       declared: [declared(pod('p1'), owner('a')), declared(pod('p2'), owner('b'))],
       current: [],
       ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
       policy: 'sync',
     });
-    const result = await applyPlan(plan, client);
+    const result = await applyPlan(plan, t.client);
     expect(result.failures.map((f) => [f.owner?.name, f.codeName])).toEqual([
       ['a', 'UNAVAILABLE'],
       ['b', 'UNAVAILABLE'],
@@ -110,8 +101,8 @@ describe('applying a plan writes exactly the plan, creates and updates before de
   });
 
   it('probes which entry fields the server stores, and removes its probe', async () => {
-    expect(await detectUnsupportedFields(client, 'example.org', 'scm-')).toEqual(new Set());
-    expect(spire.server.entries.size).toBe(0);
+    expect(await detectUnsupportedFields(t.client, 'example.org', 'scm-')).toEqual(new Set());
+    expect(t.spire.server.entries.size).toBe(0);
   });
 });
 

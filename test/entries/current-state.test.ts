@@ -1,23 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { CurrentState } from '../../src/entries/index.js';
 import type { EntryOut } from '../../src/spire/index.js';
+import { onlyId } from '../support/spire.js';
 
 const raw = (id: string, revision: string, path = `/w/${id}`): EntryOut => ({
-  id,
+  ...onlyId(id),
   spiffe_id: { trust_domain: 'example.org', path },
   parent_id: { trust_domain: 'example.org', path: '/node' },
   selectors: [{ type: 'k8s', value: `pod-uid:${id}` }],
-  x509_svid_ttl: 0,
-  federates_with: [],
-  admin: false,
-  downstream: false,
-  expires_at: '0',
-  dns_names: [],
   revision_number: revision,
-  store_svid: false,
-  jwt_svid_ttl: 0,
-  hint: '',
-  created_at: '0',
 });
 
 describe('the in-memory SPIRE state reuses what a resync finds unchanged', () => {

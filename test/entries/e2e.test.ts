@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClusterSPIFFEID, Namespace, Node, Pod } from '../../src/api/index.js';
 import {
   type ClusterSnapshot,
@@ -9,9 +9,9 @@ import {
   RenderCache,
   runEntryPass,
 } from '../../src/entries/index.js';
-import { SpireClient, type Entry } from '../../src/spire/index.js';
+import type { Entry } from '../../src/spire/index.js';
 import { compileTemplate } from '../../src/template/index.js';
-import { startTestSpire, type TestSpire } from '../support/spire.js';
+import { spireForEachTest } from '../support/spire.js';
 
 const td = 'example.org';
 const parent = { trust_domain: td, path: '/spire/agent/k8s_psat/demo/node-uid-1' };
@@ -83,21 +83,12 @@ const stale = (id: string): Entry => ({
 });
 
 describe('one reconcile pass makes SPIRE hold exactly the declared entries', () => {
-  let spire: TestSpire;
-  let client: SpireClient;
-  beforeEach(async () => {
-    spire = await startTestSpire();
-    client = new SpireClient({ socket: spire.socketPath });
-  });
-  afterEach(async () => {
-    client.close();
-    await spire.close();
-  });
+  const t = spireForEachTest();
 
   it('updates the outdated entry in place, deletes the undeclared one and creates the missing one', async () => {
-    spire.server.seed({ entries: [outdated('scm-existing-1'), stale('scm-stale-1')] });
+    t.spire.server.seed({ entries: [outdated('scm-existing-1'), stale('scm-stale-1')] });
 
-    const result = await runEntryPass(snapshot, client, options);
+    const result = await runEntryPass(snapshot, t.client, options);
 
     expect(result.plan.updates.map((u) => [u.id, u.changed])).toEqual([['scm-existing-1', ['dnsNames']]]);
     expect(result.plan.deletes.map((d) => d.id)).toEqual(['scm-stale-1']);
@@ -105,7 +96,7 @@ describe('one reconcile pass makes SPIRE hold exactly the declared entries', () 
     expect(result.plan.creates[0]?.id).toMatch(/^scm-/);
     expect(result.applied).toMatchObject({ created: 1, updated: 1, deleted: 1, failures: [] });
 
-    const stored = new Map((await client.listEntries()).map((e) => [e.id, e]));
+    const stored = new Map((await t.client.listEntries()).map((e) => [e.id, e]));
     expect([...stored.keys()].sort()).toEqual(['scm-existing-1', result.plan.creates[0]!.id].sort());
     expect(stored.get('scm-existing-1')?.dns_names).toEqual(['web-1.team-a.svc', 'web.example.org']);
     expect(stored.get('scm-existing-1')?.revision_number).toBe('1');
@@ -119,20 +110,20 @@ describe('one reconcile pass makes SPIRE hold exactly the declared entries', () 
       api: { namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 1, podEntryRenderFailures: 0, entriesMasked: 0, entriesToSet: 1, entryFailures: 0, entriesWithoutFederation: 0 },
     });
 
-    const again = await runEntryPass(snapshot, client, options);
+    const again = await runEntryPass(snapshot, t.client, options);
     expect([again.plan.creates, again.plan.updates, again.plan.deletes]).toEqual([[], [], []]);
   });
 
   it('under prefixed scope, changes nothing foreign and reports the declared entry a foreign one holds as a conflict', async () => {
-    spire.server.seed({ entries: [outdated('manual-web'), stale('manual-stale')] });
+    t.spire.server.seed({ entries: [outdated('manual-web'), stale('manual-stale')] });
 
-    const result = await runEntryPass(snapshot, client, options);
+    const result = await runEntryPass(snapshot, t.client, options);
 
     expect(result.plan.updates).toEqual([]);
     expect(result.plan.deletes).toEqual([]);
     expect(result.plan.conflicts.map((c) => [c.owner.name, c.foreignIds])).toEqual([['web', ['manual-web']]]);
     expect(result.plan.creates.map((c) => c.owner.name)).toEqual(['api']);
-    const stored = new Map((await client.listEntries()).map((e) => [e.id, e]));
+    const stored = new Map((await t.client.listEntries()).map((e) => [e.id, e]));
     expect(stored.get('manual-web')).toMatchObject({ dns_names: ['web-1.team-a.svc'], revision_number: '0' });
     expect(stored.has('manual-stale')).toBe(true);
     expect(stored.size).toBe(3);
@@ -142,30 +133,23 @@ describe('one reconcile pass makes SPIRE hold exactly the declared entries', () 
 });
 
 describe('a resync that finds nothing changed only lists, and anything changed on either side makes it plan again', () => {
-  let spire: TestSpire;
-  let client: SpireClient;
+  const t = spireForEachTest();
   let state: CurrentState;
   let renderCache: RenderCache;
   let last: PassMemo | undefined;
-  beforeEach(async () => {
-    spire = await startTestSpire();
-    client = new SpireClient({ socket: spire.socketPath });
+  beforeEach(() => {
     state = new CurrentState(3_600_000);
     renderCache = new RenderCache();
     last = undefined;
   });
-  afterEach(async () => {
-    client.close();
-    await spire.close();
-  });
   // A periodic resync: SPIRE's entries are listed again every time.
   const resync = async (snapshotVersion: string, snap: ClusterSnapshot = snapshot) => {
     state.invalidate();
-    const r = await runEntryPass(snap, client, { ...options, settings: { ...options.settings, renderCache }, state, snapshotVersion, ...(last ? { last } : {}) });
+    const r = await runEntryPass(snap, t.client, { ...options, settings: { ...options.settings, renderCache }, state, snapshotVersion, ...(last ? { last } : {}) });
     last = r.memo;
     return r;
   };
-  const writes = () => spire.server.calls.filter((c) => c.method.startsWith('Batch')).length;
+  const writes = () => t.spire.server.calls.filter((c) => c.method.startsWith('Batch')).length;
 
   it('reuses the last result when neither the snapshot nor SPIRE changed, and writes nothing', async () => {
     expect((await resync('1')).applied?.created).toBe(2);
@@ -178,29 +162,29 @@ describe('a resync that finds nothing changed only lists, and anything changed o
     expect(idle.status).toEqual((await resync('1')).status);
     expect(renderCache.hits + renderCache.misses).toBe(rendered);
     expect(writes()).toBe(before);
-    expect(spire.server.calls.filter((c) => c.method === 'ListEntries').length).toBeGreaterThanOrEqual(4);
+    expect(t.spire.server.calls.filter((c) => c.method === 'ListEntries').length).toBeGreaterThanOrEqual(4);
   });
 
   it('recreates an entry deleted behind its back', async () => {
     await resync('1');
     await resync('1');
-    const [victim] = await client.listEntries();
-    await client.deleteEntries([victim!.id]);
+    const [victim] = await t.client.listEntries();
+    await t.client.deleteEntries([victim!.id]);
     const r = await resync('1');
     expect(r.reused).toBeUndefined();
     expect(r.applied?.created).toBe(1);
-    expect((await client.listEntries()).map((e) => e.spiffe_id?.path).sort()).toEqual(['/ns/team-a/sa/web-1-sa', '/ns/team-b/sa/api-1-sa']);
+    expect((await t.client.listEntries()).map((e) => e.spiffe_id?.path).sort()).toEqual(['/ns/team-a/sa/web-1-sa', '/ns/team-b/sa/api-1-sa']);
   });
 
   it('restores an entry changed behind its back', async () => {
     await resync('1');
     await resync('1');
-    const web = (await client.listEntries()).find((e) => e.spiffe_id?.path === '/ns/team-a/sa/web-1-sa')!;
-    await client.updateEntries([{ ...web, dns_names: ['changed.example.org'] }]);
+    const web = (await t.client.listEntries()).find((e) => e.spiffe_id?.path === '/ns/team-a/sa/web-1-sa')!;
+    await t.client.updateEntries([{ ...web, dns_names: ['changed.example.org'] }]);
     const r = await resync('1');
     expect(r.reused).toBeUndefined();
     expect(r.plan.updates.map((u) => u.changed)).toEqual([['dnsNames']]);
-    expect((await client.listEntries()).find((e) => e.id === web.id)?.dns_names).toEqual(['web-1.team-a.svc', 'web.example.org']);
+    expect((await t.client.listEntries()).find((e) => e.id === web.id)?.dns_names).toEqual(['web-1.team-a.svc', 'web.example.org']);
   });
 
   it('plans again when the snapshot version changes', async () => {

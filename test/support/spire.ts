@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { afterEach, beforeEach } from 'vitest';
 import { MemorySpireServer, type MemorySpireServerOptions } from '../../src/memspire/index.js';
+import { SpireClient, type EntryOut } from '../../src/spire/index.js';
 import { loadSpireGrpc } from '../../src/spire/proto.js';
 import { type UnaryApi, unaryApi } from '../../src/spire/rpc.js';
 import type { EntryDefinition } from '../../src/gen/spire/api/server/entry/v1/Entry.js';
@@ -59,5 +61,43 @@ export async function startTestSpire(opts: Partial<MemorySpireServerOptions> = {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Inside a describe: a fresh in-memory SPIRE server and a SpireClient on its
+ * socket for every test, closed after it. Read them as `t.spire`, `t.client`.
+ */
+export function spireForEachTest(clientOptions: { rpcTimeoutMs?: number } = {}): { readonly spire: TestSpire; readonly client: SpireClient } {
+  const t = {} as { spire: TestSpire; client: SpireClient };
+  beforeEach(async () => {
+    t.spire = await startTestSpire();
+    t.client = new SpireClient({ socket: t.spire.socketPath, ...clientOptions });
+  });
+  afterEach(async () => {
+    t.client.close();
+    await t.spire.close();
+  });
+  return t;
+}
+
+/** An entry as SPIRE lists it, with every field at its proto3 default except `id`. */
+export function onlyId(id: string): EntryOut {
+  return {
+    id,
+    spiffe_id: null,
+    parent_id: null,
+    selectors: [],
+    x509_svid_ttl: 0,
+    federates_with: [],
+    admin: false,
+    downstream: false,
+    expires_at: '0',
+    dns_names: [],
+    revision_number: '0',
+    store_svid: false,
+    jwt_svid_ttl: 0,
+    hint: '',
+    created_at: '0',
   };
 }
