@@ -171,6 +171,35 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     await live.statusWriter.idle();
     expect(statusWrites()).toBe(writes);
   });
+
+  it('an idle resync lists the entries and renders nothing, but the next change is still reconciled', async () => {
+    w.kube.create(pod('team-a', 'web'));
+    await eventually(() => w.spire.server.entries.size === 1, 'the entry exists');
+    const live = w.controllers[0]!.live;
+    // Settle: the full pass after the pod events plans nothing, and is remembered.
+    live.trigger();
+    await live.idle();
+    const lists = () => w.spire.server.calls.filter((c) => c.method === 'ListEntries').length;
+    const renders = () => live.renderCache.hits + live.renderCache.misses;
+    const [listed, rendered] = [lists(), renders()];
+    // What gcInterval does: a full pass from a fresh list.
+    live.currentState.invalidate();
+    live.trigger();
+    await live.idle();
+    expect(lists()).toBeGreaterThan(listed);
+    expect(renders()).toBe(rendered);
+
+    // An entry deleted behind our back is seen by the list and restored.
+    const [entry] = w.spire.server.entries.all();
+    await w.spire.raw.entry.BatchDeleteEntry({ ids: [entry!.id] });
+    live.currentState.invalidate();
+    live.trigger();
+    await eventually(() => w.spire.server.entries.size === 1 && w.spire.server.entries.all()[0]!.id !== entry!.id, 'the entry is back');
+
+    // A cluster change after a remembered pass is reconciled as ever.
+    w.kube.create(pod('team-a', 'api'));
+    await eventually(() => paths().includes('/ns/team-a/sa/api-sa'), 'the new pod has its entry');
+  });
 });
 
 describe('the live controller recovers from API server and SPIRE trouble without missing a change', () => {
