@@ -198,6 +198,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       { ...passOptions, signal, state: currentState, ...(probe.fields ? { unsupportedFields: probe.fields } : {}) },
     );
     opts.onPass?.(r, (Date.now() - started) / 1000);
+    const a = r.applied;
+    metrics?.observeWrites({ created: a.created, updated: a.updated, deleted: a.deleted, failed: a.failures.length });
     return r;
   };
 

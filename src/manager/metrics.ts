@@ -84,34 +84,34 @@ export class ControllerMetrics {
     });
     this.passSeconds = new Histogram({
       name: 'spire_reconciler_pass_seconds',
-      help: 'Time taken by a complete reconcile pass, from the start of listing to the last status write. Failed passes are not included.',
+      help: 'Time taken by a full reconcile pass (not one made of pod events only), from the start of listing to the last status write. Failed passes are not included.',
       buckets: PASS_BUCKETS,
       registers,
     });
     this.entries = new Counter({
       name: 'spire_reconciler_entries_total',
-      help: 'SPIRE registration entries written by the controller since it started, by outcome: created, updated, deleted, or failed (a create, update or delete SPIRE refused).',
+      help: 'SPIRE registration entries written by the controller since it started, by any pass (full, pod events, start), by outcome: created, updated, deleted, or failed (a create, update or delete SPIRE refused).',
       labelNames: ['op'],
       registers,
     });
     this.renderFailures = new Gauge({
       name: 'spire_reconciler_render_failures',
-      help: 'Declared entries that could not be computed in the last pass (for example a template that fails for a pod). Entries already on the server for them are kept, not deleted.',
+      help: 'Declared entries that could not be computed in the last full pass (for example a template that fails for a pod). Entries already on the server for them are kept, not deleted.',
       registers,
     });
     this.conflicts = new Gauge({
       name: 'spire_reconciler_conflicts',
-      help: 'Declared entries not created in the last pass because an entry this controller does not own already has the same SPIFFE ID, parent and selectors.',
+      help: 'Declared entries not created in the last full pass because an entry this controller does not own already has the same SPIFFE ID, parent and selectors.',
       registers,
     });
     this.withoutFederation = new Gauge({
       name: 'spire_reconciler_entries_without_federation',
-      help: 'Entries set in the last pass without some of their federatesWith trust domains, because SPIRE holds no bundle for them yet (federatesWithMissingBundle: skip). They are completed when the bundle appears.',
+      help: 'Entries set in the last full pass without some of their federatesWith trust domains, because SPIRE holds no bundle for them yet (federatesWithMissingBundle: skip). They are completed when the bundle appears.',
       registers,
     });
     this.kept = new Gauge({
       name: 'spire_reconciler_entries_kept',
-      help: 'Entries the last pass would have deleted or changed but kept on purpose (join tokens, unknown declared state, policy, a failed replacement). The plan lists each with its reason.',
+      help: 'Entries the last full pass would have deleted or changed but kept on purpose (join tokens, unknown declared state, policy, a failed replacement). The plan lists each with its reason.',
       registers,
     });
     this.passFailures = new Counter({
@@ -169,9 +169,7 @@ export class ControllerMetrics {
    * controller saw and acted on the whole cluster.
    */
   observePass(result: PassCounts, seconds: number): void {
-    for (const op of ENTRY_OPS) {
-      if (result[op] > 0) this.entries.inc({ op }, result[op]);
-    }
+    this.observeWrites(result);
     this.renderFailures.set(result.renderFailures);
     this.conflicts.set(result.conflicts);
     this.withoutFederation.set(result.withoutFederation ?? 0);
@@ -179,6 +177,13 @@ export class ControllerMetrics {
     this.passSeconds.observe(seconds);
     this.lastSuccessAt = performance.now();
     this.lastSuccessTimestamp.set(Date.now() / 1000);
+  }
+
+  /** Entries written by any pass, full or for pod events (the gauges above describe full passes only). */
+  observeWrites(counts: Pick<PassCounts, (typeof ENTRY_OPS)[number]>): void {
+    for (const op of ENTRY_OPS) {
+      if (counts[op] > 0) this.entries.inc({ op }, counts[op]);
+    }
   }
 
   passFailed(): void {

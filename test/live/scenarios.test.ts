@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ControllerMetrics } from '../../src/manager/metrics.js';
+import { parseExposition, value } from '../manager/prom-text.js';
 import { csid, eventually, node, ns, pod, startWorld, type World } from './world.js';
 
 const SA_TEMPLATE = 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}';
@@ -257,6 +259,31 @@ describe('the live controller recovers from API server and SPIRE trouble without
     await new Promise((r) => setTimeout(r, 200));
     await w.spire.server.resume();
     await eventually(() => paths().includes('/pod/during-restart'), 'the entry after the restart', 30_000);
+  });
+});
+
+describe('spire_reconciler_entries_total counts every entry written, whichever pass wrote it', () => {
+  it('counts the entries written at start and for pod events', async () => {
+    const w = await startWorld();
+    try {
+      w.kube.create(ns('default'));
+      w.kube.create(node('node-1'));
+      w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
+      for (let i = 0; i < 3; i++) w.kube.create(pod('default', `p-${i}`));
+      const metrics = new ControllerMetrics();
+      const created = async () => value(parseExposition((await metrics.expose()).body), 'spire_reconciler_entries_total', { op: 'created' });
+      const live = await w.start({ metrics });
+      await eventually(() => w.spire.server.entries.size === 3, 'the entries of the listed pods');
+      await live.idle();
+      expect(await created()).toBe(3);
+      // A pod event is written by a pod pass, not a full pass: it counts all the same.
+      w.kube.create(pod('default', 'p-3'));
+      await eventually(() => w.spire.server.entries.size === 4, 'the new pod has its entry');
+      await live.idle();
+      expect(await created()).toBe(4);
+    } finally {
+      await w.close();
+    }
   });
 });
 

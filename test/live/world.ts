@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
 import { passOptions } from '../../src/cli/context.js';
 import { type LiveController, startLive } from '../../src/manager/live.js';
+import type { ControllerMetrics } from '../../src/manager/metrics.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { startTestSpire, type TestSpire } from '../support/spire.js';
 
@@ -10,7 +11,7 @@ export interface World {
   spire: TestSpire;
   config: ControllerConfig;
   controllers: { live: LiveController; stop: AbortController }[];
-  start(over?: { identity?: string; silenceMs?: number }): Promise<LiveController>;
+  start(over?: { identity?: string; silenceMs?: number; metrics?: ControllerMetrics }): Promise<LiveController>;
   close(): Promise<void>;
 }
 
@@ -47,6 +48,7 @@ export async function startWorld(over: Partial<ControllerConfig> = {}): Promise<
         namespace: 'spire-server',
         ...(o.identity ? { identity: o.identity } : {}),
         ...(o.silenceMs ? { informerSilenceMs: o.silenceMs } : {}),
+        ...(o.metrics ? { metrics: o.metrics } : {}),
       });
       world.controllers.push({ live, stop });
       return live;
