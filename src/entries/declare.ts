@@ -266,6 +266,8 @@ function declareOne(spec: ParsedClusterSPIFFEID, pod: Pod, namespace: string, ct
   return 'error' in r ? { failure: r.error } : r;
 }
 
+const NO_SERVICES: ServiceIndex = new Map();
+
 export interface PodDeclaration {
   declared: DeclaredEntry[];
   /** Pods whose entries could not all be computed: their current entries stay. */
@@ -283,7 +285,13 @@ export interface PodDeclaration {
  */
 export function declarePods(
   pods: readonly Pod[],
-  lookup: { clusterSPIFFEIDs: readonly ClusterSPIFFEID[]; namespace: (name: string) => Namespace | undefined; node: (name: string) => Node | undefined; services: ServiceIndex },
+  lookup: {
+    clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
+    namespace: (name: string) => Namespace | undefined;
+    node: (name: string) => Node | undefined;
+    /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
+    services: () => ServiceIndex;
+  },
   settings: SelectionSettings,
 ): PodDeclaration {
   const out: PodDeclaration = { declared: [], unknownPods: new Set(), renderFailures: [] };
@@ -294,7 +302,8 @@ export function declarePods(
     for (const p of pods) out.unknownPods.add(p.metadata.uid);
     return out;
   }
-  const ctx: PodContext = { settings, cache, services: lookup.services, specKeys, node: lookup.node };
+  const services = parsed.some((p) => p.autoPopulateDNSNames) ? lookup.services() : NO_SERVICES;
+  const ctx: PodContext = { settings, cache, services, specKeys, node: lookup.node };
   for (const pod of pods) {
     const nsName = pod.metadata.namespace ?? '';
     const ns = lookup.namespace(nsName);

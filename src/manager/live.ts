@@ -191,7 +191,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
           namespace: (name) => cache.get<Namespace>('namespaces', name),
           node: (name) => cache.get<Node>('nodes', name),
-          services: indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints')),
+          services: () => indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints')),
         },
       },
       spire,

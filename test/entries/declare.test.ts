@@ -286,7 +286,7 @@ describe('declaring a few pods gives exactly what the full walk gives for them',
         clusterSPIFFEIDs: cluster.clusterSPIFFEIDs,
         namespace: (n) => namespaces.get(n),
         node: (n) => nodes.get(n),
-        services: indexServices(cluster.endpointSlices, cluster.endpoints),
+        services: () => indexServices(cluster.endpointSlices, cluster.endpoints),
       },
       settings,
     );

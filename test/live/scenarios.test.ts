@@ -174,6 +174,29 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     expect(statusWrites()).toBe(writes);
   });
 
+  it('adds the DNS names of the services targeting a pod (autoPopulateDNSNames), and keeps them through a pod event', async () => {
+    w.kube.create(csid('with-services', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/svc/{{ .PodMeta.Name }}', namespaceSelector: { matchLabels: { team: 'b' } }, autoPopulateDNSNames: true }));
+    w.kube.create(pod('team-b', 'api'));
+    await eventually(() => paths().includes('/svc/api'), 'the entry exists');
+    w.kube.create({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'api-abc12', namespace: 'team-b', labels: { 'kubernetes.io/service-name': 'api' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['10.0.0.9'], targetRef: { kind: 'Pod', name: 'api', namespace: 'team-b', uid: uidOf('team-b', 'api') } }],
+    });
+    const dnsNames = () => w.spire.server.entries.all().find((e) => e.spiffeId.path === '/svc/api')?.dnsNames;
+    const expected = ['api', 'api.team-b', 'api.team-b.svc', 'api.team-b.svc.cluster.local'];
+    await eventually(() => JSON.stringify(dnsNames()) === JSON.stringify(expected), 'the service names are added');
+    // A pod event is planned by a pod pass: it must see the services too, or it would drop the names.
+    const api = w.kube.get('v1', 'Pod', 'api', 'team-b') as { metadata: object };
+    w.kube.update({ ...api, metadata: { ...api.metadata, labels: { app: 'api', version: '2' } } });
+    const live = w.controllers[0]!.live;
+    await eventually(() => live.cache.get<{ metadata: { labels: Record<string, string> } }>('pods', 'api', 'team-b')?.metadata.labels.version === '2', 'the pod event arrived');
+    await live.idle();
+    expect(dnsNames()).toEqual(expected);
+  });
+
   it('an idle resync lists the entries and renders nothing, but the next change is still reconciled', async () => {
     w.kube.create(pod('team-a', 'web'));
     await eventually(() => w.spire.server.entries.size === 1, 'the entry exists');
