@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControllerMetrics } from '../../src/manager/metrics.js';
 import { parseExposition, value } from '../manager/prom-text.js';
-import { csid, eventually, node, ns, pod, startWorld, type World } from './world.js';
+import { csid, eventually, node, ns, pod, startWorld, type World, worldWithPods } from './world.js';
 
 const SA_TEMPLATE = 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}';
 
@@ -287,12 +287,8 @@ describe('the live controller recovers from API server and SPIRE trouble without
 
 describe('spire_reconciler_entries_total counts every entry written, whichever pass wrote it', () => {
   it('counts the entries written at start and for pod events', async () => {
-    const w = await startWorld();
+    const w = await worldWithPods(3);
     try {
-      w.kube.create(ns('default'));
-      w.kube.create(node('node-1'));
-      w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
-      for (let i = 0; i < 3; i++) w.kube.create(pod('default', `p-${i}`));
       const metrics = new ControllerMetrics();
       const created = async () => value(parseExposition((await metrics.expose()).body), 'spire_reconciler_entries_total', { op: 'created' });
       const live = await w.start({ metrics });
@@ -312,13 +308,9 @@ describe('spire_reconciler_entries_total counts every entry written, whichever p
 
 describe('at start, pods get their entries while the rest of the pods are still being listed', () => {
   it('writes the entries of the pods listed so far before the pod list completes, and deletes nothing until it has', async () => {
-    const w = await startWorld();
+    // Two pages at the list's page size of 500.
+    const w = await worldWithPods(600);
     try {
-      w.kube.create(ns('default'));
-      w.kube.create(node('node-1'));
-      w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
-      // Two pages at the list's page size of 500.
-      for (let i = 0; i < 600; i++) w.kube.create(pod('default', `p-${i}`));
       // An entry of ours for a pod that is gone: only a pass that has seen every pod may delete it.
       const stale = await w.spire.raw.entry.BatchCreateEntry({
         entries: [{ id: 'scm-stale', parent_id: { trust_domain: 'example.org', path: '/node' }, spiffe_id: { trust_domain: 'example.org', path: '/pod/gone' }, selectors: [{ type: 'k8s', value: 'pod-uid:gone' }] }],

@@ -82,3 +82,13 @@ export const pod = (namespace: string, name: string, labels: Record<string, stri
   status: { phase: 'Running' },
 });
 export const csid = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name }, spec });
+
+/** A world with one namespace (`default`), one node, a ClusterSPIFFEID selecting every pod as /pod/<name>, and `pods` pods p-0, p-1, ... */
+export async function worldWithPods(pods: number): Promise<World> {
+  const w = await startWorld();
+  w.kube.create(ns('default'));
+  w.kube.create(node('node-1'));
+  w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
+  for (let i = 0; i < pods; i++) w.kube.create(pod('default', `p-${i}`));
+  return w;
+}
