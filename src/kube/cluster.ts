@@ -56,7 +56,8 @@ export class ClusterCache {
       const informer = new ResilientInformer<KubernetesObject>(this.opts.kc, {
         name: r.name,
         path: r.path,
-        list: (onPage) => listAll(this.opts.kc, r.path, onPage ? { onPage } : {}),
+        // The cache drops every object's managedFields: cutting them before parsing halves the cost of a list.
+        list: (onPage) => listAll(this.opts.kc, r.path, { dropManagedFields: true, ...(onPage ? { onPage } : {}) }),
         onChange: (kind, obj) => this.changed(r, kind, obj),
         ...(r.compact ? { compact: r.compact } : {}),
         ...(r.name === 'pods' && this.opts.onFirstPodPage ? { onFirstListPage: this.opts.onFirstPodPage as (items: KubernetesObject[]) => void } : {}),

@@ -1,5 +1,6 @@
 import { HttpMethod, type KubeConfig, type KubernetesListObject, type KubernetesObject, RequestContext } from '@kubernetes/client-node';
 import { type Dispatcher, fetch } from 'undici';
+import { textWithoutManagedFields } from './managed-fields.js';
 
 /** An API error with its HTTP status, named after the request. */
 export class KubeApiError extends Error {
@@ -53,7 +54,7 @@ function forgetDispatcher(kc: KubeConfig): void {
  * turn timestamps into Date objects, while watch events stay JSON: a cache
  * filled from both would hold two shapes, and templates read the JSON one.
  */
-export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string } = {}): Promise<T> {
+export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string; dropManagedFields?: boolean } = {}): Promise<T> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server + path);
@@ -76,7 +77,7 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
     forgetDispatcher(kc);
     throw err;
   }
-  const text = await res.text();
+  const text = opts.dropManagedFields && res.ok ? textWithoutManagedFields(Buffer.from(await res.arrayBuffer())) : await res.text();
   if (!res.ok) {
     let message = text;
     try {
@@ -93,13 +94,18 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
  * A full list, following `continue` tokens, with the list's resourceVersion.
  * `onPage` sees each page's items as they arrive, so a caller can start work
  * before the last page (the objects are the ones the list returns).
+ * `dropManagedFields` cuts them from each page before it is parsed, for a
+ * caller that would drop them anyway (see managed-fields.ts).
  */
-export async function listAll<T extends KubernetesObject>(kc: KubeConfig, path: string, opts: { pageSize?: number; onPage?: (items: T[]) => void } = {}): Promise<KubernetesListObject<T>> {
+export async function listAll<T extends KubernetesObject>(kc: KubeConfig, path: string, opts: { pageSize?: number; onPage?: (items: T[]) => void; dropManagedFields?: boolean } = {}): Promise<KubernetesListObject<T>> {
   const items: T[] = [];
   let cont = '';
   let resourceVersion = '';
   do {
-    const page = await kubeRequest<KubernetesListObject<T>>(kc, 'GET', path, { query: { limit: String(opts.pageSize ?? 500), ...(cont ? { continue: cont } : {}) } });
+    const page = await kubeRequest<KubernetesListObject<T>>(kc, 'GET', path, {
+      query: { limit: String(opts.pageSize ?? 500), ...(cont ? { continue: cont } : {}) },
+      ...(opts.dropManagedFields ? { dropManagedFields: true } : {}),
+    });
     opts.onPage?.(page.items);
     items.push(...page.items);
     cont = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue ?? '';
