@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Entry, EntryMask, EntryOut } from '../spire/types.js';
 
 export interface Selector {
@@ -62,17 +62,17 @@ function compareSelectors(a: Selector, b: Selector): number {
  * or selectors, so `A`+`BC` and `AB`+`C` never collide.
  */
 export function entryKey(spec: Pick<EntrySpec, 'spiffeId' | 'parentId' | 'selectors'>): string {
-  const h = createHash('sha256');
-  h.update(spec.spiffeId);
-  h.update('\u0000');
-  h.update(spec.parentId);
-  for (const s of [...spec.selectors].sort(compareSelectors)) {
-    h.update('\u0000');
-    h.update(s.type);
-    h.update('\u0001');
-    h.update(s.value);
+  let selectors = spec.selectors;
+  for (let i = 1; i < selectors.length; i++) {
+    if (compareSelectors(selectors[i - 1]!, selectors[i]!) > 0) {
+      selectors = [...selectors].sort(compareSelectors);
+      break;
+    }
   }
-  return h.digest('base64');
+  // One string hashed at once: a Hash object fed part by part cost three times as much per entry.
+  let text = `${spec.spiffeId}\u0000${spec.parentId}`;
+  for (const s of selectors) text += `\u0000${s.type}\u0001${s.value}`;
+  return hash('sha256', text, 'base64');
 }
 
 export function podUidOf(selectors: readonly Selector[]): string | undefined {
