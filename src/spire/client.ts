@@ -34,11 +34,18 @@ export interface BatchSizes {
   writeConcurrency: number;
 }
 
-/** spire-controller-manager's sizes; they keep every response well under gRPC's message limit. */
+/**
+ * spire-controller-manager's sizes, except writes: 200 entries per create or
+ * update call rather than its 50 (its source says "TODO: optimize"). SPIRE
+ * sets no limit on a batch, and 200 entries are about 80 KB, far under gRPC's
+ * message limit. Pushing 100,000 entries through the bench's socket took
+ * 3.3-4.4 s in batches of 50, 2.0-2.5 s in batches of 100 to 300, and longer
+ * again at 500; list pages of 1,000 were no faster than 200.
+ */
 export const DEFAULT_BATCH_SIZES: BatchSizes = {
   listEntriesPage: 200,
-  createEntries: 50,
-  updateEntries: 50,
+  createEntries: 200,
+  updateEntries: 200,
   deleteEntries: 200,
   listRelationshipsPage: 200,
   createRelationships: 50,

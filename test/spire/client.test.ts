@@ -50,31 +50,31 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     expect(spire.server.calls.filter((c) => c.method === 'ListEntries')).toHaveLength(3);
   });
 
-  it('splits 120 creates into batches of 50, 50 and 20 and puts each per-item error on its own item', async () => {
+  it('splits 480 creates into batches of 200, 200 and 80 and puts each per-item error on its own item', async () => {
     spire.server.seed({ entries: [entry(7)] });
-    const entries = Array.from({ length: 120 }, (_, i) => entry(1000 + i));
+    const entries = Array.from({ length: 480 }, (_, i) => entry(1000 + i));
     entries[3] = entry(3, { spiffe_id: { trust_domain: td, path: 'no-leading-slash' } });
     entries[64] = entry(7); // similar to the seeded entry
-    entries[119] = entry(119, { spiffe_id: { trust_domain: 'other.org', path: '/w' } });
+    entries[479] = entry(479, { spiffe_id: { trust_domain: 'other.org', path: '/w' } });
 
     const outcome = await client.createEntries(entries);
 
-    expect(spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').map((c) => c.items)).toEqual([50, 50, 20]);
+    expect(spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').map((c) => c.items)).toEqual([200, 200, 80]);
     expect(outcome.rpcError).toBeUndefined();
-    expect(outcome.results).toHaveLength(120);
+    expect(outcome.results).toHaveLength(480);
     const failures = outcome.results.flatMap((r, i) => (r.status.ok ? [] : [[i, r.status.codeName, r.status.message]]));
     expect(failures).toEqual([
       [3, 'INVALID_ARGUMENT', 'failed to convert entry: invalid spiffe ID: path must have a leading slash'],
       [64, 'ALREADY_EXISTS', 'similar entry already exists'],
       [
-        119,
+        479,
         'INVALID_ARGUMENT',
         'failed to convert entry: invalid spiffe ID: "spiffe://other.org/w" is not a member of trust domain "example.org"',
       ],
     ]);
     // The similar-entry result carries the existing entry, so the caller can adopt its ID.
     expect(outcome.results[64]?.entry?.id).toBe(spire.server.entries.all()[0]?.id);
-    expect(spire.server.entries.size).toBe(1 + 117);
+    expect(spire.server.entries.size).toBe(1 + 477);
   });
 
   it('uses the configured batch sizes for updates and deletes', async () => {
@@ -137,7 +137,7 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
   });
 
   it('reports a whole-batch failure on every item: the failed batch as unknown, later batches as not sent', async () => {
-    const sequential = new SpireClient({ socket: spire.socketPath, batchSizes: { writeConcurrency: 1 } });
+    const sequential = new SpireClient({ socket: spire.socketPath, batchSizes: { createEntries: 50, writeConcurrency: 1 } });
     spire.server.faults.failNext(1, 14, { method: 'BatchCreateEntry', message: 'server shutting down' });
     const outcome = await sequential.createEntries(Array.from({ length: 60 }, (_, i) => entry(i)));
     sequential.close();
@@ -149,20 +149,22 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
   });
 
   it('sends batches in parallel, up to writeConcurrency at once, with results in input order', async () => {
+    const fifties = new SpireClient({ socket: spire.socketPath, batchSizes: { createEntries: 50 } });
     spire.server.faults.stall();
-    const run = client.createEntries(Array.from({ length: 300 }, (_, i) => entry(i)));
+    const run = fifties.createEntries(Array.from({ length: 300 }, (_, i) => entry(i)));
     await new Promise((r) => setTimeout(r, 150));
     // Six batches of 50; four are in flight while the server holds them.
     expect(spire.server.calls.filter((c) => c.method === 'BatchCreateEntry')).toHaveLength(4);
     spire.server.faults.release();
     const outcome = await run;
+    fifties.close();
     expect(spire.server.calls.filter((c) => c.method === 'BatchCreateEntry')).toHaveLength(6);
     expect(outcome.results.map((r) => r.entry?.spiffe_id?.path)).toEqual(Array.from({ length: 300 }, (_, i) => `/ns/default/sa/app-${i}`));
   });
 
   it('sends no further batch once its signal is aborted (e.g. leadership lost)', async () => {
     const abort = new AbortController();
-    const sequential = new SpireClient({ socket: spire.socketPath, batchSizes: { writeConcurrency: 1 } });
+    const sequential = new SpireClient({ socket: spire.socketPath, batchSizes: { createEntries: 50, writeConcurrency: 1 } });
     spire.server.faults.stall();
     const run = sequential.createEntries(Array.from({ length: 120 }, (_, i) => entry(i)), { signal: abort.signal });
     await new Promise((r) => setTimeout(r, 100));
