@@ -8,7 +8,10 @@
  *
  * Processes: the SPIRE server (in memory) and the Kubernetes API server
  * (in-process fake) each run in a child, so this process's CPU and memory
- * are the controller's alone.
+ * are the controller's alone. Next to the cold start: its floor (a bare
+ * client pushing the pre-rendered entries), the pod list alone (a bare
+ * client listing every pod as the controller does), and the CPU seconds
+ * each of the three processes used on the two shared cores.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -116,6 +119,9 @@ function measureFloors(pods: number, socket: string): Floors {
 interface RunResult {
   coldMs: number;
   coldFloorMs: number;
+  podListMs: number;
+  /** CPU seconds during the cold start: controller, API server, SPIRE. */
+  coldCpu: number[];
   idleMs: number;
   idleFloorMs: number;
   idleWrites: number;
@@ -143,6 +149,9 @@ async function oneRun(pods: number): Promise<RunResult> {
     await new Promise<void>((resolve) => kube.once('message', () => resolve()));
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
+    // The pod list on its own, by a bare client in another process, before the controller starts.
+    const podList = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(here, 'list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { pods: number; listMs: number; cpuSeconds: number };
+    if (podList.pods !== pods) throw new Error(`listed ${podList.pods} of ${pods} pods`);
     debug('before controller start');
 
     const config = { ...defaultConfig(), trustDomain: 'example.org', clusterName: 'bench', clusterDomain: 'cluster.local', spireServerSocketPath: b.socket, gcIntervalMs: 3_600_000, spireRpcTimeoutMs: 120_000 };
@@ -159,12 +168,24 @@ async function oneRun(pods: number): Promise<RunResult> {
     const passes: { created: number; seconds: number; at: number; ackedPods: string[] }[] = [];
     let waiter: (() => void) | undefined;
     const nextPass = () => new Promise<void>((r) => (waiter = r));
+    let createdSoFar = 0;
     let writes = 0;
     // Set for the event phase, the only one whose acknowledgements are timed.
     let timingEvents = false;
     const stopper = new AbortController();
     const cpuAtStart = [cpuSeconds(kube.pid), cpuSeconds(b.child.pid), process.cpuUsage()] as const;
     const started = performance.now();
+    // BENCH_DEBUG=timeline: each process's share of a core, every 250 ms of the cold start, to see who waits for whom.
+    const timeline: string[] = [];
+    let last = [cpuSeconds(process.pid), cpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
+    const tick = process.env.BENCH_DEBUG === 'timeline'
+      ? setInterval(() => {
+          const now = [cpuSeconds(process.pid), cpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
+          timeline.push(`${Math.round(performance.now() - started)} ms: ${now.map((x, i) => `${['controller', 'API server', 'SPIRE'][i]} ${Math.round(((x - last[i]!) / 0.25) * 100)}%`).join(', ')}; written ${createdSoFarNow()}`);
+          last = now;
+        }, 250)
+      : undefined;
+    const createdSoFarNow = () => passes.reduce((n, p) => n + p.created, 0) + createdSoFar;
     const live = await startLive({
       config,
       pass: passOptions(config),
@@ -184,17 +205,17 @@ async function oneRun(pods: number): Promise<RunResult> {
 
     // Cold convergence: controller start to every entry created.
     // Summed over passes: at start, entries are written batch by batch while pods are still being listed.
-    let createdSoFar = 0;
     for (;;) {
       for (const p of passes.splice(0)) createdSoFar += p.created;
       if (createdSoFar >= floors.entries) break;
       await nextPass();
     }
     const coldMs = performance.now() - started;
-    if (process.env.BENCH_DEBUG) {
-      const own = process.cpuUsage(cpuAtStart[2]);
-      console.error(`  [cold] ${Math.round(coldMs)} ms; CPU seconds: controller ${((own.user + own.system) / 1e6).toFixed(1)}, API server ${(cpuSeconds(kube.pid) - cpuAtStart[0]).toFixed(1)}, SPIRE ${(cpuSeconds(b.child.pid) - cpuAtStart[1]).toFixed(1)}`);
-    }
+    clearInterval(tick);
+    if (timeline.length) console.error(timeline.map((l) => `    ${l}`).join('\n'));
+    // Who used the two cores during the cold start (Linux only; the children read 0 elsewhere).
+    const own = process.cpuUsage(cpuAtStart[2]);
+    const coldCpu = [(own.user + own.system) / 1e6, cpuSeconds(kube.pid) - cpuAtStart[0], cpuSeconds(b.child.pid) - cpuAtStart[1]] as const;
     await live.idle();
     debug('after cold convergence');
 
@@ -259,6 +280,8 @@ async function oneRun(pods: number): Promise<RunResult> {
     return {
       coldMs,
       coldFloorMs: floors.pushMs,
+      podListMs: podList.listMs,
+      coldCpu: [...coldCpu],
       idleMs: median(idleTimes),
       idleFloorMs: median(floors.listMs),
       idleWrites,
@@ -282,6 +305,8 @@ interface Row {
   coldMs: number;
   coldFloorMs: number;
   coldRatio: number;
+  podListMs: number;
+  coldCpu: number[];
   idleMs: number;
   idleFloorMs: number;
   idleRatio: number;
@@ -312,6 +337,8 @@ for (const pods of sizes) {
     coldMs: med((x) => x.coldMs),
     coldFloorMs: med((x) => x.coldFloorMs),
     coldRatio: med((x) => x.coldMs / x.coldFloorMs),
+    podListMs: med((x) => x.podListMs),
+    coldCpu: [0, 1, 2].map((i) => med((x) => x.coldCpu[i]!)),
     idleMs: med((x) => x.idleMs),
     idleFloorMs: med((x) => x.idleFloorMs),
     idleRatio: med((x) => x.idleMs / x.idleFloorMs),
@@ -330,11 +357,13 @@ for (const pods of sizes) {
 
 const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const table = [
-  ['pods', 'entries', 'cold ms (floor, ratio)', 'idle pass ms (floor, ratio), writes', 'event latency p50/p99/max ms', 'CPU s / 1000 events', 'RSS MiB steady/peak', 'heap MiB steady/peak'],
+  ['pods', 'entries', 'cold ms (floor, ratio)', 'pod list alone ms', 'cold CPU s ours/API/SPIRE', 'idle pass ms (floor, ratio), writes', 'event latency p50/p99/max ms', 'CPU s / 1000 events', 'RSS MiB steady/peak', 'heap MiB steady/peak'],
   ...rows.map((r) => [
     String(r.pods),
     String(r.entries),
     `${fmt(r.coldMs)} (${fmt(r.coldFloorMs)}, ${fmt(r.coldRatio, 2)}x)`,
+    fmt(r.podListMs),
+    r.coldCpu.map((x) => fmt(x, 1)).join('/'),
     `${fmt(r.idleMs)} (${fmt(r.idleFloorMs)}, ${fmt(r.idleRatio, 2)}x), ${r.idleWrites}`,
     `${fmt(r.latencyP50Ms)}/${fmt(r.latencyP99Ms)}/${fmt(r.latencyMaxMs)}`,
     fmt(r.cpuSecondsPer1000Events, 2),
