@@ -159,7 +159,6 @@ export class CurrentState {
   private state = new Entries();
   private listedAt = Number.NEGATIVE_INFINITY;
   private uncertain = true;
-  lists = 0;
   /**
    * Changes whenever the entries held change: a write recorded, or a list
    * that found anything (other than a revision) not as held. Equal versions
@@ -186,15 +185,9 @@ export class CurrentState {
     return [...ids].map((id) => this.state.byId.get(id)!);
   }
 
-  /** Converts a full list, reusing what is unchanged since the last one, and replaces the state with it. */
-  replaceFromList(listed: readonly EntryOut[]): CurrentEntry[] {
-    const merge = new ListMerge(this.state);
-    for (const raw of listed) merge.take(raw);
-    return this.install(merge);
-  }
-
   /**
-   * As replaceFromList, one page at a time, so the raw pages are garbage as
+   * Converts a full list, reusing what is unchanged since the last one, and
+   * replaces the state with it. Page by page, so the raw pages are garbage as
    * soon as they are converted rather than all held at once (at 100,000
    * entries, the difference in peak heap is over 100 MiB). A list that fails
    * part way leaves the state as it was.
@@ -211,18 +204,7 @@ export class CurrentState {
     this.state = entries;
     this.listedAt = this.now();
     this.uncertain = false;
-    this.lists++;
     return merge.listed;
-  }
-
-  replace(listed: readonly CurrentEntry[]): void {
-    const next = new Entries();
-    for (const e of listed) next.add(e);
-    this.state = next;
-    this.version++;
-    this.listedAt = this.now();
-    this.uncertain = false;
-    this.lists++;
   }
 
   values(): CurrentEntry[] {

@@ -11,25 +11,32 @@ const raw = (id: string, revision: string, path = `/w/${id}`): EntryOut => ({
   revision_number: revision,
 });
 
+/** A full list of these entries, in one page. */
+async function relist(state: CurrentState, entries: EntryOut[]) {
+  return state.replaceFromPages((async function* () {
+    yield entries;
+  })());
+}
+
 describe('the in-memory SPIRE state reuses what a resync finds unchanged', () => {
-  it('keeps the converted entry when the revision is the same, and converts it again when it changed', () => {
+  it('keeps the converted entry when the revision is the same, and converts it again when it changed', async () => {
     const state = new CurrentState(10_000);
-    const [a1, b1] = state.replaceFromList([raw('a', '0'), raw('b', '0')]);
-    const [a2, b2] = state.replaceFromList([raw('a', '0'), raw('b', '1', '/w/b-renamed')]);
+    const [a1, b1] = await relist(state, [raw('a', '0'), raw('b', '0')]);
+    const [a2, b2] = await relist(state, [raw('a', '0'), raw('b', '1', '/w/b-renamed')]);
     expect(a2).toBe(a1);
     expect(b2).not.toBe(b1);
     expect(b2?.spec.spiffeId).toBe('spiffe://example.org/w/b-renamed');
     expect(state.related(['b'], []).map((e) => e.spec.spiffeId)).toEqual(['spiffe://example.org/w/b-renamed']);
   });
 
-  it('converts again an entry this controller wrote since the last list', () => {
+  it('converts again an entry this controller wrote since the last list', async () => {
     const state = new CurrentState(10_000);
-    const [a1] = state.replaceFromList([raw('a', '0')]);
+    const [a1] = await relist(state, [raw('a', '0')]);
     state.record(
       { creates: [], updates: [{ id: 'a', key: a1!.key, spec: { ...a1!.spec, hint: 'new' }, current: a1!.spec, changed: ['hint'], owner: { kind: 'ClusterSPIFFEID', name: 'x', uid: 'x', creationTimestamp: '' } }], deletes: [], conflicts: [], kept: [], keys: new Map() },
       { created: 0, updated: 1, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [] },
     );
-    const [a2] = state.replaceFromList([raw('a', '0')]);
+    const [a2] = await relist(state, [raw('a', '0')]);
     expect(a2).not.toBe(a1);
     expect(a2?.spec.hint).toBe('');
   });
@@ -39,22 +46,22 @@ describe('the in-memory SPIRE state holds one copy of what the controller wrote'
   const owner = { kind: 'ClusterSPIFFEID' as const, name: 'x', uid: 'x', creationTimestamp: '' };
   const applied = { created: 1, updated: 0, deleted: 0, failures: [], failedKeys: new Set<string>(), heldBack: [] };
 
-  it('keeps the written entry (and its spec object) when SPIRE lists it back unchanged', () => {
+  it('keeps the written entry (and its spec object) when SPIRE lists it back unchanged', async () => {
     const state = new CurrentState(10_000);
-    const [a1] = state.replaceFromList([raw('a', '0')]);
+    const [a1] = await relist(state, [raw('a', '0')]);
     const spec = { ...a1!.spec };
     state.record({ creates: [{ id: 'a', key: a1!.key, spec, owner, podUid: 'a' }], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map() }, applied);
-    const [a2] = state.replaceFromList([raw('a', '1')]);
+    const [a2] = await relist(state, [raw('a', '1')]);
     expect(a2?.spec).toBe(spec);
     // Reused by revision on the next list, and still found by pod.
-    const [a3] = state.replaceFromList([raw('a', '1')]);
+    const [a3] = await relist(state, [raw('a', '1')]);
     expect(a3).toBe(a2);
     expect(state.related(['a'], [])).toEqual([a2]);
   });
 
   it('leaves the state as it was when a paged list fails part way', async () => {
     const state = new CurrentState(10_000);
-    state.replaceFromList([raw('a', '0'), raw('b', '0')]);
+    await relist(state, [raw('a', '0'), raw('b', '0')]);
     state.invalidate();
     async function* pages() {
       yield [raw('a', '0')];
@@ -65,9 +72,9 @@ describe('the in-memory SPIRE state holds one copy of what the controller wrote'
     expect(state.values().map((e) => e.id).sort()).toEqual(['a', 'b']);
   });
 
-  it('indexes two entries under one key and finds the other after one is deleted', () => {
+  it('indexes two entries under one key and finds the other after one is deleted', async () => {
     const state = new CurrentState(10_000);
-    const [a1, b1] = state.replaceFromList([raw('a', '0', '/same'), { ...raw('b', '0', '/same'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }] }]);
+    const [a1, b1] = await relist(state, [raw('a', '0', '/same'), { ...raw('b', '0', '/same'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }] }]);
     expect(a1!.key).toBe(b1!.key);
     expect(state.related([], [a1!.key]).map((e) => e.id).sort()).toEqual(['a', 'b']);
     expect(state.related(['a'], []).map((e) => e.id).sort()).toEqual(['a', 'b']);
@@ -80,18 +87,18 @@ describe('the in-memory SPIRE state holds one copy of what the controller wrote'
 describe('the in-memory SPIRE state compares a listed entry with what it wrote, field by field', () => {
   const owner = { kind: 'ClusterSPIFFEID' as const, name: 'x', uid: 'x', creationTimestamp: '' };
   const applied = { created: 1, updated: 0, deleted: 0, failures: [], failedKeys: new Set<string>(), heldBack: [] };
-  const written = (over: Partial<EntryOut> = {}) => {
+  const written = async (over: Partial<EntryOut> = {}) => {
     const state = new CurrentState(10_000);
-    const [a1] = state.replaceFromList([{ ...raw('a', '0'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:n' }] }]);
+    const [a1] = await relist(state, [{ ...raw('a', '0'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:n' }] }]);
     const spec = { ...a1!.spec };
     state.record({ creates: [{ id: 'a', key: a1!.key, spec, owner, podUid: 'a' }], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map() }, applied);
     const version = state.version;
-    const [a2] = state.replaceFromList([{ ...raw('a', '1'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:n' }], ...over }]);
+    const [a2] = await relist(state, [{ ...raw('a', '1'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:n' }], ...over }]);
     return { same: a2!.spec === spec, changed: state.version !== version, entry: a2! };
   };
 
-  it('keeps it when only the selector order differs', () => {
-    expect(written({ selectors: [{ type: 'k8s', value: 'ns:n' }, { type: 'k8s', value: 'pod-uid:a' }] })).toMatchObject({ same: true, changed: false });
+  it('keeps it when only the selector order differs', async () => {
+    expect(await written({ selectors: [{ type: 'k8s', value: 'ns:n' }, { type: 'k8s', value: 'pod-uid:a' }] })).toMatchObject({ same: true, changed: false });
   });
 
   it.each<[string, Partial<EntryOut>]>([
@@ -102,8 +109,8 @@ describe('the in-memory SPIRE state compares a listed entry with what it wrote, 
     ['the DNS names', { dns_names: ['x.example.org'] }],
     ['the X.509 TTL', { x509_svid_ttl: 60 }],
     ['admin', { admin: true }],
-  ])('converts it again when %s differs', (_, over) => {
-    const r = written(over);
+  ])('converts it again when %s differs', async (_, over) => {
+    const r = await written(over);
     expect(r).toMatchObject({ same: false, changed: true });
   });
 });
