@@ -16,23 +16,39 @@ export interface EventSubject {
  * the `default` namespace, as kubectl looks for them there.
  */
 export class EventRecorder {
+  // In the order of sending (a resend moves its key to the end), so what has aged out is always at the front.
   private readonly lastSent = new Map<string, number>();
-  sent = 0;
 
   constructor(
     private readonly kc: KubeConfig,
     private readonly log: Logger,
     private readonly intervalMs = 5 * 60_000,
     private readonly now: () => number = Date.now,
+    private readonly capacity = 10_000,
   ) {}
+
+  /** Keys remembered for deduplication; never more than `capacity`. */
+  get remembered(): number {
+    return this.lastSent.size;
+  }
 
   warn(subject: EventSubject, reason: string, message: string): void {
     const key = `${subject.uid}\u0000${reason}\u0000${message}`;
-    const last = this.lastSent.get(key);
     const now = this.now();
-    if (last !== undefined && now - last < this.intervalMs) return;
+    this.forgetOld(now);
+    const last = this.lastSent.get(key);
+    if (last !== undefined) {
+      if (now - last < this.intervalMs) return;
+      this.lastSent.delete(key);
+    } else if (this.lastSent.size >= this.capacity) {
+      // Every remembered key is still fresh. Evicting one would re-post its event on the next
+      // pass, and messages unique per pod (a template failing for 100k pods) would then post
+      // every event on every pass; dropping the new one bounds the posts as well as the memory,
+      // and a failure that persists is reported once the oldest keys age out.
+      this.log.debug(`event not recorded: more than ${this.capacity} distinct events within ${this.intervalMs} ms`);
+      return;
+    }
     this.lastSent.set(key, now);
-    if (this.lastSent.size > 10_000) this.forgetOld(now);
     const time = new Date(now).toISOString();
     void kubeRequest(this.kc, 'POST', '/api/v1/namespaces/default/events', {
       body: {
@@ -50,12 +66,13 @@ export class EventRecorder {
         lastTimestamp: time,
         count: 1,
       },
-    })
-      .then(() => this.sent++)
-      .catch((err: unknown) => this.log.debug(`event not recorded: ${(err as Error).message}`));
+    }).catch((err: unknown) => this.log.debug(`event not recorded: ${(err as Error).message}`));
   }
 
   private forgetOld(now: number): void {
-    for (const [k, t] of this.lastSent) if (now - t >= this.intervalMs) this.lastSent.delete(k);
+    for (const [k, t] of this.lastSent) {
+      if (now - t < this.intervalMs) return;
+      this.lastSent.delete(k);
+    }
   }
 }
