@@ -61,7 +61,7 @@ export async function runOnce(
           dryRun: !opts.apply,
         });
       }
-      result = await runEntryPass(manifests.snapshot, spire, { ...passOpts, dryRun: !opts.apply });
+      result = await runEntryPass(manifests.snapshot, spire, { ...passOpts, dryRun: !opts.apply, ...(federation ? { federatedBundles: federation.bundles } : {}) });
     } catch (err) {
       throw asCliError(err);
     } finally {

@@ -52,6 +52,7 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
       const unsupported = await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
       const manifests = await readManifests(paths, config);
       for (const p of manifests.set.problems) log.warn(formatProblem(p));
+      let federatedBundles: Set<string> | undefined;
       if (config.reconcile.clusterFederatedTrustDomains) {
         const fed = await runFederationPass(manifests.set.clusterFederatedTrustDomains, spire, {
           ...federationOptions(config),
@@ -60,9 +61,11 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
         for (const c of fed.plan.conflicts) log.warn(`ClusterFederatedTrustDomain/${c.owner.name}: trust domain ${c.trustDomain} is already declared by ${c.heldBy.name}`);
         for (const i of fed.plan.invalid) log.warn(`ClusterFederatedTrustDomain/${i.owner.name}: ${i.problems.map((x) => `${x.field}: ${x.message}`).join('; ')}`);
         for (const [td, error] of fed.applied?.failed ?? []) log.error(`federation relationship ${td}: ${error}`);
+        federatedBundles = fed.bundles;
       }
       const result = await runEntryPass(manifests.snapshot, spire, {
         ...options,
+        ...(federatedBundles ? { federatedBundles } : {}),
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
       });

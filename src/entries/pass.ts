@@ -23,6 +23,8 @@ export interface EntryPassOptions {
   onPhase?: (phase: PassPhase, seconds: number) => void;
   /** `skip` (default): federatesWith trust domains without a bundle are left out until one appears. */
   federatesWithMissingBundle?: 'skip' | 'fail';
+  /** The federated bundles the federation pass just found or set (FederationPassResult.bundles): not listed again. */
+  federatedBundles?: ReadonlySet<string>;
 }
 
 /**
@@ -48,8 +50,8 @@ export function describeFederationOmission(o: DeclaredState['federationOmissions
   return `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
 }
 
-async function federatedBundles(spire: SpireClient, trustDomain: string): Promise<Set<string>> {
-  return new Set([trustDomain, ...(await spire.listFederatedBundles()).map((b) => b.trust_domain)]);
+async function federatedBundles(spire: SpireClient, trustDomain: string, known?: ReadonlySet<string>): Promise<Set<string>> {
+  return new Set([trustDomain, ...(known ?? (await spire.listFederatedBundles()).map((b) => b.trust_domain))]);
 }
 
 function timed<T>(phase: PassPhase, opts: Pick<EntryPassOptions, 'onPhase'>, fn: () => T): T {
@@ -148,7 +150,7 @@ export async function runEntryPass(
   if (opts.state && !opts.state.needsList()) current = opts.state.values();
   else if (opts.state) current = await opts.state.replaceFromPages(spire.entryPages());
   else current = (await spire.listEntries()).map(fromSpire);
-  const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain);
+  const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain, opts.federatedBundles);
   opts.onPhase?.('list', (performance.now() - started) / 1000);
   if (opts.dryRun) return planPass(snapshot, current, opts, bundles);
   const inputs =

@@ -18,7 +18,11 @@ export interface FederationPassResult {
   plan: FederationPlan;
   applied?: FederationApplyResult;
   status: Record<string, FederationStatus>;
-  /** Trust domains SPIRE holds a bundle for after the pass (federatesWith may name these). */
+  /**
+   * Trust domains SPIRE holds a bundle for after the pass, or would hold after
+   * it for a dry run (federatesWith may name these): the entry pass that follows
+   * takes them instead of listing the bundles again.
+   */
   bundles: Set<string>;
 }
 
@@ -35,10 +39,10 @@ export async function runFederationPass(
   const current = (await spire.listFederationRelationships()).map(fromSpire);
   const bundles = new Set((await spire.listFederatedBundles()).map((b) => b.trust_domain));
   const plan = planFederation({ ...opts, objects, current, knownOurs: opts.ours });
-  if (opts.dryRun) return { plan, status: federationStatus(plan, undefined, bundles), bundles };
-  const applied = await applyFederation(plan, spire, opts.ours, opts.signal);
+  // A dry run counts the bundles it would set, so that `plan` shows the entries a reconcile would write.
+  const applied = opts.dryRun ? undefined : await applyFederation(plan, spire, opts.ours, opts.signal);
   for (const r of plan.creates.concat(plan.updates.map((u) => u.relationship))) {
-    if (r.bundle && !applied.failed.has(r.trustDomain)) bundles.add(r.trustDomain);
+    if (r.bundle && !applied?.failed.has(r.trustDomain)) bundles.add(r.trustDomain);
   }
-  return { plan, applied, status: federationStatus(plan, applied, bundles), bundles };
+  return { plan, ...(applied ? { applied } : {}), status: federationStatus(plan, applied, bundles), bundles };
 }

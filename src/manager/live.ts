@@ -300,6 +300,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     dirtyPods.clear();
     try {
       const unsupported = await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
+      let federatedBundles: Set<string> | undefined;
       if (config.reconcile.clusterFederatedTrustDomains) {
         const fed = await runFederationPass(cache.federatedTrustDomains(), spire, {
           ...federationOptions(config),
@@ -314,6 +315,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         for (const c of fed.plan.conflicts) events.warn(c.owner, 'TrustDomainConflict', `trust domain ${c.trustDomain} is already declared by ${c.heldBy.name}`);
         for (const i of fed.plan.invalid) events.warn(i.owner, 'Invalid', i.problems.map((p) => `${p.field}: ${p.message}`).join('; '));
         for (const [td, error] of fed.applied?.failed ?? []) log.error(`federation relationship ${td}: ${error}`);
+        federatedBundles = fed.bundles;
       }
       // Both entry kinds off: upstream runs no entry reconciler at all (an empty declaration would delete everything).
       if (!config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries) return;
@@ -330,6 +332,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         signal,
         state: currentState,
         snapshotVersion: String(version),
+        ...(federatedBundles ? { federatedBundles } : {}),
         ...(memo ? { last: memo } : {}),
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(metrics ? { onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) } : {}),

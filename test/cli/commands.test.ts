@@ -6,6 +6,7 @@ import { DEMO_DIR, runDemo } from '../../src/cli/demo.js';
 import { runOnce } from '../../src/cli/plan.js';
 import { readSeedFile } from '../../src/cli/memory-spire.js';
 import { renderCommand } from '../../src/cli/render.js';
+import { createCertificateAuthority } from '../../src/memspire/ca.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { exitCode, spawnCli } from '../support/cli.js';
 import { pino } from 'pino';
@@ -180,6 +181,38 @@ describe('plan says which entries will be set without a federated trust domain S
     const plan = JSON.parse(json) as { create: { federatesWith: string[] }[]; federationOmissions: unknown[] };
     expect(plan.federationOmissions).toEqual([{ object: 'ClusterStaticEntry/gateway', spiffeID: 'spiffe://demo.example/gateway', missing: ['partner.example'] }]);
     expect(plan.create.map((e) => e.federatesWith)).toEqual([[]]);
+  });
+
+  it('counts a bundle a ClusterFederatedTrustDomain would set: plan shows the entry reconcile --once writes, and lists the bundles once', async () => {
+    const der = (await createCertificateAuthority('partner.example', 3600)).der;
+    const partner = {
+      apiVersion: 'spire.spiffe.io/v1alpha1',
+      kind: 'ClusterFederatedTrustDomain',
+      metadata: { name: 'partner', uid: '5d1e0000-0000-4000-8000-000000000002' },
+      spec: {
+        trustDomain: 'partner.example',
+        bundleEndpointURL: 'https://partner.example/bundle',
+        bundleEndpointProfile: { type: 'https_web' },
+        trustDomainBundle: JSON.stringify({ keys: [{ use: 'x509-svid', kty: 'EC', crv: 'P-256', x5c: [der.toString('base64')] }], spiffe_sequence: 1 }),
+      },
+    };
+    writeFileSync(join(dir, 'manifests', 'partner.yaml'), JSON.stringify(partner));
+    const flags = { config: demoFlags.config, manifests: [join(dir, 'manifests')], socket: spire.socketPath, output: 'json' };
+
+    let json = '';
+    await runOnce(flags, { apply: false, log: quiet, print: (s) => (json += s) });
+    const plan = JSON.parse(json) as { create: { federatesWith: string[] }[]; federationOmissions: unknown[] };
+    expect(plan.federationOmissions).toEqual([]);
+    expect(plan.create.map((e) => e.federatesWith)).toEqual([['partner.example']]);
+    // The entry pass (after ListEntries) takes the federation pass's bundles instead of listing them again.
+    const methods = spire.calls.map((c) => c.method);
+    expect(methods.slice(methods.indexOf('ListEntries'))).not.toContain('ListFederatedBundles');
+    expect(methods).toContain('ListFederatedBundles');
+
+    const { code, result } = await runOnce(flags, { apply: true, log: quiet, print: () => {} });
+    expect(code).toBe(0);
+    expect(result.declared.federationOmissions).toEqual([]);
+    expect(spire.entries.all().map((e) => e.federatesWith)).toEqual([['partner.example']]);
   });
 });
 
