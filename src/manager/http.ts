@@ -1,5 +1,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+
+/** What listen() and closeServer() work on: the metrics and health servers, and the webhook's HTTPS server. */
+export type AnyHttpServer = Server | HttpsServer;
 
 /** Where to listen. `host` undefined means every interface, as Go's ":8080" does. */
 export interface BindAddress {
@@ -50,12 +54,16 @@ export function sameBindAddress(a: BindAddress, b: BindAddress): boolean {
 }
 
 /**
- * Starts an HTTP server and resolves once it listens, with the actual
- * address (the port is known only now when 0 was asked for). A failure to
- * bind rejects with an error naming what was being served and where.
+ * Starts an HTTP server, or listens with one already made (the webhook's
+ * HTTPS server), and resolves once it listens, with the actual address (the
+ * port is known only now when 0 was asked for). A failure to bind rejects
+ * with an error naming what was being served and where; the server can then
+ * be given to listen() again.
  */
-export function listen(handler: RequestListener, bind: BindAddress, what: string, written: string): Promise<{ server: Server; address: string }> {
-  const server = createServer(handler);
+export function listen(handler: RequestListener, bind: BindAddress, what: string, written: string): Promise<{ server: Server; address: string }>;
+export function listen<S extends AnyHttpServer>(server: S, bind: BindAddress, what: string, written: string): Promise<{ server: S; address: string }>;
+export function listen(serve: RequestListener | AnyHttpServer, bind: BindAddress, what: string, written: string): Promise<{ server: AnyHttpServer; address: string }> {
+  const server = typeof serve === 'function' ? createServer(serve) : serve;
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       const reason = err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : (err.code ?? err.message);
@@ -69,10 +77,19 @@ export function listen(handler: RequestListener, bind: BindAddress, what: string
   });
 }
 
-/** Stops accepting, drops idle keep-alive connections (a scraper holds one), and waits for requests in flight. */
-export function closeServer(server: Server): Promise<void> {
+/**
+ * Stops accepting, drops idle keep-alive connections (a scraper holds one),
+ * and waits for requests in flight; with `graceMs`, cuts the connections
+ * still busy after that long.
+ */
+export function closeServer(server: AnyHttpServer, graceMs?: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.close((err) => (err ? reject(err) : resolve()));
+    const force = graceMs === undefined ? undefined : setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close((err) => {
+      clearTimeout(force);
+      if (err) reject(err);
+      else resolve();
+    });
     server.closeIdleConnections();
   });
 }

@@ -76,7 +76,8 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
     ready() {
       const cert = server.current;
       const problem = source.problem;
-      if (!cert || !server.listening) return { ok: false, detail: `no serving certificate yet: ${problem ?? 'waiting for the first certificate'}` };
+      if (!cert) return { ok: false, detail: `no serving certificate yet: ${problem ?? 'waiting for the first certificate'}` };
+      if (!server.listening) return { ok: false, detail: server.listenProblem ?? 'the admission webhook is not listening yet' };
       // Expired is as good as absent: the API server refuses the handshake.
       if (now() >= cert.notAfter.getTime()) return { ok: false, detail: `serving certificate expired at ${cert.notAfter.toISOString()}: ${problem ?? 'no renewed certificate yet'}` };
       return { ok: true };

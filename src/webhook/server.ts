@@ -3,12 +3,20 @@
  * certificate (there is nothing to serve before one exists) and then keeps
  * listening for good: later certificates replace the TLS context in place,
  * so a rotation never refuses a connection or drops a request in flight.
+ *
+ * Binding is this server's business, not the certificate source's: a port
+ * already taken is retried here with backoff and reported as what it is,
+ * while the certificate stays accepted. Were it thrown back from install(),
+ * the SPIRE source would count the mint as failed and mint again on every
+ * retry, and the file source would blame the Secret.
  */
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import { closeServer, listen } from '../manager/http.js';
+import { Backoff } from './backoff.js';
 import { evaluateReview, malformedReview } from './review.js';
 import { type ServingCertificate, type WebhookKind, WEBHOOK_PATHS } from './types.js';
 
@@ -65,11 +73,20 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
+/** The listen address as an operator writes it in the config: ":9443", "127.0.0.1:9443", "[::1]:9443". */
+function writtenAddress(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 export class AdmissionServer {
   private server: Server | undefined;
   private current_: ServingCertificate | undefined;
   private boundPort = 0;
   private closed = false;
+  private listenProblem_: string | undefined;
+  private listening_: Promise<void> | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private readonly backoff = new Backoff(1000, 60_000);
 
   constructor(private readonly opts: AdmissionServerOptions) {}
 
@@ -82,6 +99,11 @@ export class AdmissionServer {
     return this.server?.listening ?? false;
   }
 
+  /** Why the server does not listen although it has a certificate (the last bind failure). */
+  get listenProblem(): string | undefined {
+    return this.listenProblem_;
+  }
+
   /** The certificate being served. */
   get current(): ServingCertificate | undefined {
     return this.current_;
@@ -90,7 +112,8 @@ export class AdmissionServer {
   /**
    * Serves `cert` from now on. Throws, and keeps serving the previous one,
    * when the key does not match the certificate or either does not parse: a
-   * half-written file or a bad mint must not take the webhook down.
+   * half-written file or a bad mint must not take the webhook down. Does not
+   * throw when the port cannot be bound: see the module comment.
    */
   async install(cert: ServingCertificate): Promise<void> {
     if (this.closed) return;
@@ -99,24 +122,43 @@ export class AdmissionServer {
     if (this.server) {
       this.server.setSecureContext(options);
     } else {
-      const server = createServer(options, (req, res) => void this.handle(req, res));
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen({ port: this.opts.port, ...(this.opts.host ? { host: this.opts.host } : {}) }, () => {
-          server.off('error', reject);
-          resolve();
-        });
+      this.server = createServer(options, (req, res) => void this.handle(req, res));
+      this.server.on('error', (err) => {
+        if (this.server?.listening) this.opts.log.error({ err: err.message }, 'webhook server error');
       });
-      server.on('error', (err) => this.opts.log.error({ err: err.message }, 'webhook server error'));
-      if (this.closed) {
-        server.close();
-        return;
-      }
-      this.server = server;
-      this.boundPort = (server.address() as AddressInfo).port;
-      this.opts.log.info({ port: this.boundPort, host: this.opts.host || '*' }, 'webhook server listening');
     }
     this.current_ = cert;
+    if (!this.server.listening) await this.openListener();
+  }
+
+  /** One bind attempt at a time; a failure schedules the next one. */
+  private openListener(): Promise<void> {
+    this.listening_ ??= this.tryListen().finally(() => {
+      this.listening_ = undefined;
+    });
+    return this.listening_;
+  }
+
+  private async tryListen(): Promise<void> {
+    const server = this.server;
+    if (!server || this.closed || server.listening) return;
+    const { host, port } = this.opts;
+    let address: string;
+    try {
+      ({ address } = await listen(server, host ? { host, port } : { port }, 'the admission webhook', writtenAddress(host, port)));
+    } catch (err) {
+      const retryInMs = this.backoff.next();
+      const problem = (err as Error).message;
+      // Once per distinct failure: a port held for minutes would otherwise log every retry.
+      if (problem !== this.listenProblem_) this.opts.log.error({ err: problem, retryInMs }, 'webhook server cannot listen');
+      this.listenProblem_ = problem;
+      if (!this.closed) this.retry = setTimeout(() => void this.openListener(), retryInMs);
+      return;
+    }
+    this.listenProblem_ = undefined;
+    this.backoff.reset();
+    this.boundPort = (server.address() as AddressInfo).port;
+    this.opts.log.info({ address }, 'webhook server listening');
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -147,16 +189,10 @@ export class AdmissionServer {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.retry);
+    await this.listening_;
     const server = this.server;
-    if (!server) return;
     // Requests in flight get a moment to finish (an API server call has a 10 s default timeout); idle connections go at once.
-    await new Promise<void>((resolve) => {
-      const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
-      server.close(() => {
-        clearTimeout(force);
-        resolve();
-      });
-      server.closeIdleConnections();
-    });
+    if (server?.listening) await closeServer(server, CLOSE_GRACE_MS);
   }
 }

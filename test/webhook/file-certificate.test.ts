@@ -13,7 +13,7 @@ import { SpireClient } from '../../src/spire/index.js';
 import { startWebhook, type Webhook } from '../../src/webhook/index.js';
 import { x509 } from '../../src/x509/index.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
-import { captureLog, caBundles, issueFileCert, PATHS, post, review, SERVICE_DNS, testConfig, vwcObject, waitFor } from './helpers.js';
+import { captureLog, caBundles, issueFileCert, occupiedPort, PATHS, post, review, SERVICE_DNS, testConfig, vwcObject, waitFor } from './helpers.js';
 
 const VALID = { apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterFederatedTrustDomain', metadata: { name: 'f' }, spec: { trustDomain: 'backend', bundleEndpointURL: 'https://backend.test/bundle', bundleEndpointProfile: { type: 'https_web' } } };
 
@@ -50,14 +50,14 @@ function writeSecretVolume(dir: string, files: Record<string, string>): void {
   for (const entry of readdirSync(dir)) if (entry.startsWith('..2026') && entry !== ts) rmSync(join(dir, entry), { recursive: true });
 }
 
-async function start(certDir: string, opts: { checkIntervalMs: number; log?: Logger }): Promise<{ webhook: Webhook; kube: FakeKubeApiServer }> {
+async function start(certDir: string, opts: { checkIntervalMs: number; log?: Logger; port?: number }): Promise<{ webhook: Webhook; kube: FakeKubeApiServer }> {
   const kube = await FakeKubeApiServer.start();
   cleanups.push(() => kube.close());
   kube.create(vwcObject());
   // A socket nobody serves: file mode must never need SPIRE.
   const spire = new SpireClient({ socket: join(certDir, '..', 'no-spire.sock'), rpcTimeoutMs: 500 });
   cleanups.push(() => spire.close());
-  const webhook = await startWebhook({ config: testConfig({ certDir }), kc: kube.kubeConfig(), spire, log: opts.log ?? pino({ level: 'silent' }), checkIntervalMs: opts.checkIntervalMs });
+  const webhook = await startWebhook({ config: testConfig({ certDir, ...(opts.port !== undefined ? { port: opts.port } : {}) }), kc: kube.kubeConfig(), spire, log: opts.log ?? pino({ level: 'silent' }), checkIntervalMs: opts.checkIntervalMs });
   cleanups.push(() => webhook.close());
   return { webhook, kube };
 }
@@ -138,5 +138,24 @@ describe('with webhook.certDir, the webhook serves the mounted Secret and follow
     await waitFor('a certificate loaded', () => webhook.certificate());
     await waitFor('expiry noticed', () => !webhook.ready().ok, 5000);
     expect(webhook.ready().detail).toBe(`serving certificate expired at ${notAfter.toISOString()}: no renewed certificate yet`);
+  });
+});
+
+describe('with webhook.certDir, a webhook port already in use is reported as a bind failure, not as a Secret problem', () => {
+  it('readiness names the address while the certificate files are taken as good', async () => {
+    const held = await occupiedPort();
+    cleanups.push(() => held.release());
+    const dir = tempDir();
+    const a = await issueFileCert(undefined, SERVICE_DNS);
+    writeFileSync(join(dir, 'tls.crt'), a.crt);
+    writeFileSync(join(dir, 'tls.key'), a.key);
+    const { log, lines } = captureLog();
+    const { webhook } = await start(dir, { checkIntervalMs: 200, log, port: held.port });
+    const problem = `cannot serve the admission webhook on 127.0.0.1:${held.port}: address already in use`;
+    await waitFor('the bind failure reported', () => webhook.ready().detail?.includes('address already in use'));
+    expect(webhook.ready()).toEqual({ ok: false, detail: problem });
+    expect(lines.find((l) => l.msg === 'webhook server cannot listen')?.err).toBe(problem);
+    expect(lines.filter((l) => l.msg === 'webhook serving certificate files not usable')).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'webhook serving certificate loaded')).toHaveLength(1);
   });
 });

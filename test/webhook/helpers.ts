@@ -1,6 +1,7 @@
 /** Shared set-up for the webhook tests: real HTTPS calls, the demo VWC, configs, loggers, waiting. */
 import { webcrypto } from 'node:crypto';
 import { request } from 'node:https';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { pino, type Logger } from 'pino';
 import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
@@ -174,5 +175,15 @@ export async function issueFileCert(ca: CertificateAuthority | undefined, dnsNam
     crt: leaf.toString('pem'),
     key: `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`,
     serial: leaf.serialNumber,
+  };
+}
+
+/** A port on 127.0.0.1 held by another listener, as when a second process already serves it. */
+export async function occupiedPort(): Promise<{ port: number; release(): Promise<void> }> {
+  const holder = createTcpServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (holder.address() as AddressInfo).port,
+    release: () => new Promise<void>((resolve) => holder.close(() => resolve())),
   };
 }

@@ -14,7 +14,7 @@ import { startWebhook, type Webhook, type WebhookOptions } from '../../src/webho
 import { x509 } from '../../src/x509/index.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { startTestSpire, type TestSpire } from '../support/spire.js';
-import { captureLog, caBundles, demoWebhooks, getVwc, PATHS, post, review, SERVICE_DNS, sans, testConfig, VWC_NAME, vwcObject, waitFor } from './helpers.js';
+import { captureLog, caBundles, demoWebhooks, getVwc, occupiedPort, PATHS, post, review, SERVICE_DNS, sans, testConfig, VWC_NAME, vwcObject, waitFor } from './helpers.js';
 
 const IDENTITY = 'spiffe://example.org/spire-controller-manager-webhook';
 const VALID = { apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name: 'x' }, spec: { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}' } };
@@ -241,5 +241,31 @@ describe('readiness: not ready until a certificate is served, with the reason', 
     expect(w.webhook.ready().detail).toMatch(/^no serving certificate yet: SPIRE SVID\.MintX509SVID failed: UNAVAILABLE on .*: injected outage$/);
     await waitFor('ready after the outage', () => w.webhook.ready().ok);
     expect(mints(w)).toBe(3);
+  });
+});
+
+describe('a webhook port already in use is reported as a bind failure, and SPIRE is not asked for another certificate', () => {
+  it('readiness and the log name the address; the minted certificate is kept while the bind is retried, and served once the port is free', async () => {
+    const held = await occupiedPort();
+    cleanups.push(() => held.release());
+    const { log, lines } = captureLog();
+    const w = await world({ webhook: { config: testConfig({ port: held.port }) }, log });
+    const problem = `cannot serve the admission webhook on 127.0.0.1:${held.port}: address already in use`;
+    await waitFor('the bind failure reported', () => w.webhook.ready().detail?.includes('address already in use'));
+    expect(w.webhook.ready()).toEqual({ ok: false, detail: problem });
+
+    // Ten certificate checks and the first bind retry (after 1 s) go by.
+    await new Promise((r) => setTimeout(r, 2200));
+    expect(mints(w)).toBe(1);
+    expect(lines.filter((l) => l.msg === 'webhook server cannot listen').map((l) => l.err)).toEqual([problem]);
+    expect(lines.filter((l) => l.msg === 'webhook certificate check failed')).toEqual([]);
+    expect(w.webhook.ready()).toEqual({ ok: false, detail: problem });
+
+    await held.release();
+    await waitFor('ready once the port is free', () => w.webhook.ready().ok, 10_000);
+    expect(w.webhook.port).toBe(held.port);
+    const ca = await waitFor('caBundle', () => caBundles(w.kube)[0]);
+    expect((await admitOnce(w, SERVICE_DNS, ca)).reply.json.response.allowed).toBe(true);
+    expect(mints(w)).toBe(1);
   });
 });
