@@ -39,12 +39,15 @@ function microTime(ms: number): string {
  * deadline (so two replicas never both believe they lead for longer than
  * leaseDuration - renewDeadline). Each term comes with an AbortSignal that
  * aborts the moment leadership is lost; writers pass it to their writes.
+ * The deadline is kept by a timer and each renewal request is cut off at it:
+ * waiting for a hung request to return (up to the 60 s every request gets)
+ * would keep a term the standby has already taken over.
  */
 export class LeaderElector {
   private stopped = false;
   private term: AbortController | undefined;
   private loop: Promise<void> | undefined;
-  private lastRenew = 0;
+  private deadline: NodeJS.Timeout | undefined;
   private observedRv: string | undefined;
   private readonly path: string;
   private readonly now: () => number;
@@ -74,23 +77,31 @@ export class LeaderElector {
   }
 
   private async run(): Promise<void> {
+    let lastRenew = 0;
     while (!this.stopped) {
-      const ok = await this.tryAcquireOrRenew();
-      if (ok) {
-        this.lastRenew = this.now();
+      // A term is counted from when the request that won it was sent, not from when it returned:
+      // the standby starts its clock at the write, which is in between.
+      const started = this.now();
+      const left = this.term ? lastRenew + this.opts.renewDeadlineMs - started : this.opts.renewDeadlineMs;
+      const ok = left > 0 && (await this.tryAcquireOrRenew(started, AbortSignal.timeout(left)));
+      // A success that returns after the deadline came too late: the timer has ended the term, or is about to.
+      if (ok && this.now() - started < this.opts.renewDeadlineMs) {
+        lastRenew = started;
         if (!this.term) {
           this.term = new AbortController();
           this.opts.log.info(`became leader (lease ${this.opts.namespace}/${this.opts.name} as ${this.opts.identity})`);
           this.handlers.onStartedLeading(this.term.signal);
         }
-      } else if (this.term && this.now() - this.lastRenew >= this.opts.renewDeadlineMs) {
-        this.lose('failed to renew the lease within the renew deadline');
+        clearTimeout(this.deadline);
+        this.deadline = setTimeout(() => this.lose('failed to renew the lease within the renew deadline'), started + this.opts.renewDeadlineMs - this.now());
+        this.deadline.unref();
       }
       await this.sleep(this.opts.retryPeriodMs);
     }
   }
 
   private lose(why: string): void {
+    clearTimeout(this.deadline);
     const term = this.term;
     if (!term) return;
     this.term = undefined;
@@ -99,12 +110,11 @@ export class LeaderElector {
     this.handlers.onStoppedLeading();
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
-    const now = this.now();
+  private async tryAcquireOrRenew(now: number, signal: AbortSignal): Promise<boolean> {
     const durationSeconds = Math.ceil(this.opts.leaseDurationMs / 1000);
     let lease: Lease | undefined;
     try {
-      lease = await kubeRequest<Lease>(this.opts.kc, 'GET', this.path);
+      lease = await kubeRequest<Lease>(this.opts.kc, 'GET', this.path, { signal });
     } catch (err) {
       if (!(err instanceof KubeApiError && err.statusCode === 404)) {
         this.opts.log.warn(`reading lease: ${(err as Error).message}`);
@@ -120,6 +130,7 @@ export class LeaderElector {
             metadata: { name: this.opts.name, namespace: this.opts.namespace },
             spec: { holderIdentity: this.opts.identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
           },
+          signal,
         });
         return true;
       } catch (err) {
@@ -149,7 +160,7 @@ export class LeaderElector {
       },
     };
     try {
-      const updated = await kubeRequest<Lease>(this.opts.kc, 'PUT', this.path, { body: next });
+      const updated = await kubeRequest<Lease>(this.opts.kc, 'PUT', this.path, { body: next, signal });
       this.observedRv = updated.metadata.resourceVersion;
       this.observedAt = now;
       return true;

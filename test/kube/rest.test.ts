@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kubeRequest, listAll } from '../../src/kube/rest.js';
+import { eventually } from '../kube-apiserver/helpers.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 
 describe('requests to the API server reuse their connection and page through lists', () => {
@@ -40,5 +41,26 @@ describe('requests to the API server reuse their connection and page through lis
     expect(list.items.every((item, i) => item === seen[i])).toBe(true);
     expect(list.items.map((p) => p.metadata?.name)).toEqual(Array.from({ length: 250 }, (_, i) => `p-${String(i).padStart(3, '0')}`));
     expect(list.metadata?.resourceVersion).toMatch(/^\d+$/);
+  });
+});
+
+describe('a request the API server never answers ends when its caller says so', () => {
+  it('rejects at the caller signal, and the same client is answered again afterwards', async () => {
+    const kube = await FakeKubeApiServer.start();
+    try {
+      const kc = kube.kubeConfig();
+      kube.faults.hangNext(1, { pathIncludes: '/namespaces/default' });
+      kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+      const caller = new AbortController();
+      const hung = kubeRequest(kc, 'GET', '/api/v1/namespaces/default', { signal: caller.signal });
+      await eventually(() => kube.requests.some((r) => r.path === '/api/v1/namespaces/default'), 'the request reaches the server');
+      caller.abort(new Error('deadline'));
+      await expect(hung).rejects.toThrow('deadline');
+      expect(kube.requests.at(-1)?.status).toBeUndefined();
+      const ns = await kubeRequest<{ metadata: { name: string } }>(kc, 'GET', '/api/v1/namespaces/default');
+      expect(ns.metadata.name).toBe('default');
+    } finally {
+      await kube.close();
+    }
   });
 });

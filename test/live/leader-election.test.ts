@@ -20,7 +20,8 @@ describe('leader election on a Lease, as client-go elects', () => {
 
   const elector = (identity: string, events: string[]) => {
     const e = new LeaderElector(
-      { kc: kube.kubeConfig(), log, namespace: 'spire-server', name: 'lock', identity, ...timing },
+      // A token per candidate, so a fault can cut one of them off.
+      { kc: kube.kubeConfig(`${identity}-token`), log, namespace: 'spire-server', name: 'lock', identity, ...timing },
       { onStartedLeading: () => events.push(`${identity} leads`), onStoppedLeading: () => events.push(`${identity} stops`) },
     );
     electors.push(e);
@@ -56,6 +57,22 @@ describe('leader election on a Lease, as client-go elects', () => {
     expect(a.isLeader).toBe(false);
     expect(events).toEqual(['stopped']);
     expect((term?.reason as Error).message).toBe('leadership lost: failed to renew the lease within the renew deadline');
+  });
+
+  it('gives leadership up at the renew deadline while its renewal hangs, before a standby takes the lease', async () => {
+    const events: string[] = [];
+    const a = elector('a', events);
+    a.start();
+    await eventually(() => a.isLeader, 'a leads');
+    const b = elector('b', events);
+    b.start();
+    // The server stops answering a (a request would otherwise wait out its 60 s timeout); b still gets through.
+    kube.faults.hangNext(1_000, { pathIncludes: '/leases/', token: 'a-token' });
+    await eventually(() => b.isLeader, 'b takes over the lease', 20_000);
+    expect(events).toEqual(['a leads', 'a stops', 'b leads']);
+    expect(a.isLeader).toBe(false);
+    // a gave up without an answer: its last renewal is still open.
+    expect(kube.requests.some((r) => r.path.includes('/leases/') && r.status === undefined)).toBe(true);
   });
 
   it('releases the lease on stop, so a standby takes over without waiting out the lease', async () => {

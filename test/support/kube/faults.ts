@@ -13,11 +13,13 @@ export interface FailureMatch {
   pathIncludes?: string;
   /** A substring of the query string, e.g. 'continue=' for the pages of a list after the first. */
   queryIncludes?: string;
+  /** The bearer token the request carries: one client of several (see kubeConfig's token). */
+  token?: string;
 }
 
 interface FailureRule {
   remaining: number;
-  status: 500 | 429 | 503;
+  status: 500 | 429 | 503 | 'hang';
   match: FailureMatch;
 }
 
@@ -34,6 +36,12 @@ export interface Faults {
   stallWatches(ms: number | 'forever'): void;
   /** Answers the next `n` matching requests with `status` and a Status body (429 adds Retry-After: 1). */
   failNext(n: number, status: 500 | 429 | 503, match?: FailureMatch): void;
+  /**
+   * Reads the next `n` matching requests and never answers them (until the
+   * server closes), as a server or path that has stopped responding: only the
+   * client's own deadline ends the request.
+   */
+  hangNext(n: number, match?: FailureMatch): void;
   /** Compacts history: watches and exact lists from any older resourceVersion get 410; open watches get an ERROR 410 and close. */
   expireResourceVersions(): void;
 }
@@ -58,20 +66,25 @@ export class FaultInjector implements Faults {
     this.rules.push({ remaining: n, status, match });
   }
 
+  hangNext(n: number, match: FailureMatch = {}): void {
+    this.rules.push({ remaining: n, status: 'hang', match });
+  }
+
   expireResourceVersions(): void {
     this.store.compact();
     for (const w of [...this.watches()]) w.expire();
   }
 
   /** The injected failure for this request, if a rule matches (and uses one of its count). */
-  take(method: string, path: string, query = ''): KubeApiError | undefined {
+  take(method: string, path: string, query = '', authorization = ''): KubeApiError | 'hang' | undefined {
     for (const rule of this.rules) {
       if (rule.remaining <= 0) continue;
       if (rule.match.method && rule.match.method.toUpperCase() !== method.toUpperCase()) continue;
       if (rule.match.pathIncludes && !path.includes(rule.match.pathIncludes)) continue;
       if (rule.match.queryIncludes && !query.includes(rule.match.queryIncludes)) continue;
+      if (rule.match.token !== undefined && authorization !== `Bearer ${rule.match.token}`) continue;
       rule.remaining--;
-      return injectedFailure(rule.status);
+      return rule.status === 'hang' ? 'hang' : injectedFailure(rule.status);
     }
     return undefined;
   }

@@ -116,12 +116,15 @@ export class FakeKubeApiServer {
     return this.watches.size;
   }
 
-  /** A KubeConfig for this server: plain http needs skipTLSVerify in client-node 2.x; the token is a dummy. */
-  kubeConfig(): KubeConfig {
+  /**
+   * A KubeConfig for this server: plain http needs skipTLSVerify in client-node 2.x. The token
+   * is not checked; a distinct one lets a fault single out one client (FailureMatch.token).
+   */
+  kubeConfig(token = 'fake-token'): KubeConfig {
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [{ name: 'fake', server: this.url, skipTLSVerify: true }],
-      users: [{ name: 'fake', token: 'fake-token' }],
+      users: [{ name: 'fake', token }],
       contexts: [{ name: 'fake', cluster: 'fake', user: 'fake', namespace: this.contextNamespace }],
       currentContext: 'fake',
     });
@@ -235,7 +238,11 @@ export class FakeKubeApiServer {
     };
     this.requests.push(record);
     try {
-      const injected = this.injector.take(method, url.pathname, url.search);
+      const injected = this.injector.take(method, url.pathname, url.search, req.headers.authorization);
+      if (injected === 'hang') {
+        req.resume();
+        return;
+      }
       if (injected) {
         req.resume();
         this.sendError(res, record, injected);
