@@ -2,6 +2,7 @@
  * admission.k8s.io/v1 AdmissionReview in, AdmissionReview out. Pure: the
  * HTTPS server and tests both call it, and nothing here touches the network.
  */
+import { formatFieldErrors } from '../entries/index.js';
 import { checkObject, type Problem } from './checks.js';
 import { SPIRE_GROUP, type WebhookKind } from './types.js';
 
@@ -48,11 +49,6 @@ function denied(uid: string, code: 400 | 403, message: string): ReviewOutcome {
   return { httpStatus: 200, review: answer(uid, false, { code, reason: code === 403 ? 'Forbidden' : 'BadRequest', message }) };
 }
 
-/** Every problem as `<field>: <reason>`, all in one message, so one `kubectl apply` shows them all. */
-export function formatProblems(problems: readonly Problem[]): string {
-  return problems.map((p) => `${p.field}: ${p.message}`).join('; ');
-}
-
 function describeType(v: unknown): string {
   if (!isObject(v)) return v === null ? 'null' : typeof v;
   const av = typeof v.apiVersion === 'string' ? v.apiVersion : '<no apiVersion>';
@@ -89,15 +85,19 @@ export function evaluateReview(input: unknown, trustDomain: string, endpointKind
   // On UPDATE the new object is what will be stored; the old one was checked when it was written.
   const object = request.object;
   if (!isObject(object)) return malformedReview(`AdmissionReview ${operation} request has no object`, uid);
+  // Named as the reconcile names it in status and events, so one search finds both.
+  const metadata = isObject(object.metadata) ? object.metadata : {};
+  const name = typeof metadata.name === 'string' ? metadata.name : '';
   let problems: Problem[];
   try {
     problems = checkObject(kind, object, trustDomain);
   } catch (err) {
     // Failing closed: an object the checks cannot read is not let through unchecked.
-    return denied(uid, 400, `spec: could not be checked: ${(err as Error).message}`);
+    return denied(uid, 400, formatFieldErrors(kind, name, [{ field: 'spec', message: `could not be checked: ${(err as Error).message}` }]));
   }
   if (problems.length === 0) return { httpStatus: 200, review: answer(uid, true) };
-  return denied(uid, 403, formatProblems(problems));
+  // Every problem in one message, so one `kubectl apply` shows them all.
+  return denied(uid, 403, formatFieldErrors(kind, name, problems));
 }
 
 /** AdmissionReview in, AdmissionReview out (the verdict, or a 400 status for a review that cannot be evaluated). */

@@ -42,9 +42,9 @@ async function admit(path: string, body: unknown) {
   return { http: reply.status, response: reply.json?.response, reply };
 }
 
-const csid = (spec: object) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name: 'x' }, spec });
-const cse = (spec: object) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterStaticEntry', metadata: { name: 's' }, spec });
-const cftd = (spec: object) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterFederatedTrustDomain', metadata: { name: 'f' }, spec });
+const csid = (spec: object) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name: 'greeter' }, spec });
+const cse = (spec: object) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterStaticEntry', metadata: { name: 'static-one' }, spec });
+const cftd = (spec: object) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterFederatedTrustDomain', metadata: { name: 'backend' }, spec });
 
 const SA_TEMPLATE = 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}';
 
@@ -66,14 +66,14 @@ const cases: Case[] = [
     path: PATHS.csid,
     kind: 'ClusterSPIFFEID',
     object: csid({ spiffeIDTemplate: SA_TEMPLATE, dnsNameTemplates: ['{{ .PodMeta.Name }}', '{{ lower .PodMeta.Name }}'] }),
-    denied: 'spec.dnsNameTemplates[1]: template: 1:3: function "lower" not defined',
+    denied: 'ClusterSPIFFEID greeter: spec.dnsNameTemplates[1]: template: 1:3: function "lower" not defined',
   },
   {
     name: "a literal ID in another trust domain (the demo's other cluster)",
     path: PATHS.csid,
     kind: 'ClusterSPIFFEID',
     object: csid({ spiffeIDTemplate: 'spiffe://cluster2.demo/greeter-client' }),
-    denied: 'spec.spiffeIDTemplate: trust domain "cluster2.demo" is not the configured trust domain "example.org"',
+    denied: 'ClusterSPIFFEID greeter: spec.spiffeIDTemplate: trust domain "cluster2.demo" is not the configured trust domain "example.org"',
   },
   {
     name: 'every problem at once, each with its field',
@@ -88,14 +88,14 @@ const cases: Case[] = [
       federatesWith: ['cluster1.demo', 'Not A TD'],
     }),
     denied: [
-      'spec.spiffeIDTemplate: template: 1:39: unclosed action',
-      'spec.spiffeIDTemplate: trust domain "cluster2.demo" is not the configured trust domain "example.org"',
-      'spec.podSelector: matchExpressions[0].operator: "Maybe" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)',
-      'spec.ttl: time: unknown unit " hour" in duration "1 hour"',
-      'spec.federatesWith[1]: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores',
+      'ClusterSPIFFEID greeter: spec.spiffeIDTemplate: template: 1:39: unclosed action',
+      'ClusterSPIFFEID greeter: spec.spiffeIDTemplate: trust domain "cluster2.demo" is not the configured trust domain "example.org"',
+      'ClusterSPIFFEID greeter: spec.podSelector: matchExpressions[0].operator: "Maybe" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)',
+      'ClusterSPIFFEID greeter: spec.ttl: time: unknown unit " hour" in duration "1 hour"',
+      'ClusterSPIFFEID greeter: spec.federatesWith[1]: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores',
     ].join('; '),
   },
-  { name: 'an empty template', path: PATHS.csid, kind: 'ClusterSPIFFEID', object: csid({ spiffeIDTemplate: '' }), denied: 'spec.spiffeIDTemplate: empty SPIFFEID template' },
+  { name: 'an empty template', path: PATHS.csid, kind: 'ClusterSPIFFEID', object: csid({ spiffeIDTemplate: '' }), denied: 'ClusterSPIFFEID greeter: spec.spiffeIDTemplate: empty SPIFFEID template' },
   // ClusterStaticEntry
   {
     name: "upstream's demo static entry",
@@ -122,12 +122,12 @@ const cases: Case[] = [
     kind: 'ClusterStaticEntry',
     object: cse({ spiffeID: 'spiffe://example.org/static', parentID: 'example.org/parent', selectors: ['static:one', 'nocolon'], x509SVIDTTL: '2 hours' }),
     denied: [
-      'spec.parentID: scheme is missing or invalid',
-      'spec.selectors[1]: invalid selector "nocolon": expected at least one colon to separate the type from the value',
-      'spec.x509SVIDTTL: time: unknown unit " hours" in duration "2 hours"',
+      'ClusterStaticEntry static-one: spec.parentID: scheme is missing or invalid',
+      'ClusterStaticEntry static-one: spec.selectors[1]: invalid selector "nocolon": expected at least one colon to separate the type from the value',
+      'ClusterStaticEntry static-one: spec.x509SVIDTTL: time: unknown unit " hours" in duration "2 hours"',
     ].join('; '),
   },
-  { name: 'no selectors', path: PATHS.cse, kind: 'ClusterStaticEntry', object: cse({ spiffeID: '/a', parentID: '/b', selectors: [] }), denied: 'spec.selectors: at least one selector is required' },
+  { name: 'no selectors', path: PATHS.cse, kind: 'ClusterStaticEntry', object: cse({ spiffeID: '/a', parentID: '/b', selectors: [] }), denied: 'ClusterStaticEntry static-one: spec.selectors: at least one selector is required' },
   // ClusterFederatedTrustDomain
   { name: "the docs' https_web example", path: PATHS.cftd, kind: 'ClusterFederatedTrustDomain', object: cftd({ trustDomain: 'backend', bundleEndpointURL: 'https://backend.test/bundle', bundleEndpointProfile: { type: 'https_web' } }) },
   {
@@ -142,16 +142,16 @@ const cases: Case[] = [
     kind: 'ClusterFederatedTrustDomain',
     object: cftd({ trustDomain: 'Backend', bundleEndpointURL: 'http://user@backend.test/bundle', bundleEndpointProfile: { type: 'https_web', endpointSPIFFEID: 'spiffe://backend/x' }, trustDomainBundle: '{"nokeys":1}' }),
     denied: [
-      'spec.trustDomain: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores',
-      'spec.bundleEndpointURL: scheme must be https',
-      'spec.bundleEndpointURL: cannot contain userinfo',
-      'spec.bundleEndpointProfile.endpointSPIFFEID: not applicable to the "https_web" profile',
-      'spec.trustDomainBundle: must be a SPIFFE bundle: a JSON object with a "keys" array',
+      'ClusterFederatedTrustDomain backend: spec.trustDomain: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores',
+      'ClusterFederatedTrustDomain backend: spec.bundleEndpointURL: scheme must be https',
+      'ClusterFederatedTrustDomain backend: spec.bundleEndpointURL: cannot contain userinfo',
+      'ClusterFederatedTrustDomain backend: spec.bundleEndpointProfile.endpointSPIFFEID: not applicable to the "https_web" profile',
+      'ClusterFederatedTrustDomain backend: spec.trustDomainBundle: must be a SPIFFE bundle: a JSON object with a "keys" array',
     ].join('; '),
   },
 ];
 
-describe('an operator applying spire.spiffe.io objects sees every problem, named by field, before anything is stored', () => {
+describe('an operator applying spire.spiffe.io objects sees every problem, named by object and field, before anything is stored', () => {
   for (const c of cases) {
     for (const operation of ['CREATE', 'UPDATE'] as const) {
       it(`${c.kind} ${operation}: ${c.name} is ${c.denied ? 'denied' : 'allowed'}`, async () => {
@@ -181,7 +181,7 @@ describe('an update is judged by the object being written, not the one it replac
   it('breaking a good object is denied', async () => {
     const { response } = await admit(PATHS.csid, review('ClusterSPIFFEID', 'UPDATE', bad, good));
     expect(response.allowed).toBe(false);
-    expect(response.status.message).toBe('spec.ttl: time: invalid duration "soon"');
+    expect(response.status.message).toBe('ClusterSPIFFEID greeter: spec.ttl: time: invalid duration "soon"');
   });
 });
 
