@@ -85,7 +85,8 @@ export class LeaderElector {
       const left = this.term ? lastRenew + this.opts.renewDeadlineMs - started : this.opts.renewDeadlineMs;
       const ok = left > 0 && (await this.tryAcquireOrRenew(started, AbortSignal.timeout(left)));
       // A success that returns after the deadline came too late: the timer has ended the term, or is about to.
-      if (ok && this.now() - started < this.opts.renewDeadlineMs) {
+      // One that returns after stop() starts no term: stop() releases the lease it won.
+      if (ok && !this.stopped && this.now() - started < this.opts.renewDeadlineMs) {
         lastRenew = started;
         if (!this.term) {
           this.term = new AbortController();
@@ -173,21 +174,28 @@ export class LeaderElector {
 
   private observedAt = 0;
 
-  /** Stops campaigning; a leader releases the lease so a standby takes over at once. */
+  /**
+   * Stops campaigning; a lease that names us is released so a standby takes over at once.
+   * Whether we led when stop() was called does not decide it: an acquire in flight may still
+   * have won the lease.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
-    const wasLeader = this.isLeader;
     this.lose('shutting down');
+    if (!this.loop) return;
     await this.loop;
-    if (!wasLeader) return;
+    // Every replica asks now, not just a leader: shutdown is not held up by a server that does not answer.
+    const signal = AbortSignal.timeout(this.opts.renewDeadlineMs);
     try {
-      const lease = await kubeRequest<Lease>(this.opts.kc, 'GET', this.path);
+      const lease = await kubeRequest<Lease>(this.opts.kc, 'GET', this.path, { signal });
       if (lease.spec?.holderIdentity !== this.opts.identity) return;
       await kubeRequest(this.opts.kc, 'PUT', this.path, {
         body: { ...lease, spec: { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.now()) } },
+        signal,
       });
       this.opts.log.info('released the lease');
     } catch (err) {
+      if (err instanceof KubeApiError && err.statusCode === 404) return;
       this.opts.log.warn(`releasing the lease: ${(err as Error).message}`);
     }
   }

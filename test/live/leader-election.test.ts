@@ -75,6 +75,21 @@ describe('leader election on a Lease, as client-go elects', () => {
     expect(kube.requests.some((r) => r.path.includes('/leases/') && r.status === undefined)).toBe(true);
   });
 
+  it('starts no term when its acquire succeeds after stop(), and releases the lease it won', async () => {
+    const events: string[] = [];
+    const a = elector('a', events);
+    const release = kube.faults.hangNext(1, { method: 'POST', pathIncludes: '/leases' });
+    a.start();
+    await eventually(() => kube.requests.some((r) => r.method === 'POST' && r.path.includes('/leases')), 'the acquire is in flight');
+    const stopping = a.stop();
+    release();
+    await stopping;
+    expect(events).toEqual([]);
+    expect(a.isLeader).toBe(false);
+    const lease = kube.get('coordination.k8s.io/v1', 'Lease', 'lock', 'spire-server') as { spec: { holderIdentity?: string | null } };
+    expect(lease.spec.holderIdentity ?? null).toBeNull();
+  });
+
   it('releases the lease on stop, so a standby takes over without waiting out the lease', async () => {
     const events: string[] = [];
     const a = elector('a', events);

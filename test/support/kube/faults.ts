@@ -19,7 +19,8 @@ export interface FailureMatch {
 
 interface FailureRule {
   remaining: number;
-  status: 500 | 429 | 503 | 'hang';
+  /** A status to answer with, or a hold: the request is answered as usual once it resolves (perhaps never). */
+  status: 500 | 429 | 503 | { hold: Promise<void> };
   match: FailureMatch;
 }
 
@@ -37,11 +38,13 @@ export interface Faults {
   /** Answers the next `n` matching requests with `status` and a Status body (429 adds Retry-After: 1). */
   failNext(n: number, status: 500 | 429 | 503, match?: FailureMatch): void;
   /**
-   * Reads the next `n` matching requests and never answers them (until the
-   * server closes), as a server or path that has stopped responding: only the
-   * client's own deadline ends the request.
+   * Holds the next `n` matching requests unanswered, as a server or path that
+   * has stopped responding: only the client's own deadline ends them. The
+   * returned function lets them through (handled and answered as usual),
+   * for a request that is slow rather than lost; unreleased, they wait until
+   * the server closes.
    */
-  hangNext(n: number, match?: FailureMatch): void;
+  hangNext(n: number, match?: FailureMatch): () => void;
   /** Compacts history: watches and exact lists from any older resourceVersion get 410; open watches get an ERROR 410 and close. */
   expireResourceVersions(): void;
 }
@@ -66,8 +69,11 @@ export class FaultInjector implements Faults {
     this.rules.push({ remaining: n, status, match });
   }
 
-  hangNext(n: number, match: FailureMatch = {}): void {
-    this.rules.push({ remaining: n, status: 'hang', match });
+  hangNext(n: number, match: FailureMatch = {}): () => void {
+    let release = (): void => {};
+    const hold = new Promise<void>((r) => (release = r));
+    this.rules.push({ remaining: n, status: { hold }, match });
+    return release;
   }
 
   expireResourceVersions(): void {
@@ -76,7 +82,7 @@ export class FaultInjector implements Faults {
   }
 
   /** The injected failure for this request, if a rule matches (and uses one of its count). */
-  take(method: string, path: string, query = '', authorization = ''): KubeApiError | 'hang' | undefined {
+  take(method: string, path: string, query = '', authorization = ''): KubeApiError | { hold: Promise<void> } | undefined {
     for (const rule of this.rules) {
       if (rule.remaining <= 0) continue;
       if (rule.match.method && rule.match.method.toUpperCase() !== method.toUpperCase()) continue;
@@ -84,7 +90,7 @@ export class FaultInjector implements Faults {
       if (rule.match.queryIncludes && !query.includes(rule.match.queryIncludes)) continue;
       if (rule.match.token !== undefined && authorization !== `Bearer ${rule.match.token}`) continue;
       rule.remaining--;
-      return rule.status === 'hang' ? 'hang' : injectedFailure(rule.status);
+      return typeof rule.status === 'object' ? rule.status : injectedFailure(rule.status);
     }
     return undefined;
   }

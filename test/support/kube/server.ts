@@ -239,11 +239,8 @@ export class FakeKubeApiServer {
     this.requests.push(record);
     try {
       const injected = this.injector.take(method, url.pathname, url.search, req.headers.authorization);
-      if (injected === 'hang') {
-        req.resume();
-        return;
-      }
-      if (injected) {
+      if (injected && 'hold' in injected) await injected.hold;
+      else if (injected) {
         req.resume();
         this.sendError(res, record, injected);
         return;
