@@ -40,9 +40,14 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
     await spire.waitUntilReady({
       timeoutMs: Number.MAX_SAFE_INTEGER,
       onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
+      signal,
     });
   } catch (err) {
-    throw asCliError(err);
+    spire.close();
+    if (!signal.aborted) throw asCliError(err);
+    // Stopped before SPIRE ever answered: nothing was started, nothing to finish.
+    log.info('stopped');
+    return;
   }
   log.info({ socket: spire.socketPath, manifests: paths }, 'manifest mode started');
 

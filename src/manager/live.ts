@@ -274,6 +274,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   };
 
   const pass = async () => {
+    // Shutting down: the pass in flight finishes, and none starts.
+    if (opts.signal.aborted) return;
     // Pods listed and not yet written go first, also once the list is complete: the full pass
     // that follows renders and plans every pod, and their entries need not wait for that.
     while (firstListPods.length > 0 && (await firstListPass()));
@@ -410,12 +412,19 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       .waitUntilReady({
         timeoutMs: Number.MAX_SAFE_INTEGER,
         onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
+        signal: opts.signal,
       })
-      .then(() => {
-        spireReady = true;
-        // Pods listed while SPIRE was starting wait for this.
-        if (firstListPods.length > 0) trigger.trigger();
-      }),
+      .then(
+        () => {
+          spireReady = true;
+          // Pods listed while SPIRE was starting wait for this.
+          if (firstListPods.length > 0) trigger.trigger();
+        },
+        // Stopped while waiting: `done` below shuts down what did start.
+        (err: unknown) => {
+          if (!opts.signal.aborted) throw err;
+        },
+      ),
   ]);
   log.info({ socket: spire.socketPath, endpointSlices: cache.usesEndpointSlices }, 'live mode started');
   let elector: LeaderElector | undefined;

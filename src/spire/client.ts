@@ -149,13 +149,16 @@ export class SpireClient {
 
   /**
    * Resolves once the socket accepts a connection. At start-up the SPIRE
-   * server (a sibling container) may not be up yet: wait, don't crash.
+   * server (a sibling container) may not be up yet: wait, don't crash. An
+   * aborted `signal` (SIGTERM while waiting) rejects with its reason within
+   * one 2 s round.
    */
-  async waitUntilReady(opts: { timeoutMs?: number; onWaiting?: (waitedMs: number) => void } = {}): Promise<void> {
+  async waitUntilReady(opts: { timeoutMs?: number; onWaiting?: (waitedMs: number) => void; signal?: AbortSignal } = {}): Promise<void> {
     const started = Date.now();
     const timeoutMs = opts.timeoutMs ?? 60_000;
     const client = this.clients[0] as grpc.Client;
     for (;;) {
+      opts.signal?.throwIfAborted();
       const left = timeoutMs - (Date.now() - started);
       if (left <= 0) throw new SpireConnectError(this.socketPath, Date.now() - started);
       const ready = await new Promise<boolean>((resolve) => {

@@ -50,4 +50,12 @@ describe('`run` in manifest mode keeps SPIRE equal to the manifest files', () =>
     expect(await exitCode(cli)).toBe(0);
     expect(cli.output()).toContain('"msg":"stopped"');
   });
+
+  it('exits 0 on SIGTERM while still waiting for a SPIRE server that never answers', async () => {
+    const cli = spawnCli(['run', '--config', join(dir, 'config.yaml'), '--socket', join(dir, 'nobody-listens.sock')]);
+    await waitForOutput(cli, /waiting for the SPIRE server/);
+    cli.kill('SIGTERM');
+    expect(await exitCode(cli)).toBe(0);
+    expect(cli.output()).toContain('"msg":"stopped"');
+  });
 });

@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { passOptions } from '../../src/cli/context.js';
+import { startLive } from '../../src/manager/live.js';
 import { ControllerMetrics } from '../../src/manager/metrics.js';
 import { parseExposition, value } from '../manager/prom-text.js';
 import { csid, eventually, node, ns, pod, startWorld, type World, worldWithPods } from './world.js';
@@ -328,6 +331,26 @@ describe('at start, pods get their entries while the rest of the pods are still 
 
       await eventually(() => podPaths() === 600 && !w.spire.server.entries.all().some((e) => e.id === 'scm-stale'), 'every entry, and the stale one gone');
     } finally {
+      await w.close();
+    }
+  });
+});
+
+describe('the live controller stops cleanly while SPIRE has never answered', () => {
+  it('returns and shuts down when stopped during the wait for the SPIRE socket', async () => {
+    const w = await startWorld();
+    const stop = new AbortController();
+    const config = { ...w.config, spireServerSocketPath: `${w.spire.socketPath}.nobody-listens` };
+    try {
+      const starting = startLive({ config, pass: passOptions(config), kc: w.kube.kubeConfig(), log: pino({ level: 'silent' }), signal: stop.signal });
+      await eventually(() => w.kube.requests.some((r) => r.path === '/api/v1/pods'), 'the pod informer lists');
+      stop.abort();
+      // Before, the wait for SPIRE had no end: startLive never returned, and SIGTERM needed a SIGKILL.
+      const live = await starting;
+      await live.done;
+      expect(live.spire.socketPath).toContain('nobody-listens');
+    } finally {
+      stop.abort();
       await w.close();
     }
   });
