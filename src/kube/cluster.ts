@@ -42,15 +42,15 @@ export class ClusterCache {
   async start(): Promise<void> {
     this.usesEndpointSlices = await this.hasEndpointSlices();
     const resources: Resource[] = [
-      { name: 'clusterspiffeids', path: `${CRD}/clusterspiffeids`, fingerprint: fingerprints.crd! },
-      { name: 'clusterstaticentries', path: `${CRD}/clusterstaticentries`, fingerprint: fingerprints.crd! },
-      { name: 'clusterfederatedtrustdomains', path: `${CRD}/clusterfederatedtrustdomains`, fingerprint: fingerprints.crd! },
-      { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces! },
-      { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes! },
-      { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods!, compact: compactPod },
+      { name: 'clusterspiffeids', path: `${CRD}/clusterspiffeids`, fingerprint: fingerprints.crd },
+      { name: 'clusterstaticentries', path: `${CRD}/clusterstaticentries`, fingerprint: fingerprints.crd },
+      { name: 'clusterfederatedtrustdomains', path: `${CRD}/clusterfederatedtrustdomains`, fingerprint: fingerprints.crd },
+      { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces },
+      { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes },
+      { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods, compact: compactPod },
       this.usesEndpointSlices
-        ? { name: 'endpointslices', path: '/apis/discovery.k8s.io/v1/endpointslices', fingerprint: fingerprints.endpointslices! }
-        : { name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints! },
+        ? { name: 'endpointslices', path: '/apis/discovery.k8s.io/v1/endpointslices', fingerprint: fingerprints.endpointslices }
+        : { name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints },
     ];
     for (const r of resources) {
       const informer = new ResilientInformer<KubernetesObject>(this.opts.kc, {

@@ -15,7 +15,7 @@ function meta(o: Obj): string {
  * spec only; of the pod status just whether it finished) and our own status
  * writes to ClusterSPIFFEIDs and ClusterStaticEntries.
  */
-export const fingerprints: Record<string, (o: Obj) => string> = {
+export const fingerprints = {
   pods: (o) => `${meta(o)}|${JSON.stringify(o.spec)}|${o.status?.phase === 'Succeeded' || o.status?.phase === 'Failed' ? 'done' : 'live'}`,
   nodes: (o) => `${meta(o)}|${JSON.stringify(o.spec)}`,
   namespaces: (o) => meta(o),
@@ -23,4 +23,4 @@ export const fingerprints: Record<string, (o: Obj) => string> = {
   endpoints: (o) => `${meta(o)}|${JSON.stringify(o.subsets ?? [])}`,
   // spec changes bump generation; metadata (labels, deletion) is compared too.
   crd: (o) => `${meta(o)}|${o.metadata?.generation ?? ''}`,
-};
+} satisfies Record<string, (o: Obj) => string>;

@@ -53,6 +53,11 @@ class BookmarkWatch extends Watch {
   }
 }
 
+/** Server-side rotation of each watch stream. */
+const WATCH_TIMEOUT_SECONDS = 300;
+/** Backoff after an error: from 1 s doubling to this. */
+const MAX_BACKOFF_MS = 30_000;
+
 export interface InformerOptions<T extends KubernetesObject> {
   /** A short name for logs and readiness, e.g. "pods". */
   name: string;
@@ -75,10 +80,6 @@ export interface InformerOptions<T extends KubernetesObject> {
   onError?: (err: unknown, retryInMs: number) => void;
   /** Relist when nothing (not even a bookmark) arrived for this long. Default 5 min. */
   silenceMs?: number;
-  /** Server-side rotation of each watch stream. Default 300 s. */
-  watchTimeoutSeconds?: number;
-  /** Backoff after an error: from 1 s doubling to this. Default 30 s. */
-  maxBackoffMs?: number;
 }
 
 /**
@@ -95,8 +96,6 @@ export class ResilientInformer<T extends KubernetesObject> {
   private lastActivity = Date.now();
   private retry: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
-  /** Counts relists and restarts, for tests and metrics. */
-  restarts = 0;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -162,7 +161,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       onListed?.();
       return result;
     };
-    const lw = new ListWatch<T>(this.opts.path, new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? 300, touch, compact as (obj: KubernetesObject) => void), list, false);
+    const lw = new ListWatch<T>(this.opts.path, new BookmarkWatch(this.kc, WATCH_TIMEOUT_SECONDS, touch, compact as (obj: KubernetesObject) => void), list, false);
     lw.on('add', (obj) => this.opts.onChange('add', obj));
     lw.on('update', (obj) => this.opts.onChange('update', obj));
     lw.on('delete', (obj) => this.opts.onChange('delete', obj));
@@ -174,13 +173,12 @@ export class ResilientInformer<T extends KubernetesObject> {
   private failed(lw: ListWatch<T>, err: unknown): void {
     if (this.stopped || lw !== this.lw || this.retry) return;
     this.failures++;
-    const ceiling = Math.min(1000 * 2 ** (this.failures - 1), this.opts.maxBackoffMs ?? 30_000);
+    const ceiling = Math.min(1000 * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
     const wait = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
     this.opts.onError?.(err, wait);
     this.retry = setTimeout(() => {
       this.retry = undefined;
       if (this.stopped || lw !== this.lw) return;
-      this.restarts++;
       // Restarting keeps the resourceVersion, so a short outage resumes the watch without a relist.
       void lw.start();
     }, wait);
@@ -194,7 +192,6 @@ export class ResilientInformer<T extends KubernetesObject> {
   private relist(why: string): void {
     this.opts.onError?.(new Error(`${this.opts.name}: ${why}; relisting`), 0);
     this.lastActivity = Date.now();
-    this.restarts++;
     // ListWatch fills its cache right after the list resolves, before it opens the watch
     // (which may not connect at all on a stalled server): swap on the next turn.
     const fresh: ListWatch<T> = this.makeListWatch(() => setImmediate(() => this.swap(fresh)));

@@ -4,6 +4,8 @@ import { KubeApiError, kubeRequest } from './rest.js';
 
 const PLURALS = { ClusterSPIFFEID: 'clusterspiffeids', ClusterStaticEntry: 'clusterstaticentries', ClusterFederatedTrustDomain: 'clusterfederatedtrustdomains' } as const;
 export type StatusKind = keyof typeof PLURALS;
+/** Retries back off from 1 s, doubling up to this. */
+const MAX_BACKOFF_MS = 30_000;
 
 interface Pending {
   kind: StatusKind;
@@ -22,12 +24,10 @@ interface Pending {
 export class StatusWriter {
   private readonly pending = new Map<string, Pending>();
   private inFlight = 0;
-  writes = 0;
 
   constructor(
     private readonly kc: KubeConfig,
     private readonly log: Logger,
-    private readonly maxBackoffMs = 30_000,
   ) {}
 
   write(kind: StatusKind, name: string, status: object): void {
@@ -37,11 +37,6 @@ export class StatusWriter {
     const p: Pending = { kind, name, status, attempt: 0 };
     this.pending.set(key, p);
     void this.send(key, p);
-  }
-
-  /** Objects with a status not yet written. */
-  get backlog(): number {
-    return this.pending.size;
   }
 
   /** Resolves when nothing is pending or in flight. */
@@ -61,7 +56,6 @@ export class StatusWriter {
         body: { status: p.status },
         contentType: 'application/merge-patch+json',
       });
-      this.writes++;
       if (this.pending.get(key) === p) this.pending.delete(key);
     } catch (err) {
       if (this.pending.get(key) !== p) return; // superseded
@@ -70,7 +64,7 @@ export class StatusWriter {
         return;
       }
       p.attempt++;
-      const wait = Math.min(1000 * 2 ** (p.attempt - 1), this.maxBackoffMs);
+      const wait = Math.min(1000 * 2 ** (p.attempt - 1), MAX_BACKOFF_MS);
       this.log.warn(`status of ${key} not written (${(err as Error).message}); retrying in ${wait} ms`);
       p.timer = setTimeout(() => void this.send(key, p), wait);
       p.timer.unref();
