@@ -1,17 +1,19 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, loadConfigFile, parseConfig } from '../api/index.js';
-import { parseClusterSPIFFEID, renderStaticEntry } from '../entries/index.js';
-import { validateFederatedTrustDomain } from '../federation/validate.js';
 import { formatProblem, loadManifests } from '../manifests/index.js';
+import { checkObject } from '../webhook/checks.js';
 import { Exit } from './exit.js';
 
 const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
 
 /**
  * Checks config files and manifests: YAML syntax, the CRD schemas, and the
- * same semantic checks the reconcile makes (templates, selectors, IDs,
- * durations, federation fields). One line per problem.
+ * admission webhook's checks, which are the reconcile's (templates,
+ * selectors, IDs, durations, federation fields), so what validate passes the
+ * webhook admits. With a trust domain, the checks against it too (a literal
+ * trust domain in a SPIFFE ID template, federating with our own). One line
+ * per problem.
  */
 export async function validatePaths(paths: string[], opts: { trustDomain?: string } = {}): Promise<{ lines: string[]; errors: number }> {
   const lines: string[] = [];
@@ -25,8 +27,6 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
     if (p.severity === 'warning') lines.push(`warning: ${formatProblem(p)}`);
     else error(formatProblem(p));
   }
-  // Bare-path static entry IDs resolve against the trust domain; any valid one will do to check them.
-  const td = opts.trustDomain ?? 'validate.invalid';
   for (const file of all.files) {
     const text = readFileSync(file, 'utf8');
     if (CONFIG_KIND.test(text)) {
@@ -40,16 +40,15 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
       continue;
     }
     const set = await loadManifests([file]);
-    for (const obj of set.clusterSPIFFEIDs) {
-      const r = parseClusterSPIFFEID(obj);
-      if ('errors' in r) for (const e of r.errors) error(`${file}: ClusterSPIFFEID/${obj.metadata.name}: ${e.field}: ${e.message}`);
-    }
-    for (const obj of set.clusterStaticEntries) {
-      const r = renderStaticEntry(obj, td);
-      if ('errors' in r) for (const e of r.errors) error(`${file}: ClusterStaticEntry/${obj.metadata.name}: ${e.field}: ${e.message}`);
-    }
-    for (const obj of set.clusterFederatedTrustDomains) {
-      for (const e of validateFederatedTrustDomain(obj.spec ?? {})) error(`${file}: ClusterFederatedTrustDomain/${obj.metadata.name}: ${e.field}: ${e.message}`);
+    const objects = [
+      ...set.clusterSPIFFEIDs.map((obj) => ({ kind: 'ClusterSPIFFEID' as const, obj })),
+      ...set.clusterStaticEntries.map((obj) => ({ kind: 'ClusterStaticEntry' as const, obj })),
+      ...set.clusterFederatedTrustDomains.map((obj) => ({ kind: 'ClusterFederatedTrustDomain' as const, obj })),
+    ];
+    for (const { kind, obj } of objects) {
+      for (const p of checkObject(kind, obj, opts.trustDomain)) {
+        error(formatProblem({ file, document: -1, severity: 'error', kind, name: obj.metadata.name, field: p.field, message: p.message }));
+      }
     }
   }
   return { lines, errors };
@@ -60,8 +59,8 @@ export function registerValidate(program: Command): void {
     .command('validate')
     .description('check manifests and config files; one line per problem (file, kind/name, field, reason); exit 1 if any')
     .argument('<paths...>', 'files or directories (read recursively)')
-    .option('--config <file>', 'a ControllerManagerConfig to validate too; its trustDomain resolves bare-path static entry IDs')
-    .option('--trust-domain <name>', 'trust domain to resolve bare-path static entry IDs against')
+    .option('--config <file>', 'a ControllerManagerConfig to validate too; its trustDomain is used as --trust-domain')
+    .option('--trust-domain <name>', 'the SPIRE server\'s trust domain: bare-path static entry IDs resolve against it, and SPIFFE ID templates fixed to another one or ClusterFederatedTrustDomains for it are refused, as the webhook refuses them')
     .action(async (paths: string[], flags: { config?: string; trustDomain?: string }) => {
       let trustDomain = flags.trustDomain;
       if (flags.config) {

@@ -68,12 +68,39 @@ function attempt<T>(errors: FieldError[], field: string, fn: () => T): T | undef
   }
 }
 
-/** Checks every field and reports all problems at once, each naming its field. */
-export function parseClusterSPIFFEID(obj: ClusterSPIFFEID): { parsed: ParsedClusterSPIFFEID } | { errors: FieldError[] } {
+/**
+ * The trust domain a SPIFFE ID template names literally: the text between
+ * `spiffe://` and the first `/` (or the end), when the template starts with
+ * `spiffe://` and that text holds no template action. Undefined when the trust
+ * domain is computed (`spiffe://{{ .TrustDomain }}/...`) or the template does
+ * not start with a literal scheme (e.g. inside `{{ if }}` branches): then only
+ * rendering can tell, per pod.
+ */
+function literalTrustDomain(template: string): string | undefined {
+  const scheme = 'spiffe://';
+  if (!template.startsWith(scheme)) return undefined;
+  const rest = template.slice(scheme.length);
+  const slash = rest.indexOf('/');
+  const td = slash === -1 ? rest : rest.slice(0, slash);
+  return td.includes('{{') ? undefined : td;
+}
+
+/**
+ * Checks every field and reports all problems at once, each naming its field.
+ * With `trustDomain`, a `spiffeIDTemplate` that names another trust domain
+ * literally is a problem too: every ID it renders would be refused, so it can
+ * be refused before any pod is seen (the webhook and `validate` pass it; the
+ * reconcile does not, and reports those IDs per pod as before).
+ */
+export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string): { parsed: ParsedClusterSPIFFEID } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const spec = obj.spec ?? ({} as ClusterSPIFFEID['spec']);
   if (!spec.spiffeIDTemplate) errors.push({ field: 'spec.spiffeIDTemplate', message: 'empty SPIFFEID template' });
   const spiffeId = spec.spiffeIDTemplate ? attempt(errors, 'spec.spiffeIDTemplate', () => compileTemplate(spec.spiffeIDTemplate)) : undefined;
+  const literal = trustDomain !== undefined && typeof spec.spiffeIDTemplate === 'string' ? literalTrustDomain(spec.spiffeIDTemplate) : undefined;
+  if (literal !== undefined && literal !== trustDomain) {
+    errors.push({ field: 'spec.spiffeIDTemplate', message: `trust domain "${literal}" is not the configured trust domain "${trustDomain}"` });
+  }
   const dnsNames = (spec.dnsNameTemplates ?? []).map((t, i) => attempt(errors, `spec.dnsNameTemplates[${i}]`, () => compileTemplate(t)));
   const workloadSelectors = (spec.workloadSelectorTemplates ?? []).map((t, i) =>
     attempt(errors, `spec.workloadSelectorTemplates[${i}]`, () => compileTemplate(t)),

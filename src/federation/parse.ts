@@ -5,10 +5,10 @@ import { parseSpiffeBundle } from './bundle.js';
 import type { DeclaredRelationship } from './model.js';
 import { type FieldProblem, validateFederatedTrustDomain } from './validate.js';
 
-/** A ClusterFederatedTrustDomain as a relationship to set, or every problem with it. */
-export function parseFederatedTrustDomain(obj: ClusterFederatedTrustDomain): { relationship: DeclaredRelationship } | { problems: FieldProblem[] } {
+/** A ClusterFederatedTrustDomain as a relationship to set, or every problem with it (see validateFederatedTrustDomain for `ownTrustDomain`). */
+export function parseFederatedTrustDomain(obj: ClusterFederatedTrustDomain, ownTrustDomain?: string): { relationship: DeclaredRelationship } | { problems: FieldProblem[] } {
   const spec = obj.spec ?? ({} as ClusterFederatedTrustDomain['spec']);
-  const problems = validateFederatedTrustDomain(spec);
+  const problems = validateFederatedTrustDomain(spec, ownTrustDomain);
   if (problems.length > 0) return { problems };
   const profile = spec.bundleEndpointProfile;
   return {

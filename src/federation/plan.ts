@@ -48,11 +48,9 @@ export function planFederation(input: FederationPlanInput): FederationPlan {
   const valid: DeclaredRelationship[] = [];
   for (const obj of input.objects) {
     if (!isOurClass(obj.spec?.className, input)) continue;
-    const r = parseFederatedTrustDomain(obj);
+    const r = parseFederatedTrustDomain(obj, input.ownTrustDomain);
     if ('problems' in r) {
       plan.invalid.push({ owner: { kind: 'ClusterFederatedTrustDomain', name: obj.metadata.name, uid: obj.metadata.uid, creationTimestamp: obj.metadata.creationTimestamp ?? '' }, problems: r.problems });
-    } else if (r.relationship.trustDomain === input.ownTrustDomain) {
-      plan.invalid.push({ owner: r.relationship.owner, problems: [{ field: 'spec.trustDomain', message: `"${input.ownTrustDomain}" is the SPIRE server's own trust domain` }] });
     } else {
       valid.push(r.relationship);
     }

@@ -16,13 +16,16 @@ export interface FieldProblem {
 
 /**
  * The checks spire-controller-manager's webhook makes on a
- * ClusterFederatedTrustDomain, reported all at once with their fields.
+ * ClusterFederatedTrustDomain, reported all at once with their fields. With
+ * `ownTrustDomain` (the SPIRE server's), federating with it is a problem too:
+ * SPIRE refuses a relationship with its own trust domain.
  */
-export function validateFederatedTrustDomain(spec: FederatedTrustDomainSpec): FieldProblem[] {
+export function validateFederatedTrustDomain(spec: FederatedTrustDomainSpec, ownTrustDomain?: string): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const add = (field: string, message: string) => problems.push({ field: `spec.${field}`, message });
   try {
-    parseTrustDomain(spec.trustDomain ?? '');
+    const td = parseTrustDomain(spec.trustDomain ?? '');
+    if (td === ownTrustDomain) add('trustDomain', `"${td}" is the SPIRE server's own trust domain`);
   } catch (err) {
     add('trustDomain', (err as Error).message);
   }

@@ -1,7 +1,7 @@
 /**
- * What the webhook checks per kind. The field checks are the very functions
- * the reconcile and `validate` use, so a rejection here reads exactly like
- * the failure a reconcile would have reported for the same object later.
+ * What the webhook and `validate` check per kind. The field checks are the
+ * very functions the reconcile uses, so a rejection reads exactly like the
+ * failure a reconcile would have reported for the same object later.
  */
 import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry } from '../api/index.js';
 import { parseClusterSPIFFEID, renderStaticEntry } from '../entries/index.js';
@@ -13,62 +13,28 @@ export interface Problem {
   message: string;
 }
 
-type AnyObject = Record<string, unknown>;
+const errorsOf = (r: object): Problem[] => ('errors' in r ? (r.errors as Problem[]) : []);
+
+/** Resolves bare-path static entry IDs when no trust domain is known (`validate` without one): any valid one checks them. */
+const PLACEHOLDER_TRUST_DOMAIN = 'validate.invalid';
 
 /**
- * The trust domain a SPIFFE ID template names literally: the text between
- * `spiffe://` and the first `/` (or the end), when the template starts with
- * `spiffe://` and that text holds no template action. Undefined when the trust
- * domain is computed (`spiffe://{{ .TrustDomain }}/...`) or the template does
- * not start with a literal scheme (e.g. inside `{{ if }}` branches): then only
- * rendering can tell, and the reconcile reports it per pod.
+ * Runs the checks of `kind` on an object (as the API server sent it, or as
+ * read from a manifest; either way it passed the CRD's schema). Without
+ * `trustDomain` the checks that compare with it are left out, since the
+ * answer is unknown. The object's metadata is filled in because the shared
+ * parsers read the name and UID for their reports.
  */
-export function literalTrustDomain(template: string): string | undefined {
-  const scheme = 'spiffe://';
-  if (!template.startsWith(scheme)) return undefined;
-  const rest = template.slice(scheme.length);
-  const slash = rest.indexOf('/');
-  const td = slash === -1 ? rest : rest.slice(0, slash);
-  return td.includes('{{') ? undefined : td;
-}
-
-/** The reconciler only ever creates IDs in its own trust domain, so a template fixed to another can never produce an entry. */
-export function checkClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain: string): Problem[] {
-  const result = parseClusterSPIFFEID(obj);
-  const problems: Problem[] = 'errors' in result ? [...result.errors] : [];
-  const template = obj.spec?.spiffeIDTemplate;
-  const td = typeof template === 'string' ? literalTrustDomain(template) : undefined;
-  if (td !== undefined && td !== trustDomain) {
-    // Listed with the template's other problems, so the message reads in field order.
-    const at = problems.filter((p) => p.field === 'spec.spiffeIDTemplate').length;
-    problems.splice(at, 0, { field: 'spec.spiffeIDTemplate', message: `trust domain "${td}" is not the configured trust domain "${trustDomain}"` });
-  }
-  return problems;
-}
-
-export function checkClusterStaticEntry(obj: ClusterStaticEntry, trustDomain: string): Problem[] {
-  const result = renderStaticEntry(obj, trustDomain);
-  return 'errors' in result ? [...result.errors] : [];
-}
-
-export function checkClusterFederatedTrustDomain(obj: ClusterFederatedTrustDomain): Problem[] {
-  return validateFederatedTrustDomain(obj.spec ?? {});
-}
-
-/**
- * Runs the checks of `kind` on an object as the API server sent it. The
- * object passed the CRD's schema already; metadata is filled in because the
- * shared parsers read the name and UID for their reports.
- */
-export function checkObject(kind: WebhookKind, object: AnyObject, trustDomain: string): Problem[] {
-  const metadata = typeof object.metadata === 'object' && object.metadata !== null ? object.metadata : { name: '' };
+export function checkObject(kind: WebhookKind, object: object, trustDomain: string | undefined): Problem[] {
+  const given = (object as { metadata?: unknown }).metadata;
+  const metadata = typeof given === 'object' && given !== null ? given : { name: '' };
   const obj = { ...object, metadata };
   switch (kind) {
     case 'ClusterSPIFFEID':
-      return checkClusterSPIFFEID(obj as unknown as ClusterSPIFFEID, trustDomain);
+      return errorsOf(parseClusterSPIFFEID(obj as ClusterSPIFFEID, trustDomain));
     case 'ClusterStaticEntry':
-      return checkClusterStaticEntry(obj as unknown as ClusterStaticEntry, trustDomain);
+      return errorsOf(renderStaticEntry(obj as ClusterStaticEntry, trustDomain ?? PLACEHOLDER_TRUST_DOMAIN));
     case 'ClusterFederatedTrustDomain':
-      return checkClusterFederatedTrustDomain(obj as unknown as ClusterFederatedTrustDomain);
+      return validateFederatedTrustDomain((obj as ClusterFederatedTrustDomain).spec ?? {}, trustDomain);
   }
 }

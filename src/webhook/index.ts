@@ -15,7 +15,6 @@ import { AdmissionServer } from './server.js';
 import { DEFAULT_SVID_TTL_SECONDS } from './svid-cert.js';
 
 export { reviewAdmission, evaluateReview, type AdmissionReviewResponse } from './review.js';
-export { literalTrustDomain } from './checks.js';
 export { WEBHOOK_PATHS, type WebhookKind, type ServingCertificate } from './types.js';
 export { WEBHOOK_SPIFFE_PATH } from './svid-cert.js';
 

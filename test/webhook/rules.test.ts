@@ -4,26 +4,10 @@ import { pino } from 'pino';
 import { KubeApiError } from '../../src/kube/rest.js';
 import { Backoff } from '../../src/webhook/backoff.js';
 import { caBundlePatch, syncCaBundle } from '../../src/webhook/cabundle.js';
-import { literalTrustDomain } from '../../src/webhook/checks.js';
 import { type MintedCertificate, mintReason } from '../../src/webhook/svid-cert.js';
 import { serviceDnsNames, type ValidatingWebhookConfiguration } from '../../src/webhook/vwc.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { caBundles, demoWebhooks, getVwc, PATHS, vwcObject } from './helpers.js';
-
-describe('which ClusterSPIFFEID templates name a trust domain literally', () => {
-  it.each([
-    ['spiffe://example.org/ns/{{ .PodMeta.Namespace }}', 'example.org'],
-    ['spiffe://cluster2.demo/greeter-client', 'cluster2.demo'],
-    ['spiffe://example.org', 'example.org'],
-    ['spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}', undefined],
-    ['spiffe://{{- .TrustDomain -}}/x', undefined],
-    ['spiffe://example{{ .ClusterName }}.org/x', undefined],
-    ['{{ if .PodMeta.Labels.x }}spiffe://other.org/x{{ else }}spiffe://example.org/y{{ end }}', undefined],
-    ['/path/only', undefined],
-  ])('%s -> %s', (template, td) => {
-    expect(literalTrustDomain(template)).toBe(td);
-  });
-});
 
 describe('when a new serving certificate is minted', () => {
   const t0 = Date.parse('2026-01-01T00:00:00Z');
