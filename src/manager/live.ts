@@ -22,6 +22,7 @@ import {
   type EntryPassResult,
   type PassMemo,
   type Plan,
+  type ServiceIndex,
   RenderCache,
   type RenderFailure,
   runEntryPass,
@@ -106,6 +107,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // Counts every change to the caches: equal counts mean equal snapshots (for PassMemo).
   let cacheVersion = 0;
   let memo: PassMemo | undefined;
+  // The service index pod passes read (autoPopulateDNSNames), until an EndpointSlice or Endpoints changes.
+  let services: ServiceIndex | undefined;
   const statusWriter = new StatusWriter(opts.kc, log);
   const renderCache = new RenderCache();
   // SPIRE's entries between full lists (every gcInterval, or after an uncertain write).
@@ -191,7 +194,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
           namespace: (name) => cache.get<Namespace>('namespaces', name),
           node: (name) => cache.get<Node>('nodes', name),
-          services: () => indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints')),
+          // Built once per change of the endpoints, not once per pod event.
+          services: () => (services ??= indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints'))),
         },
       },
       spire,
@@ -394,8 +398,11 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       queued++;
       metrics?.setQueueDepth(queued);
       const m = change?.obj.metadata;
-      if (resource === 'pods' && change && m?.uid && m.name) dirtyPods.set(m.uid, change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name });
-      else fullRequested = true;
+      if (resource === 'endpointslices' || resource === 'endpoints') services = undefined;
+      if (resource === 'pods' && change && m?.uid && m.name) {
+        // A full pass is due anyway (as at start, for each of the first list's pods): it reads every pod.
+        if (!fullRequested) dirtyPods.set(m.uid, change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name });
+      } else fullRequested = true;
       trigger.trigger();
     },
     onFirstPodPage: (pods) => {
@@ -452,6 +459,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           term = undefined;
           metrics?.setLeader(false);
           statusWriter.stop();
+          // Writes still pending were just dropped: a later term must not take them for written.
+          written.clear();
         },
       },
     );

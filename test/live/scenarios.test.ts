@@ -181,6 +181,15 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     w.kube.create(csid('with-services', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/svc/{{ .PodMeta.Name }}', namespaceSelector: { matchLabels: { team: 'b' } }, autoPopulateDNSNames: true }));
     w.kube.create(pod('team-b', 'api'));
     await eventually(() => paths().includes('/svc/api'), 'the entry exists');
+    const live = w.controllers[0]!.live;
+    const relabel = async (version: string) => {
+      const api = w.kube.get('v1', 'Pod', 'api', 'team-b') as { metadata: object };
+      w.kube.update({ ...api, metadata: { ...api.metadata, labels: { app: 'api', version } } });
+      await eventually(() => live.cache.get<{ metadata: { labels: Record<string, string> } }>('pods', 'api', 'team-b')?.metadata.labels.version === version, 'the pod event arrived');
+      await live.idle();
+    };
+    // A pod pass before the EndpointSlice exists: the service index it builds must not outlive the slice's arrival.
+    await relabel('1');
     w.kube.create({
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',
@@ -192,11 +201,7 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     const expected = ['api', 'api.team-b', 'api.team-b.svc', 'api.team-b.svc.cluster.local'];
     await eventually(() => JSON.stringify(dnsNames()) === JSON.stringify(expected), 'the service names are added');
     // A pod event is planned by a pod pass: it must see the services too, or it would drop the names.
-    const api = w.kube.get('v1', 'Pod', 'api', 'team-b') as { metadata: object };
-    w.kube.update({ ...api, metadata: { ...api.metadata, labels: { app: 'api', version: '2' } } });
-    const live = w.controllers[0]!.live;
-    await eventually(() => live.cache.get<{ metadata: { labels: Record<string, string> } }>('pods', 'api', 'team-b')?.metadata.labels.version === '2', 'the pod event arrived');
-    await live.idle();
+    await relabel('2');
     expect(dnsNames()).toEqual(expected);
   });
 
