@@ -25,6 +25,10 @@ export interface ClusterCacheOptions {
   silenceMs?: number;
 }
 
+function keyOf(obj: KubernetesObject): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
 /**
  * Informers for everything a pass reads. Each keeps a cache that a pass
  * turns into a snapshot; changes that cannot affect the result (status churn,
@@ -32,9 +36,9 @@ export interface ClusterCacheOptions {
  */
 export class ClusterCache {
   private readonly informers = new Map<string, ResilientInformer<KubernetesObject>>();
-  // The last object seen per key: an update is compared with it (not with a digest kept for every object,
-  // which at 100,000 pods cost a SHA-1 and a serialization per pod at start, and tens of MiB).
-  private readonly seen = new Map<string, KubernetesObject>();
+  // The last object seen per resource and key: a change is compared with it (not with a digest kept for every
+  // object, which at 100,000 pods cost a SHA-1 and a serialization per pod at start, and tens of MiB).
+  private readonly seen = new Map<string, Map<string, KubernetesObject>>();
   usesEndpointSlices = true;
 
   constructor(private readonly opts: ClusterCacheOptions) {}
@@ -61,7 +65,7 @@ export class ClusterCache {
         onChange: (kind, obj) => this.changed(r, kind, obj),
         ...(r.compact ? { compact: r.compact } : {}),
         ...(r.name === 'pods' && this.opts.onFirstPodPage ? { onFirstListPage: this.opts.onFirstPodPage as (items: KubernetesObject[]) => void } : {}),
-        onResync: () => this.opts.onChange(r.name),
+        onResync: () => this.resynced(r, informer),
         onError: (err, retryInMs) => this.opts.log.warn(`${r.name} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
         ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
       });
@@ -84,16 +88,40 @@ export class ClusterCache {
     }
   }
 
+  private seenOf(r: Resource): Map<string, KubernetesObject> {
+    let seen = this.seen.get(r.name);
+    if (!seen) this.seen.set(r.name, (seen = new Map()));
+    return seen;
+  }
+
   private changed(r: Resource, kind: 'add' | 'update' | 'delete', obj: KubernetesObject): void {
-    const key = `${r.name}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+    const seen = this.seenOf(r);
+    const key = keyOf(obj);
     if (kind === 'delete') {
-      this.seen.delete(key);
+      seen.delete(key);
     } else {
-      const last = this.seen.get(key);
-      this.seen.set(key, obj);
-      if (kind === 'update' && last && r.fingerprint(last as never) === r.fingerprint(obj as never)) return;
+      const last = seen.get(key);
+      seen.set(key, obj);
+      // A relist starts a fresh cache, which reports every object as added: one seen before unchanged is no change.
+      if (last && r.fingerprint(last as never) === r.fingerprint(obj as never)) return;
     }
     this.opts.onChange(r.name, { kind, obj });
+  }
+
+  /**
+   * A relist reports no deletes (its cache starts empty): what was deleted in the gap is only
+   * missing from the new list. It is forgotten here, and a full pass finds it gone.
+   */
+  private resynced(r: Resource, informer: ResilientInformer<KubernetesObject>): void {
+    const seen = this.seenOf(r);
+    const listed = new Set(informer.list().map(keyOf));
+    for (const key of seen.keys()) if (!listed.has(key)) seen.delete(key);
+    this.opts.onChange(r.name);
+  }
+
+  /** Objects of a resource remembered for comparing changes: as many as its cache holds. */
+  remembered(resource: string): number {
+    return this.seen.get(resource)?.size ?? 0;
   }
 
   /** True once every informer has listed. */
