@@ -34,7 +34,7 @@ export interface WebhookOptions {
 export interface Webhook {
   /** The port listened on (the configured one until the first certificate). */
   readonly port: number;
-  /** For the readiness probe: ready once a valid certificate is served. */
+  /** For the readiness probe: ready once a valid certificate is served, or while no ValidatingWebhookConfiguration routes requests here. */
   ready(): { ok: boolean; detail?: string };
   certificate(): { pem: string; notAfter: Date } | undefined;
   close(): Promise<void>;
@@ -73,6 +73,10 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
       return server.port;
     },
     ready() {
+      // Without the ValidatingWebhookConfiguration no API server sends a request, so there is
+      // nothing to be ready for; and a sidecar's readiness is the SPIRE server pod's, which an
+      // install without the webhook must not keep out of its Service. The warning is logged.
+      if (source instanceof SvidCertificateManager && source.configurationMissing) return { ok: true };
       const cert = server.current;
       const problem = source.problem;
       if (!cert) return { ok: false, detail: `no serving certificate yet: ${problem ?? 'waiting for the first certificate'}` };

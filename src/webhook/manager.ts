@@ -33,8 +33,14 @@ export class SvidCertificateManager {
   private closed = false;
   private readonly backoff = new Backoff(1000, 60_000);
   private problem_: string | undefined = 'the first check has not finished';
+  private configurationMissing_ = false;
 
   constructor(private readonly o: SvidCertificateManagerOptions) {}
+
+  /** The last check found no ValidatingWebhookConfiguration: no API server calls the webhook then. */
+  get configurationMissing(): boolean {
+    return this.configurationMissing_;
+  }
 
   /** Why there is no current certificate (or why the last check failed); undefined when all is well. */
   get problem(): string | undefined {
@@ -80,6 +86,7 @@ export class SvidCertificateManager {
     const { o } = this;
     const vwc = await getWebhookConfiguration(o.kc, o.vwcName);
     if (this.closed) return 0;
+    this.configurationMissing_ = !vwc;
     if (!vwc) {
       // Upstream skips minting too: the DNS names come from the configuration's services,
       // and a certificate without them would be rejected by the API server anyway.
