@@ -25,8 +25,8 @@ export type JsonPatchOp = { op: 'test' | 'add'; path: string; value: string };
 
 /** The trust bundle as the API server wants it: PEM CERTIFICATE blocks in SPIRE's order. */
 export function authoritiesPem(bundle: { x509_authorities?: { asn1?: Uint8Array | Buffer | null }[] }): string {
-  const certs = (bundle.x509_authorities ?? []).filter((a) => a.asn1 && a.asn1.length > 0);
-  return certs.map((a) => pemEncode('CERTIFICATE', a.asn1 as Uint8Array)).join('');
+  const certs = (bundle.x509_authorities ?? []).flatMap((a) => (a.asn1 && a.asn1.length > 0 ? [a.asn1] : []));
+  return pemEncode('CERTIFICATE', certs);
 }
 
 export async function fetchAuthoritiesPem(spire: SpireClient): Promise<string> {

@@ -22,8 +22,9 @@ const PLACEHOLDER_TRUST_DOMAIN = 'validate.invalid';
  * Runs the checks of `kind` on an object (as the API server sent it, or as
  * read from a manifest; either way it passed the CRD's schema). Without
  * `trustDomain` the checks that compare with it are left out, since the
- * answer is unknown. The object's metadata is filled in because the shared
- * parsers read the name and UID for their reports.
+ * answer is unknown. A hand-made review may carry an object without
+ * metadata; parseClusterSPIFFEID reads it (for the owner of what it parses),
+ * so an empty one stands in rather than a TypeError.
  */
 export function checkObject(kind: WebhookKind, object: object, trustDomain: string | undefined): Problem[] {
   const given = (object as { metadata?: unknown }).metadata;

@@ -15,7 +15,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { x509 } from '../x509/index.js';
-import { pemBlocks } from './pem.js';
 import type { ServingCertificate } from './types.js';
 
 export const CERT_FILE = 'tls.crt';
@@ -119,9 +118,9 @@ export class FileCertificateSource {
         return;
       }
       if (this.installed && this.installed.cert === cert && this.installed.key === key) return;
-      const leaf = pemBlocks(cert, 'CERTIFICATE')[0];
+      const leaf = x509.PemConverter.decodeWithHeaders(cert).find((b) => b.type === 'CERTIFICATE');
       if (!leaf) throw new Error(`${certPath} holds no PEM CERTIFICATE`);
-      const notAfter = new x509.X509Certificate(leaf).notAfter;
+      const notAfter = new x509.X509Certificate(leaf.rawData).notAfter;
       // Throws on a key that does not match: a renewal caught half-written is retried, not served.
       await this.o.install({ certPem: cert, keyPem: key, notAfter });
       const first = !this.installed;

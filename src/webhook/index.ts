@@ -14,10 +14,6 @@ import { SvidCertificateManager } from './manager.js';
 import { AdmissionServer } from './server.js';
 import { DEFAULT_SVID_TTL_SECONDS } from './svid-cert.js';
 
-export { reviewAdmission, evaluateReview, type AdmissionReviewResponse } from './review.js';
-export { WEBHOOK_PATHS, type WebhookKind, type ServingCertificate } from './types.js';
-export { WEBHOOK_SPIFFE_PATH } from './svid-cert.js';
-
 export interface WebhookOptions {
   config: ControllerConfig;
   kc: KubeConfig;

@@ -99,8 +99,3 @@ export function evaluateReview(input: unknown, trustDomain: string, endpointKind
   // Every problem in one message, so one `kubectl apply` shows them all.
   return denied(uid, 403, formatFieldErrors(kind, name, problems));
 }
-
-/** AdmissionReview in, AdmissionReview out (the verdict, or a 400 status for a review that cannot be evaluated). */
-export function reviewAdmission(review: unknown, trustDomain: string): AdmissionReviewResponse {
-  return evaluateReview(review, trustDomain).review;
-}

@@ -56,8 +56,8 @@ export async function mintServingCertificate(spire: SpireClient, trustDomain: st
   if (svid.certChain.length === 0) throw new Error('SPIRE minted an SVID with an empty certificate chain');
   const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   return {
-    certPem: svid.certChain.map((der) => pemEncode('CERTIFICATE', der)).join(''),
-    keyPem: pemEncode('PRIVATE KEY', pkcs8),
+    certPem: pemEncode('CERTIFICATE', svid.certChain),
+    keyPem: pemEncode('PRIVATE KEY', [pkcs8]),
     notAfter: new Date(svid.expiresAt * 1000),
     spiffeId,
     dnsNames: [...dnsNames],
