@@ -1,4 +1,4 @@
-import type { CurrentRelationship, DeclaredRelationship, FederationPassResult, Profile, TrustBundle } from '../federation/index.js';
+import { type CurrentRelationship, type DeclaredRelationship, describeInvalidTrustDomain, describeTrustDomainConflict, type FederationPassResult, type Profile, type TrustBundle } from '../federation/index.js';
 
 export interface RelationshipView {
   trustDomain: string;
@@ -46,8 +46,8 @@ export function federationTable(f: FederationPassResult): string {
   for (const c of p.creates) out.push(`  + ${line(relationshipView(c))}  [ClusterFederatedTrustDomain/${c.owner.name}]`);
   for (const u of p.updates) out.push(`  ~ ${u.relationship.trustDomain}: ${u.changed.join(', ')}  [ClusterFederatedTrustDomain/${u.relationship.owner.name}]`);
   for (const d of p.deletes) out.push(`  - ${line(relationshipView(d))}`);
-  for (const c of p.conflicts) out.push(`  ! ClusterFederatedTrustDomain/${c.owner.name}: trust domain ${c.trustDomain} is already declared by ${c.heldBy.name}`);
-  for (const i of p.invalid) out.push(`  ! ClusterFederatedTrustDomain/${i.owner.name}: ${i.problems.map((x) => `${x.field}: ${x.message}`).join('; ')}`);
+  for (const c of p.conflicts) out.push(`  ! ClusterFederatedTrustDomain/${c.owner.name}: ${describeTrustDomainConflict(c)}`);
+  for (const i of p.invalid) out.push(`  ! ClusterFederatedTrustDomain/${i.owner.name}: ${describeInvalidTrustDomain(i)}`);
   for (const k of p.kept) out.push(`  = ${k.trustDomain}: ${k.detail}`);
   for (const [td, error] of f.applied?.failed ?? []) out.push(`  ! ${td}: ${error}`);
   return out.join('\n');

@@ -1,4 +1,4 @@
-import { type ComparedField, describeFederationOmission, type EntryPassResult, type EntrySpec, type Owner } from '../entries/index.js';
+import { type ComparedField, describeEntryConflict, describeFederationOmission, describeRenderFailure, type EntryPassResult, type EntrySpec, objectName } from '../entries/index.js';
 
 /** An entry as `plan --output json` prints it. */
 export interface EntryView {
@@ -44,8 +44,6 @@ export function entryView(id: string, s: EntrySpec): EntryView {
     storeSVID: s.storeSvid,
   };
 }
-
-const objectName = (o: Owner) => `${o.kind}/${o.name}`;
 
 /** The plan as one JSON object (the documented `plan --output json` shape). */
 export function planJson(result: EntryPassResult): object {
@@ -123,11 +121,11 @@ export function planTable(result: EntryPassResult): string {
   }
   if (plan.conflicts.length > 0) {
     section('Conflicts: declared entries held by entries outside entryScope, not created', plan.conflicts.length);
-    for (const c of plan.conflicts) out.push(`  ! ${objectName(c.owner)}: ${c.spec.spiffeId} is held by ${c.foreignIds.join(', ')}`);
+    for (const c of plan.conflicts) out.push(`  ! ${objectName(c.owner)}: ${describeEntryConflict(c)}`);
   }
   if (declared.renderFailures.length > 0) {
     section('Render failures', declared.renderFailures.length);
-    for (const f of declared.renderFailures) out.push(`  ! ${objectName(f.owner)}${f.pod ? ` pod ${f.pod}` : ''}: ${f.message}`);
+    for (const f of declared.renderFailures) out.push(`  ! ${objectName(f.owner)}: ${describeRenderFailure(f)}`);
   }
   if (declared.federationOmissions.length > 0) {
     section('Set without some federatesWith (no bundle yet; completed once SPIRE has it)', declared.federationOmissions.length);

@@ -1,8 +1,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { describeFederationOmission, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
-import { federationOptions, runFederationPass } from '../federation/index.js';
+import { entryPassProblems, type PassProblem, problemLine, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
+import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import { ping, serveObservability } from '../manager/health.js';
@@ -51,6 +51,13 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
   }
   log.info({ socket: spire.socketPath, manifests: paths }, 'manifest mode started');
 
+  const logProblems = (problems: readonly PassProblem[]) => {
+    for (const p of problems) {
+      if (p.level === 'error') log.error(problemLine(p));
+      else log.warn(problemLine(p));
+    }
+  };
+
   const pass = async () => {
     const started = Date.now();
     try {
@@ -63,9 +70,7 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
           ...federationOptions(config),
           ours: ourRelationships,
         });
-        for (const c of fed.plan.conflicts) log.warn(`ClusterFederatedTrustDomain/${c.owner.name}: trust domain ${c.trustDomain} is already declared by ${c.heldBy.name}`);
-        for (const i of fed.plan.invalid) log.warn(`ClusterFederatedTrustDomain/${i.owner.name}: ${i.problems.map((x) => `${x.field}: ${x.message}`).join('; ')}`);
-        for (const [td, error] of fed.applied?.failed ?? []) log.error(`federation relationship ${td}: ${error}`);
+        logProblems(federationPassProblems(fed));
         federatedBundles = fed.bundles;
       }
       const result = await runEntryPass(manifests.snapshot, spire, {
@@ -74,10 +79,7 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
       });
-      for (const f of result.declared.renderFailures) log.warn(`${f.owner.kind}/${f.owner.name}${f.pod ? ` pod ${f.pod}` : ''}: ${f.message}`);
-      for (const c of result.plan.conflicts) log.warn(`${c.owner.kind}/${c.owner.name}: ${c.spec.spiffeId} is held by ${c.foreignIds.join(', ')} outside entryScope; not created`);
-      for (const o of result.declared.federationOmissions) log.warn(`${o.owner.kind}/${o.owner.name}: ${describeFederationOmission(o)}`);
-      for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
+      logProblems(entryPassProblems(result));
       const a = result.applied;
       log.info(
         { created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, kept: result.plan.kept.length, ms: Date.now() - started },

@@ -9,5 +9,6 @@ export * from './render.js';
 export * from './declare.js';
 export { computeStatus, statusChanged, type StatusReport } from './status.js';
 export * from './pass.js';
+export * from './problems.js';
 export { detectUnsupportedFields, UnsupportedFieldsProbe } from './unsupported.js';
 export { CurrentState } from './current-state.js';

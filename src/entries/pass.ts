@@ -45,11 +45,6 @@ function omitMissingFederation(declared: DeclaredEntry[], bundles: ReadonlySet<s
   return omissions;
 }
 
-/** One omission in words, for logs, events and `plan`. */
-export function describeFederationOmission(o: DeclaredState['federationOmissions'][number]): string {
-  return `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
-}
-
 async function federatedBundles(spire: SpireClient, trustDomain: string, known?: ReadonlySet<string>): Promise<Set<string>> {
   return new Set([trustDomain, ...(known ?? (await spire.listFederatedBundles()).map((b) => b.trust_domain))]);
 }

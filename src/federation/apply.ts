@@ -1,6 +1,7 @@
 import type { Bundle, FederationRelationship, FederationRelationshipOut, SpireClient } from '../spire/index.js';
 import type { CurrentRelationship, DeclaredRelationship, TrustBundle } from './model.js';
 import type { FederationPlan } from './plan.js';
+import { describeInvalidTrustDomain, describeTrustDomainConflict } from './problems.js';
 
 export function fromSpire(fr: FederationRelationshipOut): CurrentRelationship {
   const b = fr.trust_domain_bundle;
@@ -111,10 +112,10 @@ export interface FederationStatus {
 export function federationStatus(plan: FederationPlan, applied: FederationApplyResult | undefined, bundles: ReadonlySet<string>): Record<string, FederationStatus> {
   const out: Record<string, FederationStatus> = {};
   for (const inv of plan.invalid) {
-    out[inv.owner.name] = { set: false, bundleAvailable: false, lastError: inv.problems.map((p) => `${p.field}: ${p.message}`).join('; ') };
+    out[inv.owner.name] = { set: false, bundleAvailable: false, lastError: describeInvalidTrustDomain(inv) };
   }
   for (const c of plan.conflicts) {
-    out[c.owner.name] = { set: false, bundleAvailable: bundles.has(c.trustDomain), lastError: `trust domain ${c.trustDomain} is already declared by ClusterFederatedTrustDomain ${c.heldBy.name} (older)` };
+    out[c.owner.name] = { set: false, bundleAvailable: bundles.has(c.trustDomain), lastError: describeTrustDomainConflict(c) };
   }
   for (const w of plan.winners) {
     const error = applied?.failed.get(w.trustDomain);

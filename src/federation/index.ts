@@ -5,3 +5,4 @@ export { type FieldProblem, validateFederatedTrustDomain, type FederatedTrustDom
 export { type FederationPlan, type FederationPlanInput, planFederation, type RelationshipField } from './plan.js';
 export { applyFederation, type FederationApplyResult, federationStatus, type FederationStatus, fromSpire } from './apply.js';
 export { federationOptions, type FederationPassResult, runFederationPass } from './pass.js';
+export { describeInvalidTrustDomain, describeTrustDomainConflict, federationPassProblems } from './problems.js';

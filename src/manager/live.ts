@@ -16,22 +16,22 @@ import type {
 } from '../api/index.js';
 import {
   CurrentState,
-  describeFederationOmission,
+  entryPassProblems,
   indexServices,
   type EntryPassOptions,
   type EntryPassResult,
   type PassMemo,
-  type Plan,
+  type PassProblem,
   type ServiceIndex,
   RenderCache,
-  type RenderFailure,
+  problemLine,
   runEntryPass,
   runPodPass,
   statusChanged,
   UnsupportedFieldsProbe,
 } from '../entries/index.js';
 import type { RpcObserver } from '../spire/index.js';
-import { federationOptions, runFederationPass } from '../federation/index.js';
+import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -170,16 +170,12 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     retryLater();
   };
 
-  const reportFailures = (failures: readonly RenderFailure[], conflicts: Plan['conflicts']) => {
-    for (const f of failures) {
-      const message = `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;
-      log.warn(`${f.owner.kind}/${f.owner.name}: ${message}`);
-      events.warn(f.owner, 'RenderFailed', message);
-    }
-    for (const c of conflicts) {
-      const message = `${c.spec.spiffeId} is held by entry ${c.foreignIds.join(', ')} outside entryScope; not created`;
-      log.warn(`${c.owner.kind}/${c.owner.name}: ${message}`);
-      events.warn(c.owner, 'EntryConflict', message);
+  // Logged, and where the problem has an Event reason, recorded on its object too.
+  const report = (problems: readonly PassProblem[]) => {
+    for (const p of problems) {
+      if (p.level === 'error') log.error(problemLine(p));
+      else log.warn(problemLine(p));
+      if (p.event && p.owner) events.warn(p.owner, p.event, p.message);
     }
   };
 
@@ -223,8 +219,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       else goneUids.push(uid);
     }
     const r = await applyPods(pods, goneUids, signal, started);
-    reportFailures(r.declared.renderFailures, r.plan.conflicts);
-    for (const f of r.applied.failures) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
+    report(entryPassProblems(r));
     if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
     clearTimeout(refresh);
     refresh = setTimeout(requestFull, 2_000);
@@ -318,9 +313,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           const obj = cache.get<ClusterFederatedTrustDomain>('clusterfederatedtrustdomains', name);
           writeStatus('ClusterFederatedTrustDomain', name, obj?.status, obj?.metadata.resourceVersion, status);
         }
-        for (const c of fed.plan.conflicts) events.warn(c.owner, 'TrustDomainConflict', `trust domain ${c.trustDomain} is already declared by ${c.heldBy.name}`);
-        for (const i of fed.plan.invalid) events.warn(i.owner, 'Invalid', i.problems.map((p) => `${p.field}: ${p.message}`).join('; '));
-        for (const [td, error] of fed.applied?.failed ?? []) log.error(`federation relationship ${td}: ${error}`);
+        report(federationPassProblems(fed));
         federatedBundles = fed.bundles;
       }
       // Both entry kinds off: upstream runs no entry reconciler at all (an empty declaration would delete everything).
@@ -356,14 +349,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         writeStatus('ClusterStaticEntry', name, obj?.status, obj?.metadata.resourceVersion, status);
       }
       metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
-      reportFailures(result.declared.renderFailures, result.plan.conflicts);
-      for (const o of result.declared.federationOmissions) {
-        const message = describeFederationOmission(o);
-        log.warn(`${o.owner.kind}/${o.owner.name}: ${message}`);
-        events.warn(o.owner, 'FederatesWithIncomplete', message);
-      }
-
-      for (const f of result.applied?.failures ?? []) log.error(`${f.op} ${f.id}: ${f.codeName}: ${f.message}`);
+      report(entryPassProblems(result));
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
       opts.onPass?.(result, (Date.now() - started) / 1000);

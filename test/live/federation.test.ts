@@ -89,7 +89,14 @@ describe('ClusterFederatedTrustDomains become SPIRE federation relationships', (
       w.kube.create(cftd('new', { trustDomain: 'a.test', bundleEndpointURL: 'https://new.a.test', bundleEndpointProfile: { type: 'https_web' } }));
       await eventually(() => status('new')?.lastError !== undefined && status('old')?.set === true, 'both statuses written');
       expect(fr('a.test')?.bundleEndpointUrl).toBe('https://old.a.test');
-      expect(status('new')).toEqual({ set: false, bundleAvailable: false, lastError: 'trust domain a.test is already declared by ClusterFederatedTrustDomain old (older)' });
+      expect(status('new')).toEqual({ set: false, bundleAvailable: false, lastError: 'trust domain a.test is already declared by ClusterFederatedTrustDomain/old (older)' });
+      // The same words as an Event on the object that lost, as the status and `plan` say it.
+      const events = () => w.kube.list('v1', 'Event', 'default') as { reason: string; message: string; involvedObject: { name: string } }[];
+      await eventually(() => events().some((e) => e.reason === 'TrustDomainConflict'), 'the event is recorded');
+      expect(events().find((e) => e.reason === 'TrustDomainConflict')).toMatchObject({
+        message: 'trust domain a.test is already declared by ClusterFederatedTrustDomain/old (older)',
+        involvedObject: { name: 'new' },
+      });
     });
 
     it('leaves a relationship it did not set (e.g. from server.conf) alone', async () => {

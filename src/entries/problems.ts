@@ -1,0 +1,48 @@
+import type { ApplyResult } from './apply.js';
+import type { DeclaredState, RenderFailure } from './declare.js';
+import type { Owner } from './model.js';
+import type { Plan } from './plan.js';
+
+/**
+ * What a pass could not do, worded once for every place that reports it:
+ * the controller's log and Events, manifest mode's log, and `plan`. The
+ * message does not repeat the object (an Event is attached to it; a log
+ * line puts `objectName` in front).
+ */
+export interface PassProblem {
+  owner?: Owner;
+  level: 'warn' | 'error';
+  /** The Event reason, for problems reported as Events on their object. */
+  event?: 'RenderFailed' | 'EntryConflict' | 'FederatesWithIncomplete' | 'TrustDomainConflict' | 'Invalid';
+  message: string;
+}
+
+export const objectName = (o: Owner): string => `${o.kind}/${o.name}`;
+
+/** A log line: the object first, when there is one. */
+export function problemLine(p: PassProblem): string {
+  return p.owner ? `${objectName(p.owner)}: ${p.message}` : p.message;
+}
+
+export function describeRenderFailure(f: RenderFailure): string {
+  return `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;
+}
+
+export function describeEntryConflict(c: Plan['conflicts'][number]): string {
+  return `${c.spec.spiffeId} is held by entry ${c.foreignIds.join(', ')} outside entryScope; not created`;
+}
+
+/** One omission in words, for logs, events and `plan`. */
+export function describeFederationOmission(o: DeclaredState['federationOmissions'][number]): string {
+  return `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
+}
+
+/** Everything an entry pass (full or pods only) has to report, in that order. */
+export function entryPassProblems(r: { declared: Pick<DeclaredState, 'renderFailures'> & Partial<Pick<DeclaredState, 'federationOmissions'>>; plan: Pick<Plan, 'conflicts'>; applied?: Pick<ApplyResult, 'failures'> }): PassProblem[] {
+  return [
+    ...r.declared.renderFailures.map((f): PassProblem => ({ owner: f.owner, level: 'warn', event: 'RenderFailed', message: describeRenderFailure(f) })),
+    ...r.plan.conflicts.map((c): PassProblem => ({ owner: c.owner, level: 'warn', event: 'EntryConflict', message: describeEntryConflict(c) })),
+    ...(r.declared.federationOmissions ?? []).map((o): PassProblem => ({ owner: o.owner, level: 'warn', event: 'FederatesWithIncomplete', message: describeFederationOmission(o) })),
+    ...(r.applied?.failures ?? []).map((f): PassProblem => ({ ...(f.owner ? { owner: f.owner } : {}), level: 'error', message: `${f.op} entry ${f.id}: ${f.codeName}: ${f.message}` })),
+  ];
+}
