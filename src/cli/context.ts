@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import {
   ConfigError,
   type ControllerConfig,
@@ -73,4 +74,14 @@ export function passOptions(config: ControllerConfig): EntryPassOptions {
     policy: config.policy,
     federatesWithMissingBundle: config.federatesWithMissingBundle,
   };
+}
+
+/** The options of every command that reads a config: the file, env expansion, and the three overrides. */
+export function addConfigOptions(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'ControllerManagerConfig YAML (spire-controller-manager format)')
+    .option('--expand-env', 'expand $VAR and ${VAR} in the config file, as upstream --expand-env')
+    .option('--trust-domain <name>', 'override trustDomain')
+    .option('--cluster-name <name>', 'override clusterName')
+    .option('--cluster-domain <domain>', 'override clusterDomain');
 }

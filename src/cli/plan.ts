@@ -4,9 +4,9 @@ import { type EntryPassResult, planPass, runEntryPass } from '../entries/index.j
 import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { federationJson, federationTable } from './federation-report.js';
-import { type ConfigFlags, loadContext, passOptions } from './context.js';
+import { addConfigOptions, type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
-import { asCliError, manifestPaths, readEntriesDump, readManifests, spireClient } from './inputs.js';
+import { asCliError, isSkip, manifestPaths, readEntriesDump, readManifests, spireClient } from './inputs.js';
 import { createLogger } from './logger.js';
 import { applySummary, planJson, planTable } from './report.js';
 
@@ -14,15 +14,6 @@ export interface OnceFlags extends ConfigFlags {
   manifests?: string[];
   entries?: string;
   output?: string;
-}
-
-export function addConfigOptions(cmd: Command): Command {
-  return cmd
-    .option('--config <file>', 'ControllerManagerConfig YAML (spire-controller-manager format)')
-    .option('--expand-env', 'expand $VAR and ${VAR} in the config file, as upstream --expand-env')
-    .option('--trust-domain <name>', 'override trustDomain')
-    .option('--cluster-name <name>', 'override clusterName')
-    .option('--cluster-domain <domain>', 'override clusterDomain');
 }
 
 /**
@@ -83,7 +74,7 @@ export async function runOnce(
     result.plan.conflicts.length +
     result.declared.renderFailures.length +
     (federation ? federation.plan.conflicts.length + federation.plan.invalid.length + (federation.applied?.failed.size ?? 0) : 0) +
-    manifests.set.problems.filter((p) => p.severity !== 'warning').length;
+    manifests.set.problems.filter(isSkip).length;
   return { code: opts.apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result, ...(federation ? { federation } : {}) };
 }
 

@@ -5,7 +5,7 @@ import type { ClusterSPIFFEID, Node, Pod } from '../api/index.js';
 import { formatFieldErrors, parseClusterSPIFFEID, renderParentId, renderPodEntry } from '../entries/index.js';
 import { type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
-import { addConfigOptions } from './plan.js';
+import { addConfigOptions } from './context.js';
 import { entryView } from './report.js';
 
 function readObject<T>(path: string, kind: string): T {

@@ -11,7 +11,7 @@ import { ControllerMetrics } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
 import { startWebhook } from '../webhook/index.js';
 import { CoalescingTrigger } from '../manager/trigger.js';
-import { type ConfigFlags, loadContext, passOptions } from './context.js';
+import { addConfigOptions, type ConfigFlags, loadContext, type LoadedContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
 import { asCliError, manifestPaths, readManifests, spireClient } from './inputs.js';
 import { createLogger } from './logger.js';
@@ -25,8 +25,7 @@ interface RunFlags extends ConfigFlags {
  * manifest file changes, and every gcInterval. Resolves when stopped by a
  * signal, after the pass in flight has finished.
  */
-export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Promise<void> {
-  const { config, warnings } = loadContext(flags);
+async function runManifestMode(flags: RunFlags, { config, warnings }: LoadedContext, signal: AbortSignal): Promise<void> {
   const log = createLogger(config.logLevel, config.logEncoding);
   for (const w of warnings) log.warn(`${flags.config}: ${w}`);
   const paths = manifestPaths(flags.manifests, config);
@@ -126,8 +125,7 @@ export async function runManifestMode(flags: RunFlags, signal: AbortSignal): Pro
  * Live Kubernetes mode: KUBECONFIG, ~/.kube/config or the in-cluster service
  * account, as client-go would choose. Resolves after a graceful shutdown.
  */
-export async function runLiveMode(flags: RunFlags, signal: AbortSignal): Promise<void> {
-  const { config, warnings } = loadContext(flags);
+async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext, signal: AbortSignal): Promise<void> {
   const log = createLogger(config.logLevel, config.logEncoding);
   for (const w of warnings) log.warn(`${flags.config}: ${w}`);
   if (!config.clusterDomain) {
@@ -185,19 +183,16 @@ export async function runLiveMode(flags: RunFlags, signal: AbortSignal): Promise
 }
 
 export function registerRun(program: Command): void {
-  program
-    .command('run')
+  addConfigOptions(program.command('run'))
     .description('the long-running controller: live Kubernetes mode (KUBECONFIG or in-cluster), or manifest mode with staticManifestPath or --manifests')
-    .option('--config <file>', 'ControllerManagerConfig YAML (spire-controller-manager format)')
-    .option('--expand-env', 'expand $VAR and ${VAR} in the config file')
     .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
     .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
     .action(async (flags: RunFlags) => {
       const stop = new AbortController();
       process.once('SIGTERM', () => stop.abort());
       process.once('SIGINT', () => stop.abort());
-      const { config } = loadContext(flags);
-      if (flags.manifests || config.staticManifestPath) await runManifestMode(flags, stop.signal);
-      else await runLiveMode(flags, stop.signal);
+      const context = loadContext(flags);
+      if (flags.manifests || context.config.staticManifestPath) await runManifestMode(flags, context, stop.signal);
+      else await runLiveMode(flags, context, stop.signal);
     });
 }

@@ -201,9 +201,19 @@ describe('plan says which entries will be set without a federated trust domain S
 
     let json = '';
     await runOnce(flags, { apply: false, log: quiet, print: (s) => (json += s) });
-    const plan = JSON.parse(json) as { create: { federatesWith: string[] }[]; federationOmissions: unknown[] };
+    const plan = JSON.parse(json) as {
+      create: { federatesWith: string[] }[];
+      federationOmissions: unknown[];
+      federation: { create: { trustDomain: string; trustDomainBundle: object }[] };
+      status: { clusterFederatedTrustDomains: Record<string, object> };
+    };
     expect(plan.federationOmissions).toEqual([]);
     expect(plan.create.map((e) => e.federatesWith)).toEqual([['partner.example']]);
+    // The documented federation part of the JSON.
+    expect(plan.federation.create).toEqual([
+      { trustDomain: 'partner.example', bundleEndpointURL: 'https://partner.example/bundle', bundleEndpointProfile: { type: 'https_web' }, trustDomainBundle: { x509Authorities: 1, jwtAuthorities: 0, sequenceNumber: 1 } },
+    ]);
+    expect(plan.status.clusterFederatedTrustDomains.partner).toMatchObject({ set: true, bundleAvailable: true });
     // The entry pass (after ListEntries) takes the federation pass's bundles instead of listing them again.
     const methods = spire.calls.map((c) => c.method);
     expect(methods.slice(methods.indexOf('ListEntries'))).not.toContain('ListFederatedBundles');

@@ -58,4 +58,17 @@ describe('`run` in manifest mode keeps SPIRE equal to the manifest files', () =>
     expect(await exitCode(cli)).toBe(0);
     expect(cli.output()).toContain('"msg":"stopped"');
   });
+
+  it('takes the config overrides every config-reading command takes (--cluster-name here)', async () => {
+    const cli = spawnCli(['run', '--config', join(dir, 'config.yaml'), '--socket', spire.socketPath, '--cluster-name', 'other']);
+    try {
+      await waitForOutput(cli, /"msg":"reconciled"/);
+      const parents = spire.entries.all().map((e) => e.parentId.path);
+      expect(parents.some((p) => p.includes('/k8s_psat/other/'))).toBe(true);
+      expect(parents.some((p) => p.includes('/k8s_psat/demo/'))).toBe(false);
+    } finally {
+      cli.kill('SIGTERM');
+    }
+    expect(await exitCode(cli)).toBe(0);
+  });
 });
