@@ -40,6 +40,8 @@ import { SpireClient } from '../spire/index.js';
 import type { ControllerMetrics } from './metrics.js';
 import { CoalescingTrigger } from './trigger.js';
 
+const SELECTED_BY_CLUSTER_SPIFFEIDS = new Set(['pods', 'namespaces', 'nodes', 'endpointslices', 'endpoints']);
+
 /** Pods per pass while the first list is written (see firstListPass). */
 const FIRST_LIST_BATCH = 5_000;
 
@@ -380,6 +382,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     kc: opts.kc,
     log,
     onChange: (resource, change) => {
+      // Only ClusterSPIFFEIDs read these: with them off, a change to one changes no entry.
+      if (!config.reconcile.clusterSPIFFEIDs && SELECTED_BY_CLUSTER_SPIFFEIDS.has(resource)) return;
       cacheVersion++;
       queued++;
       metrics?.setQueueDepth(queued);

@@ -360,3 +360,26 @@ describe('the live controller stops cleanly while SPIRE has never answered', () 
     }
   });
 });
+
+describe('with reconcile.clusterSPIFFEIDs off, pod traffic costs nothing', () => {
+  it('runs no pass for pod, namespace or node events, and still syncs ClusterStaticEntries', async () => {
+    const w = await startWorld({ reconcile: { clusterSPIFFEIDs: false, clusterStaticEntries: true, clusterFederatedTrustDomains: true } });
+    try {
+      w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
+      w.kube.create({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterStaticEntry', metadata: { name: 'gw' }, spec: { spiffeID: 'spiffe://example.org/gw', parentID: 'spiffe://example.org/spire/server', selectors: ['unix:uid:1000'] } });
+      const live = await w.start();
+      await eventually(() => w.spire.server.entries.all().some((e) => e.spiffeId.path === '/gw'), 'the static entry exists');
+      await live.idle();
+      const passes = live.passes();
+      w.kube.create(ns('default'));
+      w.kube.create(node('node-1'));
+      for (let i = 0; i < 5; i++) w.kube.create(pod('default', `p${i}`));
+      await eventually(() => live.cache.items('pods').length === 5, 'the pods are cached');
+      await live.idle();
+      expect(live.passes()).toBe(passes);
+      expect(w.spire.server.entries.all().map((e) => e.spiffeId.path)).toEqual(['/gw']);
+    } finally {
+      await w.close();
+    }
+  });
+});
