@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemorySpireServer, type SpireSeed } from '../memspire/index.js';
+import { checkEntryShape } from '../spire/index.js';
 
 /**
  * Reads a seed file: `spire-server entry show -output json` output
@@ -25,7 +26,16 @@ export function readSeedFile(path: string): SpireSeed {
     if (!Array.isArray(v)) throw new Error(`seed file ${path}: "${key}" must be an array`);
     return v as never[];
   };
-  return { entries: list('entries'), federatedBundles: list('federated_bundles'), federationRelationships: list('federation_relationships') };
+  const entries = list('entries');
+  // The server's wire codec would turn a field it cannot read into its zero value.
+  entries.forEach((e, i) => {
+    try {
+      checkEntryShape(e);
+    } catch (err) {
+      throw new Error(`seed file ${path}: entries[${i}]: ${(err as Error).message}`, { cause: err });
+    }
+  });
+  return { entries, federatedBundles: list('federated_bundles'), federationRelationships: list('federation_relationships') };
 }
 
 export function registerMemorySpire(program: Command): void {

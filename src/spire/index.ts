@@ -12,6 +12,6 @@ export type {
 export type { BatchOutcome, ItemStatus } from './batch.js';
 export { SpireConnectError, SpireRpcError } from './errors.js';
 export { DEFAULT_SOCKET, parseSocket } from './target.js';
-export { entriesFromJson } from './json.js';
+export { checkEntryShape, entriesFromJson } from './json.js';
 export type * from './types.js';
 export type { RpcObserver } from './rpc.js';

@@ -33,9 +33,9 @@ const ENTRY_FIELDS: Record<string, [Check, string]> = {
 /**
  * The codec coerces what it cannot read (a TTL of "an hour" becomes 0), so
  * the shape is checked first. Unknown fields pass: newer SPIRE releases may
- * print fields this version does not know.
+ * print fields this version does not know. Throws naming the field.
  */
-function checkEntryShape(e: unknown): void {
+export function checkEntryShape(e: unknown): void {
   if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new Error('must be an object');
   for (const [field, value] of Object.entries(e)) {
     const check = ENTRY_FIELDS[field];

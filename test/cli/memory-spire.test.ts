@@ -49,6 +49,22 @@ describe('`spire-reconciler memory-spire` serves a seeded SPIRE server from the 
     expect(await exitCode(cli)).toBe(0);
   });
 
+  it('refuses a seed entry whose field has the wrong type, naming the file, the entry and the field, rather than reading it as zero', async () => {
+    const seed = join(dir, 'ttl.json');
+    writeFileSync(
+      seed,
+      JSON.stringify({
+        entries: [
+          { id: 'ok', spiffe_id: { trust_domain: 'example.org', path: '/w' }, parent_id: { trust_domain: 'example.org', path: '/a' }, selectors: [{ type: 'unix', value: 'uid:0' }] },
+          { id: 'x', spiffe_id: { trust_domain: 'example.org', path: '/w' }, parent_id: { trust_domain: 'example.org', path: '/a' }, x509_svid_ttl: 'an hour' },
+        ],
+      }),
+    );
+    const cli = spawnCli(['memory-spire', '--socket', join(dir, 'api.sock'), '--seed', seed]);
+    expect(await exitCode(cli)).toBe(2);
+    expect(cli.output().trim()).toBe(`spire-reconciler: seed file ${seed}: entries[1]: x509_svid_ttl: must be an integer, got "an hour"`);
+  });
+
   it('refuses a seed entry SPIRE would refuse, naming the entry and the reason', async () => {
     const seed = join(dir, 'bad.json');
     writeFileSync(seed, JSON.stringify({ entries: [{ id: 'x', spiffe_id: { trust_domain: 'example.org', path: '/w' }, selectors: [] }] }));
