@@ -3,7 +3,7 @@ import type { ControllerConfig } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
 import { fromSpire } from '../entries/index.js';
 import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } from '../manifests/index.js';
-import { entriesFromJson, SpireClient, SpireConnectError, SpireRpcError } from '../spire/index.js';
+import { entriesFromJson, SpireConnectError, SpireRpcError } from '../spire/index.js';
 import { CliError } from './exit.js';
 
 export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] {
@@ -58,14 +58,6 @@ export function readEntriesDump(path: string): CurrentEntry[] {
   } catch (err) {
     throw new CliError(`--entries ${path}: ${(err as Error).message}`);
   }
-}
-
-export function spireClient(config: ControllerConfig): SpireClient {
-  return new SpireClient({
-    socket: config.spireServerSocketPath,
-    rpcTimeoutMs: config.spireRpcTimeoutMs,
-    ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
-  });
 }
 
 /** SPIRE errors end a command with their own one-line message. */

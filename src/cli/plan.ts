@@ -6,7 +6,8 @@ import { formatProblem } from '../manifests/index.js';
 import { federationJson, federationTable } from './federation-report.js';
 import { addConfigOptions, type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
-import { asCliError, isSkip, manifestPaths, readEntriesDump, readManifests, spireClient } from './inputs.js';
+import { spireClientFor } from '../manager/spire-client.js';
+import { asCliError, isSkip, manifestPaths, readEntriesDump, readManifests } from './inputs.js';
 import { createLogger } from './logger.js';
 import { applySummary, planJson, planTable } from './report.js';
 
@@ -42,7 +43,7 @@ export async function runOnce(
     // The dump holds entries only, so relationships are not planned; bundles are unknown, so federatesWith is left as declared.
     result = planPass(manifests.snapshot, readEntriesDump(flags.entries), passOpts);
   } else {
-    const spire = spireClient(config);
+    const spire = spireClientFor(config);
     try {
       await spire.waitUntilReady({ timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000) });
       if (config.reconcile.clusterFederatedTrustDomains) {

@@ -13,7 +13,8 @@ import { startWebhook } from '../webhook/index.js';
 import { CoalescingTrigger } from '../manager/trigger.js';
 import { addConfigOptions, type ConfigFlags, loadContext, type LoadedContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
-import { asCliError, manifestPaths, readManifests, spireClient } from './inputs.js';
+import { spireClientFor } from '../manager/spire-client.js';
+import { asCliError, manifestPaths, readManifests } from './inputs.js';
 import { createLogger } from './logger.js';
 
 interface RunFlags extends ConfigFlags {
@@ -30,7 +31,7 @@ async function runManifestMode(flags: RunFlags, { config, warnings }: LoadedCont
   for (const w of warnings) log.warn(`${flags.config}: ${w}`);
   const paths = manifestPaths(flags.manifests, config);
   const options = passOptions(config);
-  const spire = spireClient(config);
+  const spire = spireClientFor(config);
   const probe = new UnsupportedFieldsProbe();
   // Relationships this process set; under entryScope prefixed only these may be deleted.
   const ourRelationships = new Set<string>();
@@ -146,7 +147,7 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
   let webhookSpire: SpireClient | undefined;
   let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
   if (config.webhook.enabled) {
-    webhookSpire = spireClient(config);
+    webhookSpire = spireClientFor(config);
     webhook = await startWebhook({ config, kc, spire: webhookSpire, log });
   }
   const observability = await serveObservability({

@@ -36,7 +36,8 @@ import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
-import { SpireClient } from '../spire/index.js';
+import type { SpireClient } from '../spire/index.js';
+import { spireClientFor } from './spire-client.js';
 import type { ControllerMetrics } from './metrics.js';
 import { CoalescingTrigger } from './trigger.js';
 
@@ -91,19 +92,15 @@ export interface LiveController {
  */
 export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const { config, log, metrics } = opts;
-  const spire = new SpireClient({
-    socket: config.spireServerSocketPath,
-    rpcTimeoutMs: config.spireRpcTimeoutMs,
-    ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
-    ...(metrics || opts.observeSpireRpc
-      ? {
-          observe: (rpc: string, code: string, seconds: number) => {
-            metrics?.observeSpireRpc(rpc, code, seconds);
-            opts.observeSpireRpc?.(rpc, code, seconds);
-          },
+  const spire = spireClientFor(
+    config,
+    metrics || opts.observeSpireRpc
+      ? (rpc, code, seconds) => {
+          metrics?.observeSpireRpc(rpc, code, seconds);
+          opts.observeSpireRpc?.(rpc, code, seconds);
         }
-      : {}),
-  });
+      : undefined,
+  );
   // Changes seen since the last pass started: the queue a pass will drain.
   let queued = 0;
   // Counts every change to the caches: equal counts mean equal snapshots (for PassMemo).
