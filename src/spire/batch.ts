@@ -10,7 +10,13 @@ export interface ItemStatus {
 export interface BatchOutcome<R> {
   /** One result per input item, in input order. */
   results: R[];
-  /** Set when an RPC failed as a whole; later batches were then not sent. */
+  /**
+   * The first whole-RPC failure. Its batch's items say `outcome unknown: …`;
+   * batches not yet started were not sent (`not sent: an earlier batch
+   * failed: …`). With more than one batch in flight (writeConcurrency), the
+   * others already sent were not cancelled: their items carry the server's
+   * own results, or `outcome unknown: …` if they failed too.
+   */
   rpcError?: SpireRpcError;
 }
 
@@ -22,10 +28,12 @@ export function itemStatus(s: { code: number; message: string } | null | undefin
 /**
  * Sends items in batches of `size`, up to `concurrency` batches in flight
  * (SPIRE handles every item on its own, so batches of one kind of write do
- * not depend on each other). A whole-RPC failure stops the run: that batch's
- * items are reported as of unknown outcome (the server may have applied them
- * before the error reached us), batches not yet sent as not sent, so the
- * caller can retry without guessing. An aborted signal sends nothing more.
+ * not depend on each other). A whole-RPC failure starts no further batch:
+ * that batch's items are reported as of unknown outcome (the server may have
+ * applied them before the error reached us), batches not yet started as not
+ * sent, so the caller can retry without guessing. An aborted `signal` also
+ * starts no further batch (`not sent: <reason>`). Either way, batches already
+ * in flight run to their end: a sent call cannot be taken back.
  */
 export async function runBatches<I, R>(
   items: readonly I[],
@@ -40,13 +48,14 @@ export async function runBatches<I, R>(
   for (let start = 0; start < items.length; start += step) chunks.push(items.slice(start, start + step));
   const done: (R[] | undefined)[] = new Array(chunks.length);
   let next = 0;
-  let stop: { status: (kind: 'unknown' | 'notSent') => ItemStatus; rpcError?: SpireRpcError } | undefined;
+  // Set once nothing more may be sent: what to report for the batches never started.
+  let stop: { notSent: ItemStatus; rpcError?: SpireRpcError } | undefined;
 
   const worker = async () => {
     while (!stop && next < chunks.length) {
       if (signal?.aborted) {
         const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-        stop = { status: () => ({ ok: false, code: 1, codeName: codeName(1), message: `not sent: ${reason}` }) };
+        stop = { notSent: { ok: false, code: 1, codeName: codeName(1), message: `not sent: ${reason}` } };
         return;
       }
       const i = next++;
@@ -61,7 +70,7 @@ export async function runBatches<I, R>(
         const message = (err as Error).message;
         done[i] = chunk.map((item) => failed(item, { ok: false, code, codeName: codeName(code), message: `outcome unknown: ${message}` }));
         stop ??= {
-          status: () => ({ ok: false, code, codeName: codeName(code), message: `not sent: an earlier batch failed: ${message}` }),
+          notSent: { ok: false, code, codeName: codeName(code), message: `not sent: an earlier batch failed: ${message}` },
           ...(rpcError ? { rpcError } : {}),
         };
       }
@@ -73,7 +82,7 @@ export async function runBatches<I, R>(
   chunks.forEach((chunk, i) => {
     const got = done[i];
     if (got) results.push(...got);
-    else for (const item of chunk) results.push(failed(item, stop!.status('notSent')));
+    else for (const item of chunk) results.push(failed(item, { ...stop!.notSent }));
   });
   return stop?.rpcError ? { results, rpcError: stop.rpcError } : { results };
 }

@@ -162,6 +162,26 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     expect(outcome.results.map((r) => r.entry?.spiffe_id?.path)).toEqual(Array.from({ length: 300 }, (_, i) => `/ns/default/sa/app-${i}`));
   });
 
+  it('lets batches already in flight finish when one fails: only batches not yet started are not sent', async () => {
+    const fifties = new SpireClient({ socket: spire.socketPath, batchSizes: { createEntries: 50 } });
+    spire.server.faults.stall();
+    const run = fifties.createEntries(Array.from({ length: 300 }, (_, i) => entry(i)));
+    while (spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').length < 4) await new Promise((r) => setTimeout(r, 10));
+    spire.server.faults.failNext(1, 14, { method: 'BatchCreateEntry', message: 'server shutting down' });
+    spire.server.faults.release();
+    const outcome = await run;
+    fifties.close();
+    const said = (prefix: string) => outcome.results.filter((r) => r.status.message.startsWith(prefix)).length;
+    expect(outcome.rpcError?.codeName).toBe('UNAVAILABLE');
+    expect({ ok: outcome.results.filter((r) => r.status.ok).length, unknown: said('outcome unknown: '), notSent: said('not sent: an earlier batch failed') }).toEqual({
+      ok: 150,
+      unknown: 50,
+      notSent: 100,
+    });
+    expect(outcome.results.slice(200).every((r) => r.status.message.startsWith('not sent: '))).toBe(true);
+    expect(spire.server.entries.size).toBe(150);
+  });
+
   it('sends no further batch once its signal is aborted (e.g. leadership lost)', async () => {
     const abort = new AbortController();
     const sequential = new SpireClient({ socket: spire.socketPath, batchSizes: { createEntries: 50, writeConcurrency: 1 } });
