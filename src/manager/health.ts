@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { type BindAddress, closeServer, listen, parseBindAddress, sameBindAddress } from './http.js';
+import { type BindAddress, closeServer, listen, parseBindAddress, sameBindAddress } from '../net/http.js';
 import type { ControllerMetrics } from './metrics.js';
 
 /** One named condition behind a probe. Synchronous and cheap: probes run often and must not hang. */

@@ -1,3 +1,8 @@
+/**
+ * Listening and closing plumbing for the HTTP servers: metrics and health
+ * (manager/) and the admission webhook (webhook/). Below both, so neither
+ * imports the other; it imports nothing of ours.
+ */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { parseConfig } from '../../src/api/config.js';
-import { parseBindAddress } from '../../src/manager/http.js';
+import { parseBindAddress } from '../../src/net/http.js';
 
 const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Check, type Observability, ping, serveObservability } from '../../src/manager/health.js';
-import { parseBindAddress } from '../../src/manager/http.js';
+import { parseBindAddress } from '../../src/net/http.js';
 import { ControllerMetrics } from '../../src/manager/metrics.js';
 
 /** A check whose outcome the test flips. */
