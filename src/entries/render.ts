@@ -182,14 +182,10 @@ export function renderParentId(node: Node, settings: RenderSettings): { parentId
     NodeSpec: node.spec ?? {},
   };
   try {
-    const rendered = run('parent ID', settings.parentIdTemplate, data);
-    try {
-      return { parentId: checkIdInTrustDomain(rendered, settings.trustDomain) };
-    } catch (err) {
-      throw new RenderError(`failed to render parent ID: ${(err as Error).message}`);
-    }
+    return { parentId: checkIdInTrustDomain(settings.parentIdTemplate.render(data), settings.trustDomain) };
   } catch (err) {
-    return { error: (err as Error).message };
+    // The template is the config's, not the ClusterSPIFFEID's, and fails per node: say which of each.
+    return { error: `parentIDTemplate: node ${node.metadata.name}: ${(err as Error).message}` };
   }
 }
 

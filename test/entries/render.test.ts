@@ -1,7 +1,8 @@
-/** What parseClusterSPIFFEID refuses before any pod is rendered. */
+/** What parseClusterSPIFFEID refuses before any pod is rendered, and how a parent ID that cannot be rendered is reported. */
 import { describe, expect, it } from 'vitest';
-import type { ClusterSPIFFEID } from '../../src/api/index.js';
-import { parseClusterSPIFFEID } from '../../src/entries/index.js';
+import type { ClusterSPIFFEID, Node, Pod } from '../../src/api/index.js';
+import { declareEntries, parseClusterSPIFFEID } from '../../src/entries/index.js';
+import { compileTemplate } from '../../src/template/index.js';
 
 const csid = (spiffeIDTemplate: string) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name: 'c', uid: 'u' }, spec: { spiffeIDTemplate } }) as unknown as ClusterSPIFFEID;
 const errors = (r: ReturnType<typeof parseClusterSPIFFEID>) => ('errors' in r ? r.errors : []);
@@ -34,5 +35,43 @@ describe('given the configured trust domain, a spiffeIDTemplate fixed to another
 
   it('without a trust domain (the reconcile) the template parses, and each rendered ID is judged per pod as before', () => {
     expect('parsed' in parseClusterSPIFFEID(csid('spiffe://cluster2.demo/greeter-client'))).toBe(true);
+  });
+});
+
+describe("a pod whose node the config's parentIDTemplate cannot be rendered for is reported naming the template field and the node", () => {
+  const pod: Pod = { metadata: { name: 'web', namespace: 'default', uid: 'p-1' }, spec: { nodeName: 'node-1' }, status: { phase: 'Running' } };
+  const node: Node = { metadata: { name: 'node-1', uid: 'n-1' }, spec: {} };
+  const failures = (parentIDTemplate: string) =>
+    declareEntries(
+      {
+        clusterSPIFFEIDs: [{ ...csid('spiffe://example.org/{{ .PodMeta.Name }}'), metadata: { name: 'c', uid: 'u', creationTimestamp: '2026-01-01T00:00:00Z' } }],
+        clusterStaticEntries: [],
+        namespaces: [{ metadata: { name: 'default', uid: 'ns-1' } }],
+        pods: [pod],
+        nodes: [node],
+        endpointSlices: [],
+        endpoints: [],
+      },
+      {
+        trustDomain: 'example.org',
+        clusterName: 'demo',
+        clusterDomain: 'cluster.local',
+        parentIdTemplate: compileTemplate(parentIDTemplate),
+        ignoreNamespaces: [],
+        className: '',
+        watchClassless: false,
+      },
+    ).renderFailures.map((f) => `${f.pod}: ${f.message}`);
+
+  it('when it renders an invalid SPIFFE ID (a node without the label it reads)', () => {
+    expect(failures('spiffe://{{ .TrustDomain }}/agent/{{ index .NodeMeta.Labels "zone" }}')).toEqual([
+      'default/web: parentIDTemplate: node node-1: invalid SPIFFE ID "spiffe://example.org/agent/": path cannot have a trailing slash',
+    ]);
+  });
+
+  it('when the template fails to execute', () => {
+    expect(failures('spiffe://{{ .TrustDomain }}/agent/{{ .NodeMeta.Name.First }}')).toEqual([
+      "default/web: parentIDTemplate: node node-1: template: 1:46: executing at <.NodeMeta.Name.First>: can't evaluate field First in type string",
+    ]);
   });
 });
