@@ -38,6 +38,12 @@ export function loadContext(flags: ConfigFlags): LoadedContext {
       if (err instanceof ConfigError) throw new CliError(err.message);
       throw err;
     }
+    // passOptions compiles it again, but only here is the file known to name.
+    try {
+      compileTemplate(config.parentIDTemplate);
+    } catch (err) {
+      throw new CliError(`${flags.config}: parentIDTemplate: ${(err as Error).message}`);
+    }
   }
   if (flags.trustDomain) config.trustDomain = flags.trustDomain;
   if (flags.clusterName) config.clusterName = flags.clusterName;

@@ -319,6 +319,21 @@ describe('`validate` reports every problem, one line each, and exits 1', () => {
   });
 });
 
+describe('a --config whose parentIDTemplate does not parse stops the command, naming the file and the field', () => {
+  it('plan exits 2 with one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-'));
+    try {
+      const config = join(dir, 'config.yaml');
+      writeFileSync(config, 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: demo.example\nclusterName: demo\nparentIDTemplate: "spiffe://{{ .TrustDomain"\n');
+      const cli = spawnCli(['plan', '--config', config, '--manifests', join(DEMO_DIR, 'manifests'), '--entries', join(DEMO_DIR, 'spire-entries.json')]);
+      expect(await exitCode(cli)).toBe(2);
+      expect(cli.output().trim()).toBe(`spire-reconciler: ${config}: parentIDTemplate: template: 1:24: unclosed action`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('every command answers --help', () => {
   it.each(['run', 'plan', 'reconcile', 'render', 'validate', 'demo', 'memory-spire'])('%s --help', async (cmd) => {
     const cli = spawnCli([cmd, '--help']);
