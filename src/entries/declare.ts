@@ -214,6 +214,23 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
 }
 
 /**
+ * Each ClusterSPIFFEID object parsed once, not once per pod pass: the caches
+ * (informers, manifest reads) replace an object when it changes, and never
+ * change one in place.
+ */
+const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner; specKey: string; result: ReturnType<typeof parseClusterSPIFFEID> }>();
+
+function parsedOnce(obj: ClusterSPIFFEID) {
+  let hit = parsedObjects.get(obj);
+  if (!hit) {
+    const owner = ownerOf('ClusterSPIFFEID', obj);
+    hit = { owner, specKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}`, result: parseClusterSPIFFEID(obj) };
+    parsedObjects.set(obj, hit);
+  }
+  return hit;
+}
+
+/**
  * The ClusterSPIFFEIDs of our class, parsed, fallback ones last (a stable
  * sort, so otherwise in the order given), with the key their renders are
  * cached under: valid for the object's current spec only.
@@ -225,12 +242,11 @@ function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings:
   const owners: Owner[] = [];
   for (const obj of objects) {
     if (!isOurClass(obj.spec?.className, settings)) continue;
-    const owner = ownerOf('ClusterSPIFFEID', obj);
+    const { owner, specKey, result } = parsedOnce(obj);
     owners.push(owner);
-    specKeys.set(owner.uid, `${owner.uid}\u0000${JSON.stringify(obj.spec)}`);
-    const r = parseClusterSPIFFEID(obj);
-    if ('parsed' in r) parsed.push(r.parsed);
-    else invalid.push({ owner, errors: r.errors });
+    specKeys.set(owner.uid, specKey);
+    if ('parsed' in result) parsed.push(result.parsed);
+    else invalid.push({ owner, errors: result.errors });
   }
   parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
   return { parsed, specKeys, invalid, owners };
