@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { type EntryPassResult, planPass, runEntryPass } from '../entries/index.js';
+import { type EntryPassResult, planPass, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
 import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { federationJson, federationTable } from './federation-report.js';
@@ -53,7 +53,15 @@ export async function runOnce(
           dryRun: !opts.apply,
         });
       }
-      result = await runEntryPass(manifests.snapshot, spire, { ...passOpts, dryRun: !opts.apply, ...(federation ? { federatedBundles: federation.bundles } : {}) });
+      // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops; without it,
+      // a server older than 1.6.3 would get the same hint update on every run.
+      const unsupportedFields = opts.apply ? await new UnsupportedFieldsProbe().refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m)) : undefined;
+      result = await runEntryPass(manifests.snapshot, spire, {
+        ...passOpts,
+        dryRun: !opts.apply,
+        ...(federation ? { federatedBundles: federation.bundles } : {}),
+        ...(unsupportedFields ? { unsupportedFields } : {}),
+      });
     } catch (err) {
       throw asCliError(err);
     } finally {

@@ -129,7 +129,8 @@ describe('plan against a SPIRE socket never writes; reconcile --once applies and
 
   it('reconcile --once exits 0 when everything applied, and 1 when an item failed', async () => {
     expect((await runOnce({ ...demoFlags, socket: spire.socketPath }, { apply: true, log: quiet, print: () => {} })).code).toBe(0);
-    spire.faults.failNext(1, 14, { method: 'BatchDeleteEntry' });
+    // Two: the first is the unsupported-field probe removing its own entry (the pass deletes that leftover too).
+    spire.faults.failNext(2, 14, { method: 'BatchDeleteEntry' });
     const manifests = join(dir, 'manifests');
     mkdirSync(manifests);
     // Without the payments ClusterSPIFFEID, its entries are deleted, and the delete is made to fail.
@@ -137,6 +138,28 @@ describe('plan against a SPIRE socket never writes; reconcile --once applies and
     const { code, result } = await runOnce({ config: demoFlags.config, manifests: [manifests], socket: spire.socketPath }, { apply: true, log: quiet, print: () => {} });
     expect(result.applied?.failures.length).toBeGreaterThan(0);
     expect(code).toBe(1);
+  });
+});
+
+describe('reconcile --once against a SPIRE server that drops a field converges instead of updating every run', () => {
+  it('asks SPIRE which fields it stores, so a dropped hint is not written again and again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-dropped-'));
+    const spire = await MemorySpireServer.start({ socketPath: join(dir, 'api.sock'), trustDomain: 'demo.example', droppedFields: ['hint'] });
+    try {
+      mkdirSync(join(dir, 'manifests'));
+      writeFileSync(
+        join(dir, 'manifests', 'static.yaml'),
+        'apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterStaticEntry\nmetadata: {name: gw}\nspec: {spiffeID: /gw, parentID: /spire/server, selectors: ["unix:uid:1000"], hint: gateway}\n',
+      );
+      const flags = { config: demoFlags.config, manifests: [join(dir, 'manifests')], socket: spire.socketPath };
+      expect((await runOnce(flags, { apply: true, log: quiet, print: () => {} })).result.applied?.created).toBe(1);
+      const second = await runOnce(flags, { apply: true, log: quiet, print: () => {} });
+      expect(second.result.plan.updates).toEqual([]);
+      expect(second.code).toBe(0);
+    } finally {
+      await spire.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
