@@ -1,5 +1,6 @@
 import { parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
 import { parseSpiffeBundle } from './bundle.js';
+import type { TrustBundle } from './model.js';
 
 /** The fields of a ClusterFederatedTrustDomain spec this module checks. */
 export interface FederatedTrustDomainSpec {
@@ -21,11 +22,25 @@ export interface FieldProblem {
  * SPIRE refuses a relationship with its own trust domain.
  */
 export function validateFederatedTrustDomain(spec: FederatedTrustDomainSpec, ownTrustDomain?: string): FieldProblem[] {
+  return checkFederatedTrustDomain(spec, ownTrustDomain).problems;
+}
+
+/**
+ * validateFederatedTrustDomain, also handing back what the checks parsed:
+ * reading a bundle means parsing its X.509 certificates and JWKs, too much
+ * work to do a second time for the relationship.
+ */
+export function checkFederatedTrustDomain(
+  spec: FederatedTrustDomainSpec,
+  ownTrustDomain?: string,
+): { problems: FieldProblem[]; trustDomain?: string; bundle?: TrustBundle } {
   const problems: FieldProblem[] = [];
   const add = (field: string, message: string) => problems.push({ field: `spec.${field}`, message });
+  let trustDomain: string | undefined;
+  let bundle: TrustBundle | undefined;
   try {
-    const td = parseTrustDomain(spec.trustDomain ?? '');
-    if (td === ownTrustDomain) add('trustDomain', `"${td}" is the SPIRE server's own trust domain`);
+    trustDomain = parseTrustDomain(spec.trustDomain ?? '');
+    if (trustDomain === ownTrustDomain) add('trustDomain', `"${trustDomain}" is the SPIRE server's own trust domain`);
   } catch (err) {
     add('trustDomain', (err as Error).message);
   }
@@ -58,10 +73,10 @@ export function validateFederatedTrustDomain(spec: FederatedTrustDomainSpec, own
   }
   if (spec.trustDomainBundle) {
     try {
-      parseSpiffeBundle(spec.trustDomainBundle);
+      bundle = parseSpiffeBundle(spec.trustDomainBundle);
     } catch (err) {
       add('trustDomainBundle', (err as Error).message);
     }
   }
-  return problems;
+  return { problems, ...(trustDomain !== undefined ? { trustDomain } : {}), ...(bundle ? { bundle } : {}) };
 }

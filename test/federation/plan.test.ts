@@ -82,6 +82,18 @@ describe('relationships are planned per trust domain, within scope and policy', 
     expect(plan.creates).toEqual([]);
   });
 
+  it('carries the trustDomainBundle it checked into the relationship, or refuses the object naming the key', async () => {
+    const der = (await createCertificateAuthority('a.test', 3600)).der;
+    const json = JSON.stringify({ keys: [{ use: 'x509-svid', x5c: [der.toString('base64')] }], spiffe_sequence: 2 });
+    const plan = planFederation({
+      ...base,
+      objects: [cftd('a', { trustDomainBundle: json }), cftd('b', { trustDomain: 'b.test', trustDomainBundle: '{"keys": [{"use": "sig"}]}' })],
+      current: [],
+    });
+    expect(plan.creates.map((c) => [c.trustDomain, c.bundle])).toEqual([['a.test', parseSpiffeBundle(json)]]);
+    expect(plan.invalid.map((i) => [i.owner.name, i.problems])).toEqual([['b', [{ field: 'spec.trustDomainBundle', message: 'keys[0]: use must be x509-svid or jwt-svid, got "sig"' }]]]);
+  });
+
   it('only handles objects of its class', () => {
     const plan = planFederation({ ...base, className: 'blue', objects: [cftd('a', {}), cftd('b', { trustDomain: 'b.test', className: 'blue' })], current: [] });
     expect(plan.creates.map((c) => c.trustDomain)).toEqual(['b.test']);
