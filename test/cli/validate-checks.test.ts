@@ -6,14 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SpireClient } from '../../src/spire/index.js';
-import { startWebhook, type Webhook } from '../../src/webhook/index.js';
 import { exitCode, spawnCli } from '../support/cli.js';
-import { FakeKubeApiServer } from '../support/kube/index.js';
-import { startTestSpire, type TestSpire } from '../support/spire.js';
-import { caBundles, PATHS, post, review, SERVICE_DNS, TD, testConfig, vwcObject, waitFor } from '../webhook/helpers.js';
+import { PATHS, post, review, servingWebhook, TD } from '../webhook/helpers.js';
 
 const objects = [
   { kind: 'ClusterSPIFFEID', path: PATHS.csid, metadata: { name: 'fine' }, spec: { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}' } },
@@ -22,22 +17,12 @@ const objects = [
   { kind: 'ClusterFederatedTrustDomain', path: PATHS.cftd, metadata: { name: 'self' }, spec: { trustDomain: TD, bundleEndpointURL: 'https://spire.example.org:8443', bundleEndpointProfile: { type: 'https_web' } } },
 ];
 
-let spire: TestSpire;
-let kube: FakeKubeApiServer;
-let client: SpireClient;
-let webhook: Webhook;
-let tls: { ca: string; servername: string };
+let serving: Awaited<ReturnType<typeof servingWebhook>>;
 let dir: string;
 let file: string;
 
 beforeAll(async () => {
-  spire = await startTestSpire();
-  kube = await FakeKubeApiServer.start();
-  kube.create(vwcObject());
-  client = new SpireClient({ socket: spire.socketPath });
-  webhook = await startWebhook({ config: testConfig(), kc: kube.kubeConfig(), spire: client, log: pino({ level: 'silent' }), checkIntervalMs: 200 });
-  await waitFor('the webhook to be ready', () => webhook.ready().ok);
-  tls = { ca: await waitFor('the caBundle', () => caBundles(kube)[0]), servername: SERVICE_DNS };
+  serving = await servingWebhook();
   dir = mkdtempSync(join(tmpdir(), 'validate-checks-'));
   file = join(dir, 'objects.json');
   // JSON is YAML; one List holds every object, as `kubectl get -o json` prints them.
@@ -46,17 +31,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await webhook?.close();
-  client?.close();
-  await kube?.close();
-  await spire?.close();
+  await serving?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** `field: reason` per problem the webhook names for the object; [] when admitted. */
 async function webhookReasons(o: (typeof objects)[number]): Promise<string[]> {
   const { path, ...object } = o;
-  const reply = await post(webhook.port, path, JSON.stringify(review(o.kind, 'CREATE', { apiVersion: 'spire.spiffe.io/v1alpha1', ...object })), tls);
+  const reply = await post(serving.webhook.port, path, JSON.stringify(review(o.kind, 'CREATE', { apiVersion: 'spire.spiffe.io/v1alpha1', ...object })), serving.tls);
   const response = reply.json.response;
   if (response.allowed) return [];
   const prefix = `${o.kind} ${o.metadata.name}: `;

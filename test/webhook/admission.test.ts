@@ -5,40 +5,21 @@
  * DNS name, exactly as the API server checks it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
-import { SpireClient } from '../../src/spire/index.js';
-import { startWebhook, type Webhook } from '../../src/webhook/index.js';
-import { FakeKubeApiServer } from '../support/kube/index.js';
-import { startTestSpire, type TestSpire } from '../support/spire.js';
-import { caBundles, PATHS, post, review, SERVICE_DNS, testConfig, vwcObject, waitFor } from './helpers.js';
+import { PATHS, post, review, servingWebhook } from './helpers.js';
 
-let spire: TestSpire;
-let kube: FakeKubeApiServer;
-let client: SpireClient;
-let webhook: Webhook;
-let tls: { ca: string; servername: string };
+let serving: Awaited<ReturnType<typeof servingWebhook>>;
 
 beforeAll(async () => {
-  spire = await startTestSpire();
-  kube = await FakeKubeApiServer.start();
-  kube.create(vwcObject());
-  client = new SpireClient({ socket: spire.socketPath });
-  webhook = await startWebhook({ config: testConfig(), kc: kube.kubeConfig(), spire: client, log: pino({ level: 'silent' }), checkIntervalMs: 200 });
-  await waitFor('the webhook to be ready', () => webhook.ready().ok);
-  const ca = await waitFor('the caBundle', () => caBundles(kube)[0]);
-  tls = { ca, servername: SERVICE_DNS };
+  serving = await servingWebhook();
 });
 
 afterAll(async () => {
-  await webhook?.close();
-  client?.close();
-  await kube?.close();
-  await spire?.close();
+  await serving?.close();
 });
 
 /** Sends a review to `path` and returns the HTTP status and the review's response. */
 async function admit(path: string, body: unknown) {
-  const reply = await post(webhook.port, path, typeof body === 'string' ? body : JSON.stringify(body), tls);
+  const reply = await post(serving.webhook.port, path, typeof body === 'string' ? body : JSON.stringify(body), serving.tls);
   return { http: reply.status, response: reply.json?.response, reply };
 }
 
@@ -237,7 +218,7 @@ describe('a ValidatingWebhookConfiguration that routes a kind to the wrong path 
   });
 
   it('an unknown path is 404', async () => {
-    const reply = await post(webhook.port, '/validate-something-else', '{}', tls);
+    const reply = await post(serving.webhook.port, '/validate-something-else', '{}', serving.tls);
     expect(reply.status).toBe(404);
   });
 });

@@ -7,7 +7,10 @@ import { pino, type Logger } from 'pino';
 import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
 import { createCertificateAuthority, signLeaf, type CertificateAuthority } from '../../src/memspire/ca.js';
 import { EC_P256, x509 } from '../../src/x509/index.js';
-import type { FakeKubeApiServer } from '../support/kube/index.js';
+import { SpireClient } from '../../src/spire/index.js';
+import { startWebhook, type Webhook } from '../../src/webhook/index.js';
+import { FakeKubeApiServer } from '../support/kube/index.js';
+import { startTestSpire } from '../support/spire.js';
 
 export const TD = 'example.org';
 export const VWC_NAME = 'spire-controller-manager-webhook';
@@ -186,4 +189,31 @@ export async function occupiedPort(): Promise<{ port: number; release(): Promise
     port: (holder.address() as AddressInfo).port,
     release: () => new Promise<void>((resolve) => holder.close(() => resolve())),
   };
+}
+
+/**
+ * A webhook serving with a SPIRE-minted certificate, as a cluster would call
+ * it: an in-memory SPIRE server, a fake API server holding the
+ * ValidatingWebhookConfiguration, and the caBundle written. `close()` stops
+ * all of it.
+ */
+export async function servingWebhook(): Promise<{ webhook: Webhook; tls: { ca: string; servername: string }; close(): Promise<void> }> {
+  const spire = await startTestSpire();
+  const kube = await FakeKubeApiServer.start();
+  kube.create(vwcObject());
+  const client = new SpireClient({ socket: spire.socketPath });
+  const webhook = await startWebhook({ config: testConfig(), kc: kube.kubeConfig(), spire: client, log: pino({ level: 'silent' }), checkIntervalMs: 200 });
+  const close = async () => {
+    await webhook.close();
+    client.close();
+    await kube.close();
+    await spire.close();
+  };
+  try {
+    await waitFor('the webhook to be ready', () => webhook.ready().ok);
+    return { webhook, tls: { ca: await waitFor('the caBundle', () => caBundles(kube)[0]), servername: SERVICE_DNS }, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
