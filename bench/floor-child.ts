@@ -2,11 +2,13 @@
  * Child process: the floors the controller is compared with, measured with a
  * bare client on the same socket and batch sizes, so none of our engine runs:
  * pushing the pre-rendered entries (cold convergence) and a paged list of all
- * of them (idle pass). Prints one JSON line.
+ * of them (idle pass). Prints one JSON line, with the wall-clock moment the
+ * push finished (for the list-and-push floor, see barrier.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { declareEntries, ID_ONLY_MASK, toSpire } from '../src/entries/index.js';
 import { SpireClient } from '../src/spire/index.js';
+import { barrier } from './barrier.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
 
 const pods = Number(process.argv[2]);
@@ -18,10 +20,12 @@ const entries = declared.map((d, i) => toSpire(d.spec, `scm-floor-${i}`));
 
 const spire = new SpireClient({ socket, rpcTimeoutMs: 120_000 });
 await spire.waitUntilReady({ timeoutMs: 60_000 });
+await barrier();
 let t = performance.now();
 // As the controller writes: only each entry's ID echoed back.
 const outcome = await spire.createEntries(entries, { outputMask: ID_ONLY_MASK });
 const pushMs = performance.now() - t;
+const pushEndAt = Date.now();
 const failed = outcome.results.filter((r) => !r.status.ok).length;
 const listMs: number[] = [];
 for (let i = 0; i < lists; i++) {
@@ -31,4 +35,4 @@ for (let i = 0; i < lists; i++) {
   if (all.length !== entries.length) throw new Error(`listed ${all.length} of ${entries.length}`);
 }
 spire.close();
-console.log(JSON.stringify({ entries: entries.length, failed, pushMs, listMs }));
+console.log(JSON.stringify({ entries: entries.length, failed, pushMs, pushEndAt, listMs }));

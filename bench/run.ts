@@ -42,7 +42,7 @@ const debug = (label: string) => {
   if (!process.env.BENCH_DEBUG) return;
   const m = process.memoryUsage();
   const mib = (x: number) => Math.round(x / 2 ** 20);
-  console.error(`  [${label}] rss ${mib(m.rss)} MiB (peak so far ${mib(process.resourceUsage().maxRSS * 1024)}), heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB (array buffers ${mib(m.arrayBuffers)})`);
+  console.error(`  [${label}] at ${(performance.now() / 1000).toFixed(2)} s: rss ${mib(m.rss)} MiB (peak so far ${mib(process.resourceUsage().maxRSS * 1024)}), heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB (array buffers ${mib(m.arrayBuffers)})`);
   if (process.env.BENCH_DEBUG === 'smaps') console.error(`    resident by mapping: ${residentByMapping()}`);
 };
 
@@ -104,6 +104,39 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** A child started with `--barrier` (see barrier.ts): resolves once it has printed `ready`. */
+function readyChild(script: string, args: string[]): Promise<{ child: ChildProcess; output: Promise<string> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, script), ...args, '--barrier'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  const output = new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited ${code}`))));
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.startsWith('ready\n')) resolve({ child, output });
+    });
+    output.catch(reject);
+  });
+}
+
+/**
+ * The least any controller could take for a cold start here: a bare client
+ * listing every pod and another pushing the pre-rendered entries, started
+ * together, on the same two cores the controller shares with both servers.
+ * No rendering, planning or waiting for one to feed the other.
+ */
+async function measureListAndPush(pods: number, kubeconfig: string, socket: string): Promise<number> {
+  const [list, push] = await Promise.all([readyChild('list-child.ts', [kubeconfig]), readyChild('floor-child.ts', [String(pods), socket, '0'])]);
+  const started = Date.now();
+  list.child.stdin!.write('go\n');
+  push.child.stdin!.write('go\n');
+  const last = async (out: Promise<string>) => JSON.parse((await out).trim().split('\n').pop()!) as { endAt?: number; pushEndAt?: number; failed?: number; pods?: number };
+  const [l, p] = await Promise.all([last(list.output), last(push.output)]);
+  if (l.pods !== pods || p.failed !== 0) throw new Error(`list-and-push floor: listed ${l.pods} of ${pods} pods, ${p.failed} entries failed`);
+  return Math.max(l.endAt!, p.pushEndAt!) - started;
+}
+
 interface Floors {
   entries: number;
   failed: number;
@@ -120,6 +153,8 @@ interface RunResult {
   coldMs: number;
   coldFloorMs: number;
   podListMs: number;
+  /** The pod list and the push together, by bare clients (measureListAndPush). */
+  listAndPushMs: number;
   /** CPU seconds during the cold start: controller, API server, SPIRE. */
   coldCpu: number[];
   idleMs: number;
@@ -152,6 +187,9 @@ async function oneRun(pods: number): Promise<RunResult> {
     // The pod list on its own, by a bare client in another process, before the controller starts.
     const podList = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(here, 'list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { pods: number; listMs: number; cpuSeconds: number };
     if (podList.pods !== pods) throw new Error(`listed ${podList.pods} of ${pods} pods`);
+    const c = await startSpire(join(dir, 'c'));
+    const listAndPushMs = await measureListAndPush(pods, kubeconfig, c.socket);
+    await stop(c.child);
     debug('before controller start');
 
     const config = { ...defaultConfig(), trustDomain: 'example.org', clusterName: 'bench', clusterDomain: 'cluster.local', spireServerSocketPath: b.socket, gcIntervalMs: 3_600_000, spireRpcTimeoutMs: 120_000 };
@@ -218,6 +256,15 @@ async function oneRun(pods: number): Promise<RunResult> {
     const coldCpu = [(own.user + own.system) / 1e6, cpuSeconds(kube.pid) - cpuAtStart[0], cpuSeconds(b.child.pid) - cpuAtStart[1]] as const;
     await live.idle();
     debug('after cold convergence');
+    // BENCH_COLD_ONLY=1: one line per run and nothing after the cold start, to compare changes to it quickly.
+    if (process.env.BENCH_COLD_ONLY) {
+      console.error(`  cold ${Math.round(coldMs)} ms; push floor ${Math.round(floors.pushMs)} ms; list alone ${Math.round(podList.listMs)} ms; list ∥ push ${listAndPushMs} ms; CPU s ours/API/SPIRE ${coldCpu.map((x) => x.toFixed(1)).join('/')}`);
+      stopper.abort();
+      await live.done;
+      await stop(kube);
+      await stop(b.child);
+      process.exit(0);
+    }
 
     // Idle pass: nothing changed; it must write nothing.
     const writesBefore = writes;
@@ -281,6 +328,7 @@ async function oneRun(pods: number): Promise<RunResult> {
       coldMs,
       coldFloorMs: floors.pushMs,
       podListMs: podList.listMs,
+      listAndPushMs,
       coldCpu: [...coldCpu],
       idleMs: median(idleTimes),
       idleFloorMs: median(floors.listMs),
@@ -306,6 +354,8 @@ interface Row {
   coldFloorMs: number;
   coldRatio: number;
   podListMs: number;
+  listAndPushMs: number;
+  coldToListAndPush: number;
   coldCpu: number[];
   idleMs: number;
   idleFloorMs: number;
@@ -338,6 +388,8 @@ for (const pods of sizes) {
     coldFloorMs: med((x) => x.coldFloorMs),
     coldRatio: med((x) => x.coldMs / x.coldFloorMs),
     podListMs: med((x) => x.podListMs),
+    listAndPushMs: med((x) => x.listAndPushMs),
+    coldToListAndPush: med((x) => x.coldMs / x.listAndPushMs),
     coldCpu: [0, 1, 2].map((i) => med((x) => x.coldCpu[i]!)),
     idleMs: med((x) => x.idleMs),
     idleFloorMs: med((x) => x.idleFloorMs),
@@ -357,12 +409,13 @@ for (const pods of sizes) {
 
 const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const table = [
-  ['pods', 'entries', 'cold ms (floor, ratio)', 'pod list alone ms', 'cold CPU s ours/API/SPIRE', 'idle pass ms (floor, ratio), writes', 'event latency p50/p99/max ms', 'CPU s / 1000 events', 'RSS MiB steady/peak', 'heap MiB steady/peak'],
+  ['pods', 'entries', 'cold ms (floor, ratio)', 'pod list alone ms', 'list ∥ push ms (cold ratio)', 'cold CPU s ours/API/SPIRE', 'idle pass ms (floor, ratio), writes', 'event latency p50/p99/max ms', 'CPU s / 1000 events', 'RSS MiB steady/peak', 'heap MiB steady/peak'],
   ...rows.map((r) => [
     String(r.pods),
     String(r.entries),
     `${fmt(r.coldMs)} (${fmt(r.coldFloorMs)}, ${fmt(r.coldRatio, 2)}x)`,
     fmt(r.podListMs),
+    `${fmt(r.listAndPushMs)} (${fmt(r.coldToListAndPush, 2)}x)`,
     r.coldCpu.map((x) => fmt(x, 1)).join('/'),
     `${fmt(r.idleMs)} (${fmt(r.idleFloorMs)}, ${fmt(r.idleRatio, 2)}x), ${r.idleWrites}`,
     `${fmt(r.latencyP50Ms)}/${fmt(r.latencyP99Ms)}/${fmt(r.latencyMaxMs)}`,
