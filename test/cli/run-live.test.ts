@@ -1,0 +1,246 @@
+/**
+ * `spire-reconciler run` in live Kubernetes mode, as a child process started
+ * the way deploy/ starts it (deploy/configmap.yaml's config file, the
+ * ValidatingWebhookConfiguration of deploy/webhook.yaml in the cluster),
+ * observed from outside as an operator observes it: the probe and metrics
+ * endpoints over HTTP, the entries in SPIRE, the ClusterSPIFFEID's status and
+ * the Lease in the API server, the exit code and the log.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml, parseAllDocuments, stringify as toYaml } from 'yaml';
+import type { ClusterSPIFFEIDStats } from '../../src/api/index.js';
+import { MemorySpireServer } from '../../src/memspire/index.js';
+import { exitCode, repoRoot, spawnCli, waitForOutput } from '../support/cli.js';
+import { FakeKubeApiServer } from '../support/kube/index.js';
+
+const TD = 'example.org';
+const CLUSTER = 'demo';
+const CSID = { apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID' } as const;
+const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } as const;
+
+/** deploy/configmap.yaml's config file, as a mutable object. */
+function deployedConfig(): Record<string, unknown> {
+  const configMap = parseYaml(readFileSync(join(repoRoot, 'deploy/configmap.yaml'), 'utf8')) as { data: Record<string, string> };
+  return parseYaml(configMap.data['config.yaml']!) as Record<string, unknown>;
+}
+
+/** deploy/webhook.yaml's ValidatingWebhookConfiguration. */
+function deployedWebhookConfiguration(): { kind: string; metadata: { name: string } } {
+  const docs = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/webhook.yaml'), 'utf8'));
+  if (!Array.isArray(docs)) throw new Error('deploy/webhook.yaml is empty');
+  const vwc = docs.map((d) => d.toJS() as { kind: string; metadata: { name: string } } | null).find((o) => o?.kind === 'ValidatingWebhookConfiguration');
+  if (!vwc) throw new Error('deploy/webhook.yaml has no ValidatingWebhookConfiguration');
+  return vwc;
+}
+
+/** A port nothing listens on right now (the webhook's port must be 1-65535, so 0 is no option there). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The JSON log lines the process wrote so far. */
+function logLines(cli: ReturnType<typeof spawnCli>): Record<string, unknown>[] {
+  return cli
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Where the process says it serves `what` ("metrics", "health probes"): it asked for port 0. */
+async function servedAt(cli: ReturnType<typeof spawnCli>, what: string): Promise<string> {
+  await waitForOutput(cli, new RegExp(`"msg":"serving ${what}"`));
+  const line = logLines(cli).find((l) => l.msg === `serving ${what}`);
+  return `http://${String(line!.address)}`;
+}
+
+async function get(url: string): Promise<{ status: number; body: string; contentType: string }> {
+  const res = await fetch(url);
+  return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type') ?? '' };
+}
+
+const ns = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+const pod = (namespace: string, name: string, labels: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace, labels },
+  spec: { nodeName: 'node-1', serviceAccountName: name, containers: [{ name: 'main', image: 'app:1' }] },
+  status: { phase: 'Running' },
+});
+const SELECTED = { 'spiffe.io/spiffe-id': 'true' };
+
+describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics, status and shutdown as an operator sees them', () => {
+  let dir: string;
+  let kube: FakeKubeApiServer;
+  let spire: MemorySpireServer | undefined;
+  let cli: ReturnType<typeof spawnCli> | undefined;
+  let socketPath: string;
+  let env: Record<string, string>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'run-live-'));
+    socketPath = join(dir, 'spire-server', 'api.sock');
+    kube = await FakeKubeApiServer.start();
+    kube.writeKubeconfig(join(dir, 'kubeconfig'));
+    env = { KUBECONFIG: join(dir, 'kubeconfig') };
+
+    kube.create(deployedWebhookConfiguration());
+    kube.create(ns('shop'));
+    kube.create(ns('kube-system'));
+    kube.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, spec: {} });
+    kube.create({
+      ...CSID,
+      metadata: { name: 'workloads' },
+      spec: { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}', podSelector: { matchLabels: SELECTED } },
+    });
+    kube.create(pod('shop', 'web', SELECTED));
+    // Not selected: no label.
+    kube.create(pod('shop', 'cron', {}));
+    // Labelled, but in a namespace ignored by default.
+    kube.create(pod('kube-system', 'dns', SELECTED));
+
+    // The deployed config file; only what cannot be the same in a test differs.
+    const config = deployedConfig();
+    Object.assign(config, {
+      spireServerSocketPath: socketPath,
+      // Deployed, it is detected from the cluster's DNS.
+      clusterDomain: 'cluster.local',
+      // Only watch events drive passes here, so a missed event shows.
+      gcInterval: '1h',
+      logEncoding: 'json',
+      metrics: { bindAddress: '127.0.0.1:0' },
+      health: { healthProbeBindAddress: '127.0.0.1:0' },
+      webhook: { host: '127.0.0.1', port: await freePort() },
+    });
+    expect(config).toMatchObject({ trustDomain: TD, clusterName: CLUSTER, leaderElection: { leaderElect: true } });
+    writeFileSync(join(dir, 'config.yaml'), toYaml(config));
+  });
+
+  afterEach(async () => {
+    if (cli && cli.exitCode === null && cli.signalCode === null) {
+      const exited = exitCode(cli);
+      cli.kill('SIGKILL');
+      await exited;
+    }
+    cli = undefined;
+    await spire?.stop();
+    spire = undefined;
+    await kube.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const entries = () => spire?.entries.all() ?? [];
+  const entryPaths = () => entries().map((e) => e.spiffeId.path).sort();
+  const stats = () => (kube.get(CSID.apiVersion, CSID.kind, 'workloads') as { status?: { stats?: Partial<ClusterSPIFFEIDStats> } }).status?.stats;
+  const lease = () => kube.get(LEASE.apiVersion, LEASE.kind, 'spire-reconciler-leader-election', 'spire-server') as { spec: { holderIdentity?: string | null } } | undefined;
+
+  it('is not ready until SPIRE has minted the webhook certificate, then keeps SPIRE equal to the cluster, reports it, and stops cleanly on SIGTERM', { timeout: 120_000 }, async () => {
+    // Started before SPIRE, as a sidecar may be.
+    cli = spawnCli(['run', '--config', join(dir, 'config.yaml')], { env });
+    const health = await servedAt(cli, 'health probes');
+    const metricsUrl = `${await servedAt(cli, 'metrics')}/metrics`;
+    expect(health).not.toBe(metricsUrl.replace(/\/metrics$/, ''));
+    await waitForOutput(cli, /waiting for the SPIRE server at /);
+
+    // Alive, but not ready: no serving certificate without SPIRE, and the line says so.
+    expect(await get(`${health}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
+    const notReady = await get(`${health}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.body).toMatch(/^webhook-certificate: no serving certificate yet: .+$/m);
+    expect(entries()).toEqual([]);
+
+    spire = await MemorySpireServer.start({ socketPath, trustDomain: TD });
+    await eventually(async () => (await get(`${health}/readyz`)).status === 200, '/readyz answers 200');
+    expect(await get(`${health}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
+    const verbose = await get(`${health}/readyz?verbose`);
+    expect(verbose.body.split('\n')).toEqual(['[+]informers-synced ok', '[+]webhook-certificate ok', 'readiness check passed', '']);
+    await waitForOutput(cli, /"msg":"live mode started"/);
+
+    // The one selected pod, outside the ignored namespaces, has its entry: the ClusterSPIFFEID's template,
+    // the default parent ID (the node's agent), the pod's UID, and an ID with the default prefix.
+    await eventually(() => entries().length === 1, 'the selected pod has its entry');
+    const webUid = kube.get('v1', 'Pod', 'web', 'shop')?.metadata?.uid;
+    const nodeUid = kube.get('v1', 'Node', 'node-1')?.metadata?.uid;
+    const [entry] = entries();
+    expect(webUid && nodeUid).toBeTruthy();
+    expect(entry!.spiffeId).toEqual({ trustDomain: TD, path: '/ns/shop/sa/web' });
+    expect(entry!.parentId).toEqual({ trustDomain: TD, path: `/spire/agent/k8s_psat/${CLUSTER}/${nodeUid}` });
+    expect(entry!.selectors).toContainEqual({ type: 'k8s', value: `pod-uid:${webUid}` });
+    expect(entry!.id).toMatch(/^scm-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+    // The leader (leader election is on, as deployed) writes the ClusterSPIFFEID's status.
+    expect(lease()?.spec.holderIdentity).toMatch(new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_`));
+    await eventually(() => stats()?.podsSelected === 1, 'the status counts the selected pod');
+    expect(stats()).toEqual({
+      // As upstream: an ignored namespace counts as selected too (shop and kube-system).
+      namespacesSelected: 2,
+      namespacesIgnored: 1,
+      podsSelected: 1,
+      podEntryRenderFailures: 0,
+      entriesMasked: 0,
+      entriesToSet: 1,
+      entryFailures: 0,
+      entriesWithoutFederation: 0,
+    });
+
+    // A pod created while running gets its entry; a deleted pod loses its own.
+    kube.create(pod('shop', 'api', SELECTED));
+    await eventually(() => entryPaths().join() === '/ns/shop/sa/api,/ns/shop/sa/web', 'the new pod has its entry');
+    kube.delete('v1', 'Pod', 'web', 'shop');
+    await eventually(() => entryPaths().join() === '/ns/shop/sa/api', "the deleted pod's entry is gone");
+    await eventually(() => stats()?.podsSelected === 1 && stats()?.entriesToSet === 1, 'the status follows');
+
+    // Prometheus text with the controller's own metrics: what it did, and that it leads.
+    const metrics = await get(metricsUrl);
+    expect(metrics.status).toBe(200);
+    expect(metrics.contentType).toMatch(/^text\/plain/);
+    const sample = (line: RegExp) => Number(metrics.body.match(line)?.[1]);
+    expect(sample(/^spire_reconciler_entries_total\{op="created"\} (\d+)$/m)).toBe(2);
+    expect(sample(/^spire_reconciler_entries_total\{op="deleted"\} (\d+)$/m)).toBe(1);
+    expect(sample(/^spire_reconciler_leader (\d+)$/m)).toBe(1);
+    expect(metrics.body).toMatch(/^spire_reconciler_pass_seconds_count \d+$/m);
+    expect(metrics.body).toMatch(/^process_resident_memory_bytes \d+/m);
+
+    // SIGTERM: exit 0, "stopped", the lease released for a standby, and SPIRE's entries left as they are.
+    const before = entries().map((e) => e.id);
+    cli.kill('SIGTERM');
+    expect(await exitCode(cli)).toBe(0);
+    expect(logLines(cli).map((l) => l.msg)).toContain('stopped');
+    expect(logLines(cli).filter((l) => (l.level as number) >= 50)).toEqual([]);
+    expect(lease()?.spec.holderIdentity ?? null).toBeNull();
+    expect(entries().map((e) => e.id)).toEqual(before);
+  });
+
+  // KNOWN BUG, kept as a failing expectation: flip `it.fails` to `it` once fixed. The README
+  // ("Health") and src/cli/run.ts say readiness is the informers' initial sync only, with SPIRE
+  // reachability deliberately left out. But run.ts's informers-synced check reads `live`, which
+  // is assigned only when startLive() resolves, and startLive() waits for SPIRE to answer
+  // (src/manager/live.ts, `await Promise.all([cache.start(), spire.waitUntilReady(...)])`): with
+  // the caches synced and no SPIRE, /readyz stays 503 "informers-synced: starting".
+  it.fails('without the webhook configuration, is ready once its caches have synced, even before SPIRE answers', { timeout: 60_000 }, async () => {
+    kube.delete('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', deployedWebhookConfiguration().metadata.name);
+    cli = spawnCli(['run', '--config', join(dir, 'config.yaml')], { env });
+    const health = await servedAt(cli, 'health probes');
+    await waitForOutput(cli, /waiting for the SPIRE server at /);
+    // The informers list, then watch: once they watch, the caches sync within moments.
+    await eventually(() => kube.openWatches > 0, 'the informers watch');
+    await eventually(async () => (await get(`${health}/readyz`)).status === 200, '/readyz answers 200 without SPIRE', 10_000);
+  });
+});
