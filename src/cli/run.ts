@@ -5,6 +5,7 @@ import { entryPassProblems, type PassProblem, problemLine, runEntryPass, Unsuppo
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
+import type { ClusterCache } from '../kube/cluster.js';
 import { ping, serveObservability } from '../manager/health.js';
 import { type LiveController, startLive } from '../manager/live.js';
 import { ControllerMetrics } from '../manager/metrics.js';
@@ -143,6 +144,8 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
   if (!kc.getCurrentCluster()) throw new CliError('no Kubernetes configuration: set KUBECONFIG, or run in a cluster');
   const metrics = new ControllerMetrics();
   let live: LiveController | undefined;
+  // Set before SPIRE answers (startLive waits for it): readiness must not.
+  let cache: ClusterCache | undefined;
   // The webhook serves on every replica, leader or not (upstream #450), with its own SPIRE client.
   let webhookSpire: SpireClient | undefined;
   let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
@@ -161,7 +164,7 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
     readiness: [
       {
         name: 'informers-synced',
-        check: () => (live?.cache.hasSynced ? { ok: true } : { ok: false, detail: live ? `waiting for ${live.cache.unsynced().join(', ')}` : 'starting' }),
+        check: () => (cache?.hasSynced ? { ok: true } : { ok: false, detail: cache ? `waiting for ${cache.unsynced().join(', ')}` : 'starting' }),
       },
       // Ready to serve admission requests only with a certificate (upstream #389).
       ...(webhook ? [{ name: 'webhook-certificate', check: () => webhook.ready() }] : []),
@@ -172,7 +175,7 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
   try {
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    live = await startLive({ config, pass: passOptions(config), kc, log, signal, metrics, ...(namespace ? { namespace } : {}) });
+    live = await startLive({ config, pass: passOptions(config), kc, log, signal, metrics, onCache: (c) => (cache = c), ...(namespace ? { namespace } : {}) });
     await live.done;
   } catch (err) {
     throw asCliError(err);

@@ -65,6 +65,11 @@ export interface LiveOptions {
   onPass?: (result: Pick<EntryPassResult, 'plan' | 'applied'>, seconds: number) => void;
   /** Told about every SPIRE call (e.g. to count writes). */
   observeSpireRpc?: RpcObserver;
+  /**
+   * Given the cluster cache as soon as it exists, before SPIRE answers:
+   * readiness is the caches' sync, and startLive resolves only once SPIRE is up.
+   */
+  onCache?: (cache: ClusterCache) => void;
 }
 
 export interface LiveController {
@@ -400,6 +405,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   });
 
   // Caches warm up while SPIRE may still be starting: readiness depends on the sync only.
+  opts.onCache?.(cache);
   await Promise.all([
     cache.start(),
     spire
@@ -420,7 +426,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         },
       ),
   ]);
-  log.info({ socket: spire.socketPath, endpointSlices: cache.usesEndpointSlices }, 'live mode started');
+  // Stopped while waiting for SPIRE: nothing started.
+  if (!opts.signal.aborted) log.info({ socket: spire.socketPath, endpointSlices: cache.usesEndpointSlices }, 'live mode started');
   let elector: LeaderElector | undefined;
   if (config.leaderElection.leaderElect) {
     const le = config.leaderElection;
