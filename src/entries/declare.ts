@@ -173,14 +173,14 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
   const services = indexServices(snapshot.endpointSlices, snapshot.endpoints);
   const cache = settings.renderCache ?? new RenderCache();
 
-  const { parsed, specKeys, invalid, owners } = parseOurClusterSPIFFEIDs(snapshot.clusterSPIFFEIDs, settings);
+  const { parsed, invalid, owners } = parseOurClusterSPIFFEIDs(snapshot.clusterSPIFFEIDs, settings);
   for (const owner of owners) {
     state.owners.set(owner.uid, owner);
     state.selection.set(owner.uid, { namespacesSelected: 0, namespacesIgnored: 0, podsSelected: 0, podEntryRenderFailures: 0 });
   }
   for (const i of invalid) reportInvalid(state, i.owner, i.errors);
 
-  const ctx: PodContext = { settings, cache, services, specKeys, node: (name) => nodesByName.get(name) };
+  const ctx: PodContext = { settings, cache, services, node: (name) => nodesByName.get(name) };
   const coveredByNonFallback = new Set<string>();
   for (const spec of parsed) {
     const stats = state.selection.get(spec.owner.uid)!;
@@ -214,49 +214,49 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
 }
 
 /**
+ * A parsed ClusterSPIFFEID with the key its renders are cached under: valid
+ * for the object's current spec only.
+ */
+type Selecting = ParsedClusterSPIFFEID & { readonly renderKey: string };
+
+/**
  * Each ClusterSPIFFEID object parsed once, not once per pod pass: the caches
  * (informers, manifest reads) replace an object when it changes, and never
  * change one in place.
  */
-const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner; specKey: string; result: ReturnType<typeof parseClusterSPIFFEID> }>();
+const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldError[] })>();
 
 function parsedOnce(obj: ClusterSPIFFEID) {
   let hit = parsedObjects.get(obj);
   if (!hit) {
     const owner = ownerOf('ClusterSPIFFEID', obj);
-    hit = { owner, specKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}`, result: parseClusterSPIFFEID(obj) };
+    const r = parseClusterSPIFFEID(obj);
+    hit = 'parsed' in r ? { owner, selecting: { ...r.parsed, renderKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}` } } : { owner, errors: r.errors };
     parsedObjects.set(obj, hit);
   }
   return hit;
 }
 
-/**
- * The ClusterSPIFFEIDs of our class, parsed, fallback ones last (a stable
- * sort, so otherwise in the order given), with the key their renders are
- * cached under: valid for the object's current spec only.
- */
+/** The ClusterSPIFFEIDs of our class, parsed, fallback ones last (a stable sort, so otherwise in the order given). */
 function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings: SelectionSettings) {
-  const parsed: ParsedClusterSPIFFEID[] = [];
-  const specKeys = new Map<string, string>();
+  const parsed: Selecting[] = [];
   const invalid: { owner: Owner; errors: FieldError[] }[] = [];
   const owners: Owner[] = [];
   for (const obj of objects) {
     if (!isOurClass(obj.spec?.className, settings)) continue;
-    const { owner, specKey, result } = parsedOnce(obj);
-    owners.push(owner);
-    specKeys.set(owner.uid, specKey);
-    if ('parsed' in result) parsed.push(result.parsed);
-    else invalid.push({ owner, errors: result.errors });
+    const hit = parsedOnce(obj);
+    owners.push(hit.owner);
+    if ('selecting' in hit) parsed.push(hit.selecting);
+    else invalid.push({ owner: hit.owner, errors: hit.errors });
   }
   parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
-  return { parsed, specKeys, invalid, owners };
+  return { parsed, invalid, owners };
 }
 
 interface PodContext {
   settings: SelectionSettings;
   cache: RenderCache;
   services: ServiceIndex;
-  specKeys: ReadonlyMap<string, string>;
   node: (name: string) => Node | undefined;
 }
 
@@ -265,7 +265,7 @@ interface PodContext {
  * (the pod's entries become unknown), or 'skip' for a pod not scheduled yet
  * or finished (nothing to attest, and not a failure).
  */
-function declareOne(spec: ParsedClusterSPIFFEID, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | 'skip' {
+function declareOne(spec: Selecting, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | 'skip' {
   const uid = pod.metadata.uid;
   const nodeName = pod.spec?.nodeName;
   if (!nodeName || isFinished(pod)) return 'skip';
@@ -275,7 +275,7 @@ function declareOne(spec: ParsedClusterSPIFFEID, pod: Pod, namespace: string, ct
   if ('error' in parent) return { failure: parent.error };
   const svc = spec.autoPopulateDNSNames ? ctx.services.get(uid) : undefined;
   const dns = svc ? serviceDnsNames(svc, namespace, ctx.settings.clusterDomain) : [];
-  const r = ctx.cache.podEntry(ctx.specKeys.get(spec.owner.uid) ?? spec.owner.uid, uid, pod, node, dns, () => {
+  const r = ctx.cache.podEntry(spec.renderKey, uid, pod, node, dns, () => {
     const out = renderPodEntry(spec, pod, node, parent.parentId, ctx.settings, dns);
     return 'spec' in out ? { spec: out.spec, key: entryKey(out.spec) } : out;
   });
@@ -312,14 +312,14 @@ export function declarePods(
 ): PodDeclaration {
   const out: PodDeclaration = { declared: [], unknownPods: new Set(), renderFailures: [] };
   const cache = settings.renderCache ?? new RenderCache();
-  const { parsed, specKeys, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
+  const { parsed, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
   // An invalid object makes every pod's entries unknown; the full pass reports it.
   if (invalid.length > 0) {
     for (const p of pods) out.unknownPods.add(p.metadata.uid);
     return out;
   }
   const services = parsed.some((p) => p.autoPopulateDNSNames) ? lookup.services() : NO_SERVICES;
-  const ctx: PodContext = { settings, cache, services, specKeys, node: lookup.node };
+  const ctx: PodContext = { settings, cache, services, node: lookup.node };
   for (const pod of pods) {
     const nsName = pod.metadata.namespace ?? '';
     const ns = lookup.namespace(nsName);
