@@ -1,4 +1,5 @@
 import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import { Backoff } from '../net/backoff.js';
 
 /** Cached objects drop managedFields: nothing reads them, and on pods they are most of the bytes. */
 export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
@@ -92,7 +93,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   private lw: ListWatch<T> | undefined;
   private synced = false;
   private stopped = true;
-  private failures = 0;
+  private readonly backoff = new Backoff(1000, MAX_BACKOFF_MS);
   private lastActivity = Date.now();
   private retry: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -156,7 +157,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       // Compacting twice is harmless: it only removes.
       for (const item of result.items) compact(item);
       this.synced = true;
-      this.failures = 0;
+      this.backoff.reset();
       touch();
       onListed?.();
       return result;
@@ -172,8 +173,7 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   private failed(lw: ListWatch<T>, err: unknown): void {
     if (this.stopped || lw !== this.lw || this.retry) return;
-    this.failures++;
-    const ceiling = Math.min(1000 * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
+    const ceiling = this.backoff.next();
     const wait = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
     this.opts.onError?.(err, wait);
     this.retry = setTimeout(() => {

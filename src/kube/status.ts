@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { Backoff } from '../net/backoff.js';
 import { KubeApiError, kubeRequest } from './rest.js';
 
 const PLURALS = { ClusterSPIFFEID: 'clusterspiffeids', ClusterStaticEntry: 'clusterstaticentries', ClusterFederatedTrustDomain: 'clusterfederatedtrustdomains' } as const;
@@ -11,7 +12,7 @@ interface Pending {
   kind: StatusKind;
   name: string;
   status: object;
-  attempt: number;
+  backoff: Backoff;
   timer?: NodeJS.Timeout;
 }
 
@@ -34,7 +35,7 @@ export class StatusWriter {
     const key = `${kind}/${name}`;
     const old = this.pending.get(key);
     clearTimeout(old?.timer);
-    const p: Pending = { kind, name, status, attempt: 0 };
+    const p: Pending = { kind, name, status, backoff: new Backoff(1000, MAX_BACKOFF_MS) };
     this.pending.set(key, p);
     void this.send(key, p);
   }
@@ -63,8 +64,7 @@ export class StatusWriter {
         this.pending.delete(key); // the object is gone: nothing to write
         return;
       }
-      p.attempt++;
-      const wait = Math.min(1000 * 2 ** (p.attempt - 1), MAX_BACKOFF_MS);
+      const wait = p.backoff.next();
       this.log.warn(`status of ${key} not written (${(err as Error).message}); retrying in ${wait} ms`);
       p.timer = setTimeout(() => void this.send(key, p), wait);
       p.timer.unref();

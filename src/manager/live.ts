@@ -32,6 +32,7 @@ import {
 } from '../entries/index.js';
 import type { RpcObserver } from '../spire/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
+import { Backoff } from '../net/backoff.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -143,11 +144,10 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
 
   // A pass that could not finish (SPIRE down, a batch RPC failed) is retried with backoff
   // rather than left to gcInterval. Per-item rejections are not: retrying cannot fix them.
-  let failedPasses = 0;
+  const passBackoff = new Backoff(1000, 30_000);
   let retry: NodeJS.Timeout | undefined;
   const retryLater = () => {
-    failedPasses++;
-    const wait = Math.min(1000 * 2 ** (failedPasses - 1), 30_000);
+    const wait = passBackoff.next();
     clearTimeout(retry);
     retry = setTimeout(requestFull, wait);
     retry.unref();
@@ -371,7 +371,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         (Date.now() - started) / 1000,
       );
       if (a?.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
-      else failedPasses = 0;
+      else passBackoff.reset();
     } catch (err) {
       passFailed(err);
     } finally {

@@ -8,7 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { SpireClient } from '../spire/index.js';
-import { Backoff } from './backoff.js';
+import { Backoff } from '../net/backoff.js';
 import { fetchAuthoritiesPem, syncCaBundle } from './cabundle.js';
 import { type MintedCertificate, mintReason, mintServingCertificate, rotationTime } from './svid-cert.js';
 import type { ServingCertificate } from './types.js';

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import { closeServer, listen } from '../net/http.js';
-import { Backoff } from './backoff.js';
+import { Backoff } from '../net/backoff.js';
 import { evaluateReview, malformedReview } from './review.js';
 import { type ServingCertificate, type WebhookKind, WEBHOOK_PATHS } from './types.js';
 

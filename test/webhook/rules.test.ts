@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { KubeApiError } from '../../src/kube/rest.js';
-import { Backoff } from '../../src/webhook/backoff.js';
+import { Backoff } from '../../src/net/backoff.js';
 import { caBundlePatch, syncCaBundle } from '../../src/webhook/cabundle.js';
 import { type MintedCertificate, mintReason } from '../../src/webhook/svid-cert.js';
 import { serviceDnsNames, type ValidatingWebhookConfiguration } from '../../src/webhook/vwc.js';

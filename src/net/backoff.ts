@@ -1,4 +1,8 @@
-/** Doubling delays between `minMs` and `maxMs`, without jitter (upstream's jpillora/backoff settings). */
+/**
+ * Doubling delays between `minMs` and `maxMs`, without jitter (upstream's
+ * jpillora/backoff settings): every retry loop of ours (webhook, informers,
+ * status writes, failed passes) counts its attempts with one of these.
+ */
 export class Backoff {
   private attempt = 0;
 
