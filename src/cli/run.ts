@@ -1,13 +1,13 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { entryPassProblems, type PassProblem, problemLine, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
+import { entryPassProblems, logProblems, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import { ping, serveObservability } from '../manager/health.js';
-import { type LiveController, startLive } from '../manager/live.js';
+import { startLive } from '../manager/live.js';
 import { ControllerMetrics } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
 import { startWebhook } from '../webhook/index.js';
@@ -52,13 +52,6 @@ async function runManifestMode(flags: RunFlags, { config, warnings }: LoadedCont
   }
   log.info({ socket: spire.socketPath, manifests: paths }, 'manifest mode started');
 
-  const logProblems = (problems: readonly PassProblem[]) => {
-    for (const p of problems) {
-      if (p.level === 'error') log.error(problemLine(p));
-      else log.warn(problemLine(p));
-    }
-  };
-
   const pass = async () => {
     const started = Date.now();
     try {
@@ -71,7 +64,7 @@ async function runManifestMode(flags: RunFlags, { config, warnings }: LoadedCont
           ...federationOptions(config),
           ours: ourRelationships,
         });
-        logProblems(federationPassProblems(fed));
+        logProblems(log, federationPassProblems(fed));
         federatedBundles = fed.bundles;
       }
       const result = await runEntryPass(manifests.snapshot, spire, {
@@ -80,7 +73,7 @@ async function runManifestMode(flags: RunFlags, { config, warnings }: LoadedCont
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
       });
-      logProblems(entryPassProblems(result));
+      logProblems(log, entryPassProblems(result));
       const a = result.applied;
       log.info(
         { created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, kept: result.plan.kept.length, ms: Date.now() - started },
@@ -143,7 +136,6 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
   }
   if (!kc.getCurrentCluster()) throw new CliError('no Kubernetes configuration: set KUBECONFIG, or run in a cluster');
   const metrics = new ControllerMetrics();
-  let live: LiveController | undefined;
   // Set before SPIRE answers (startLive waits for it): readiness must not.
   let cache: ClusterCache | undefined;
   // The webhook serves on every replica, leader or not (upstream #450), with its own SPIRE client.
@@ -175,7 +167,7 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
   try {
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    live = await startLive({ config, pass: passOptions(config), kc, log, signal, metrics, onCache: (c) => (cache = c), ...(namespace ? { namespace } : {}) });
+    const live = await startLive({ config, pass: passOptions(config), kc, log, signal, metrics, onCache: (c) => (cache = c), ...(namespace ? { namespace } : {}) });
     await live.done;
   } catch (err) {
     throw asCliError(err);

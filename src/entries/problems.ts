@@ -24,6 +24,14 @@ export function problemLine(p: PassProblem): string {
   return p.owner ? `${objectName(p.owner)}: ${p.message}` : p.message;
 }
 
+/** Each problem as a log line at its level (the controller's log in both modes). */
+export function logProblems(log: { warn(line: string): void; error(line: string): void }, problems: readonly PassProblem[]): void {
+  for (const p of problems) {
+    if (p.level === 'error') log.error(problemLine(p));
+    else log.warn(problemLine(p));
+  }
+}
+
 export function describeRenderFailure(f: RenderFailure): string {
   return `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;
 }

@@ -24,7 +24,7 @@ import {
   type PassProblem,
   type ServiceIndex,
   RenderCache,
-  problemLine,
+  logProblems,
   runEntryPass,
   runPodPass,
   statusChanged,
@@ -176,11 +176,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
 
   // Logged, and where the problem has an Event reason, recorded on its object too.
   const report = (problems: readonly PassProblem[]) => {
-    for (const p of problems) {
-      if (p.level === 'error') log.error(problemLine(p));
-      else log.warn(problemLine(p));
-      if (p.event && p.owner) events.warn(p.owner, p.event, p.message);
-    }
+    logProblems(log, problems);
+    for (const p of problems) if (p.event && p.owner) events.warn(p.owner, p.event, p.message);
   };
 
   // Declares and applies these pods' entries against the in-memory SPIRE state.

@@ -45,9 +45,9 @@ export function parseBindAddress(value: string, what: string): BindAddress | und
   return host === '' ? { port: Number(port) } : { host, port: Number(port) };
 }
 
-/** The address as an operator would write it back: "127.0.0.1:8080", "[::]:8080". */
-export function formatAddress(a: AddressInfo): string {
-  return a.family === 'IPv6' ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
+/** An address as an operator writes it: "127.0.0.1:8080", "[::1]:8080", ":8080" for every interface. */
+export function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /**
@@ -77,7 +77,8 @@ export function listen(serve: RequestListener | AnyHttpServer, bind: BindAddress
     server.once('error', onError);
     server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}) }, () => {
       server.off('error', onError);
-      resolve({ server, address: formatAddress(server.address() as AddressInfo) });
+      const a = server.address() as AddressInfo;
+      resolve({ server, address: hostPort(a.address, a.port) });
     });
   });
 }

@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
-import { closeServer, listen } from '../net/http.js';
+import { closeServer, hostPort, listen } from '../net/http.js';
 import { Backoff } from '../net/backoff.js';
 import { evaluateReview, malformedReview } from './review.js';
 import { type ServingCertificate, type WebhookKind, WEBHOOK_PATHS } from './types.js';
@@ -71,11 +71,6 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
-}
-
-/** The listen address as an operator writes it in the config: ":9443", "127.0.0.1:9443", "[::1]:9443". */
-function writtenAddress(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 export class AdmissionServer {
@@ -145,7 +140,7 @@ export class AdmissionServer {
     const { host, port } = this.opts;
     let address: string;
     try {
-      ({ address } = await listen(server, host ? { host, port } : { port }, 'the admission webhook', writtenAddress(host, port)));
+      ({ address } = await listen(server, host ? { host, port } : { port }, 'the admission webhook', hostPort(host, port)));
     } catch (err) {
       const retryInMs = this.backoff.next();
       const problem = (err as Error).message;
