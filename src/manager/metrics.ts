@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RpcObserver } from '../spire/rpc.js';
 
-/** The steps of one reconcile pass, in order (see DESIGN.md, "The loop"). */
+/** The steps of one reconcile pass, in order (README, "Entry engine"). */
 export type Phase = 'list' | 'render' | 'plan' | 'apply' | 'status';
 
 export const PHASES: readonly Phase[] = ['list', 'render', 'plan', 'apply', 'status'];

@@ -15,7 +15,7 @@ export interface StoredBundle {
 
 /**
  * Converts an API bundle, throwing the cause text SPIRE would report
- * (SEMANTICS §4.3). Tainted flags and WIT authorities are not kept.
+ * (spire-semantics §4.3). Tainted flags and WIT authorities are not kept.
  */
 export function convertBundle(b: BundleOut, trustDomain: string): StoredBundle {
   const x509Authorities: Buffer[] = [];

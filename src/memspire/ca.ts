@@ -35,7 +35,7 @@ export interface LeafRequest {
   ttlSeconds: number;
 }
 
-/** Signs an X509-SVID leaf with SPIRE's profile (SEMANTICS §5). */
+/** Signs an X509-SVID leaf with SPIRE's profile (spire-semantics §5). */
 export async function signLeaf(ca: CertificateAuthority, req: LeafRequest, now = Date.now()): Promise<x509.X509Certificate> {
   const nowSec = Math.floor(now / 1000);
   const notBefore = new Date((nowSec - 10) * 1000);

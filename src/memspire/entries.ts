@@ -75,7 +75,7 @@ function hasAttributes(e: EntryOut): boolean {
   return e._additional_attributes === 'additional_attributes' || e.additional_attributes != null;
 }
 
-/** The A-checks (SEMANTICS §2.2), for the fields the mask selects, in order. */
+/** The A-checks (spire-semantics §2.2), for the fields the mask selects, in order. */
 function convert(e: EntryOut, mask: MaskBits, td: string) {
   const out: { parentId?: SpiffeId; spiffeId?: SpiffeId; federatesWith?: string[] } = {};
   if (mask.parent_id) {
@@ -277,7 +277,7 @@ export class EntryStore {
       const ttl = ttlProblem(input, ALL);
       if (ttl) fail(Code.INVALID_ARGUMENT, CREATE, ttl);
 
-      // Similarity wins over everything below, including a free custom ID (SEMANTICS §2.3).
+      // Similarity wins over everything below, including a free custom ID (spire-semantics §2.3).
       const similar = this.firstSimilar(parentId, spiffeId, selectors);
       if (similar) {
         return { status: { code: Code.ALREADY_EXISTS, message: 'similar entry already exists' }, entry: toProto(similar, outputMask) };

@@ -54,7 +54,7 @@ function checkBundleEndpointUrl(raw: string): string {
   return `${scheme}:${rest}`;
 }
 
-/** Conversion shared by create and update (SEMANTICS §3.2); throws ItemFailure. */
+/** Conversion shared by create and update (spire-semantics §3.2); throws ItemFailure. */
 function convert(fr: FederationRelationshipOut): Converted {
   let trustDomain: string;
   try {

@@ -55,7 +55,7 @@ const PKG = {
 /**
  * A SPIRE-compatible server held in memory, serving the Entry, TrustDomain,
  * Bundle and SVID APIs over a Unix socket with the behaviour of
- * shared/spire-api/SEMANTICS.md. The demo, the benchmark and the tests use it.
+ * docs/spire-semantics.md. The demo, the benchmark and the tests use it.
  */
 export class MemorySpireServer {
   readonly trustDomain: string;

@@ -11,7 +11,7 @@ export const OK: ItemStatus = Object.freeze({ code: Code.OK, message: 'OK' });
 
 /**
  * Builds a message the way SPIRE does: "<op>" or "<op>: <cause>". NOT_FOUND
- * never carries a cause (SEMANTICS §1.2).
+ * never carries a cause (spire-semantics §1.2).
  */
 export function spireStatus(code: number, op: string, cause?: string): ItemStatus {
   if (code === Code.NOT_FOUND || cause === undefined || cause === '') return { code, message: op };

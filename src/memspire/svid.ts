@@ -27,7 +27,7 @@ function wildcardOverlap(names: string[]): string | undefined {
   return undefined;
 }
 
-/** MintX509SVID with SPIRE's checks in SPIRE's order (SEMANTICS §5). */
+/** MintX509SVID with SPIRE's checks in SPIRE's order (spire-semantics §5). */
 export async function mintX509Svid(
   ca: CertificateAuthority,
   trustDomain: string,

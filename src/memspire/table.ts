@@ -8,7 +8,7 @@ export interface Page<T> {
 /**
  * A table with hidden, never-reused row IDs, as SPIRE's SQL tables have. Rows
  * keep creation order; page tokens are row IDs, so deletes between page calls
- * cause neither skips nor repeats (SEMANTICS §1.4).
+ * cause neither skips nor repeats (spire-semantics §1.4).
  */
 export class RowTable<T> {
   // Index = row ID - 1; a deleted row leaves a hole so later rows keep their IDs.

@@ -176,7 +176,7 @@ export class SpireClient {
 
   // ---- Entry ----
 
-  /** Yields pages until the server returns an empty token or an empty page (SEMANTICS §1.4). */
+  /** Yields pages until the server returns an empty token or an empty page (spire-semantics §1.4). */
   async *entryPages(opts: ListOptions = {}): AsyncGenerator<EntryOut[]> {
     let pageToken = '';
     const pageSize = opts.pageSize ?? this.batchSizes.listEntriesPage;

@@ -212,7 +212,7 @@ describe('ListEntries and CountEntries beyond the checklist', () => {
   });
 });
 
-describe('ListEntries filter errors follow SEMANTICS §2.7', () => {
+describe('ListEntries filter errors follow spire-semantics §2.7', () => {
   it('bad selectors and trust domains in filters are reported with their cause', async () => {
     await expectRpcError(
       w.raw.entry.ListEntries({ filter: { by_selectors: { selectors: [{ type: '', value: 'x' }] } } }),

@@ -158,7 +158,7 @@ describe('BatchUpdateEntry beyond the checklist', () => {
   });
 });
 
-describe('BatchUpdateEntry follows the rest of SEMANTICS §2.4', () => {
+describe('BatchUpdateEntry follows the rest of spire-semantics §2.4', () => {
   it('conversion errors are reported before the id is looked up', async () => {
     const r = await updateOne({ id: 'nope', selectors: [{ type: 'a:b', value: 'x' }] }, { selectors: true });
     expect(r.status).toEqual({ code: 3, message: "failed to convert entry: selector type contains ':'" });

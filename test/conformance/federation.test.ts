@@ -254,7 +254,7 @@ describe('federation relationships beyond the checklist', () => {
   });
 });
 
-describe('federation relationships follow the rest of SEMANTICS §3', () => {
+describe('federation relationships follow the rest of spire-semantics §3', () => {
   it('an update for the server trust domain is "record not found"', async () => {
     const r = await updateFr({ ...A_TEST, trust_domain: 'example.org' });
     expect(r.status).toEqual({
@@ -321,7 +321,7 @@ describe('federation relationships follow the rest of SEMANTICS §3', () => {
   });
 });
 
-describe('bundle endpoint URLs are checked and stored as SPIRE does (SEMANTICS §3.2)', () => {
+describe('bundle endpoint URLs are checked and stored as SPIRE does (spire-semantics §3.2)', () => {
   it.each([
     ['https://a.test/\n', 'parse "https://a.test/\\n": net/url: invalid control character in URL'],
     [':a.test', 'parse ":a.test": missing protocol scheme'],

@@ -1,6 +1,6 @@
 /**
  * Shared set-up for the conformance tests: the default world of the
- * checklist in shared/spire-api/SEMANTICS.md (trust domain example.org,
+ * checklist in docs/spire-semantics.md (trust domain example.org,
  * bundles for example.org and domain1.org, none for domain2.org, and entry E0),
  * plus small helpers that keep each test about one behaviour.
  */

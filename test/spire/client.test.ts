@@ -38,7 +38,7 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     expect(new Set(ids).size).toBe(1000);
     expect(new Set(ids)).toEqual(new Set(spire.server.entries.all().map((e) => e.id)));
     const pages = spire.server.calls.filter((c) => c.method === 'ListEntries');
-    // Five full pages, then the empty page that ends the walk (SEMANTICS §1.4).
+    // Five full pages, then the empty page that ends the walk (spire-semantics §1.4).
     expect(pages.map((c) => c.items)).toEqual([200, 200, 200, 200, 200, 200]);
   });
 

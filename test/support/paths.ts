@@ -1,5 +1,8 @@
 import { fileURLToPath } from 'node:url';
 
-/** shared/ sits beside the repository clone, in development and in CI alike. */
-export const sharedDir = fileURLToPath(new URL('../../../shared', import.meta.url));
-export const wireFactsPath = `${sharedDir}/spire-api/wire-facts.json`;
+/**
+ * SPIRE's wire facts (services, methods, messages, fields, enums), read off
+ * spire-api-sdk at the commit named in the file's `commit` field. Kept in the
+ * repository so a clone alone can check its protos against them.
+ */
+export const wireFactsPath = fileURLToPath(new URL('../../proto/wire-facts.json', import.meta.url));
