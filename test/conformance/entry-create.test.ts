@@ -406,7 +406,7 @@ describe('BatchCreateEntry follows the rest of spire-semantics §2.1–§2.3', (
     expect(big.entry?.expires_at).toBe('9223372036854775807');
   });
 
-  it('validation runs in SPIRE's order (docs/spire-semantics.md): the parent ID is reported before the SPIFFE ID, DNS names and selectors', async () => {
+  it("validation runs in SPIRE's order (docs/spire-semantics.md): the parent ID is reported before the SPIFFE ID, DNS names and selectors", async () => {
     await expectCreateRejected(
       { parent_id: { trust_domain: 'other.org', path: '/n' }, spiffe_id: null, dns_names: [''], selectors: [] },
       3,
