@@ -1,0 +1,45 @@
+/**
+ * Where scripts/real-k8s/build.sh put kube-apiserver and etcd: the same
+ * cache path, computed from the same go.mod files, so the two never disagree
+ * on which versions are pinned.
+ */
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../cli.js';
+
+export interface RealK8sBinaries {
+  kubeApiserver: string;
+  etcd: string;
+  kubernetesVersion: string;
+  etcdVersion: string;
+}
+
+/** The version a go.mod requires `module` at (on a require line or inside a require block). */
+export function pinnedVersion(goMod: string, module: string): string {
+  const escaped = module.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = goMod.match(new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm'));
+  if (!m) throw new Error(`go.mod requires no ${module}`);
+  return m[1]!;
+}
+
+export function cacheRoot(): string {
+  return join(process.env.SPIRE_RECONCILER_CACHE || join(homedir(), '.cache', 'spire-reconciler'), 'real-k8s');
+}
+
+/** The two binaries for the pinned versions; throws with what to run when they are not built. */
+export function realK8sBinaries(): RealK8sBinaries {
+  const dir = join(repoRoot, 'scripts', 'real-k8s');
+  const kubernetesVersion = pinnedVersion(readFileSync(join(dir, 'kube-apiserver', 'go.mod'), 'utf8'), 'k8s.io/kubernetes');
+  const etcdVersion = pinnedVersion(readFileSync(join(dir, 'etcd', 'go.mod'), 'utf8'), 'go.etcd.io/etcd/server/v3');
+  const kubeApiserver = join(cacheRoot(), `kube-apiserver-${kubernetesVersion}`, 'kube-apiserver');
+  const etcd = join(cacheRoot(), `etcd-${etcdVersion}`, 'etcd');
+  for (const bin of [kubeApiserver, etcd]) {
+    try {
+      accessSync(bin, constants.X_OK);
+    } catch {
+      throw new Error(`${bin} is not built: run \`npm run real:build\` (needs Go), or \`npm run test:real\`, which builds first`);
+    }
+  }
+  return { kubeApiserver, etcd, kubernetesVersion, etcdVersion };
+}

@@ -1,0 +1,349 @@
+/**
+ * A real Kubernetes control plane for tests: etcd and kube-apiserver (built
+ * by scripts/real-k8s/build.sh) as child processes on free loopback ports,
+ * with everything in a fresh temp folder: certificates made at start, a
+ * service-account signing key, RBAC authorization, an admin client
+ * certificate, and this repository's CRDs applied. No controller-manager,
+ * scheduler or kubelet runs: nothing schedules, garbage-collects, finalizes
+ * namespaces or runs pods, so tests create what those would (nodeName,
+ * EndpointSlices) and delete pods with a zero grace period.
+ *
+ * stop() kills only the processes this module started, by their PIDs.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Agent, fetch } from 'undici';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { KubeApiError, kubeRequest } from '../../../src/kube/rest.js';
+import { repoRoot } from '../cli.js';
+import { type RealK8sBinaries, realK8sBinaries } from './binaries.js';
+import { createControlPlanePki, type ControlPlanePki } from './pki.js';
+
+export interface ControlPlaneVersions {
+  /** kube-apiserver's /version gitVersion, e.g. v1.36.3. */
+  kubernetes: string;
+  /** etcd's /version etcdserver, e.g. 3.6.8. */
+  etcd: string;
+}
+
+type Method = 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
+
+export interface ControlPlane {
+  /** https://127.0.0.1:<port> */
+  readonly url: string;
+  readonly dir: string;
+  readonly versions: ControlPlaneVersions;
+  readonly caPem: string;
+  /** An admin (system:masters) client: RBAC does not apply to it. */
+  readonly admin: KubeConfig;
+  /** A request as the admin; the JSON answer. */
+  request<T = unknown>(method: Method, path: string, opts?: { query?: Record<string, string>; body?: unknown; contentType?: string }): Promise<T>;
+  /** Creates the object, or replaces it if it exists (metadata.resourceVersion taken from the stored one). */
+  apply<T = unknown>(obj: object): Promise<T>;
+  /**
+   * A KubeConfig for a ServiceAccount (created, with its namespace, if missing), with a
+   * token from the TokenRequest API: what a pod running as that account presents.
+   */
+  serviceAccount(namespace: string, name: string): Promise<KubeConfig>;
+  /** Writes a KubeConfig as a kubeconfig file, for a child process (KUBECONFIG). */
+  writeKubeconfig(path: string, kc: KubeConfig): void;
+  /** etcd's current revision (the API server's resourceVersion). */
+  etcdRevision(): Promise<number>;
+  /** Compacts etcd's history up to its current revision: older resourceVersions are gone. Returns that revision. */
+  compactEtcd(): Promise<number>;
+  /** Stops kube-apiserver (SIGTERM) and starts it again on the same port and etcd: every connection drops, its watch cache starts afresh. */
+  restartApiServer(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A port nothing listens on right now (the next listener may race us for it; ports are plenty). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, resolve);
+  });
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The processes every control plane of this test process started, killed if the process exits without stop(). */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGKILL');
+});
+
+function startProcess(bin: string, args: string[], logFile: string): ChildProcess {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(bin, args, { stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  return child;
+}
+
+async function killProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Polls `probe` until it returns true; fails early, with the log, if the process exits. */
+async function waitFor(what: string, child: ChildProcess, logFile: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${tail(logFile)}`);
+    if (await probe().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what} not ready within ${timeoutMs} ms:\n${tail(logFile)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function kubeConfigFor(url: string, caPem: string, user: { token?: string; certPem?: string; keyPem?: string }, namespace = 'default'): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'real', server: url, caData: Buffer.from(caPem).toString('base64') }],
+    users: [
+      {
+        name: 'user',
+        ...(user.token ? { token: user.token } : {}),
+        ...(user.certPem ? { certData: Buffer.from(user.certPem).toString('base64') } : {}),
+        ...(user.keyPem ? { keyData: Buffer.from(user.keyPem).toString('base64') } : {}),
+      },
+    ],
+    contexts: [{ name: 'real', cluster: 'real', user: 'user', namespace }],
+    currentContext: 'real',
+  });
+  return kc;
+}
+
+function crdObjects(): { metadata: { name: string } }[] {
+  const dir = join(repoRoot, 'crds');
+  return readdirSync(dir)
+    .filter((f) => f.startsWith('spire.spiffe.io_') && f.endsWith('.yaml'))
+    .sort()
+    .map((f) => parseYaml(readFileSync(join(dir, f), 'utf8')) as { metadata: { name: string } });
+}
+
+export interface ControlPlaneOptions {
+  /** Extra kube-apiserver flags (`--name=value`), after ours. */
+  apiServerFlags?: string[];
+  /** Bound on start-up; cold (first start after a build) is a few seconds more than warm. Default 90 s. */
+  startTimeoutMs?: number;
+}
+
+/** Starts etcd and kube-apiserver, waits for /readyz, applies crds/ and waits until they are served. */
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const bins: RealK8sBinaries = realK8sBinaries();
+  const dir = mkdtempSync(join(tmpdir(), 'real-k8s-'));
+  const timeoutMs = opts.startTimeoutMs ?? 90_000;
+  const children: ChildProcess[] = [];
+  try {
+    const pki: ControlPlanePki = await createControlPlanePki();
+    const file = (name: string, content: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, content, { mode: 0o600 });
+      return path;
+    };
+    const caFile = file('ca.crt', pki.caPem);
+    const servingCert = file('apiserver.crt', pki.serving.certPem);
+    const servingKey = file('apiserver.key', pki.serving.keyPem);
+    const saPub = file('sa.pub', pki.serviceAccount.publicKeyPem);
+    const saKey = file('sa.key', pki.serviceAccount.privateKeyPem);
+
+    const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    const etcdLog = join(dir, 'etcd.log');
+    const etcd = startProcess(
+      bins.etcd,
+      [
+        '--name=real-k8s',
+        `--data-dir=${join(dir, 'etcd-data')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-cluster=real-k8s=http://127.0.0.1:${peerPort}`,
+        // A test's data is thrown away: no fsync makes every write much cheaper on a shared disk.
+        '--unsafe-no-fsync',
+        '--log-level=warn',
+      ],
+      etcdLog,
+    );
+    children.push(etcd);
+    await waitFor('etcd', etcd, etcdLog, async () => ((await (await fetch(`${etcdUrl}/health`)).json()) as { health?: string }).health === 'true', timeoutMs);
+
+    const url = `https://127.0.0.1:${apiPort}`;
+    const apiLog = join(dir, 'kube-apiserver.log');
+    const apiArgs = [
+      `--etcd-servers=${etcdUrl}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--tls-cert-file=${servingCert}`,
+      `--tls-private-key-file=${servingKey}`,
+      `--client-ca-file=${caFile}`,
+      `--service-account-key-file=${saPub}`,
+      `--service-account-signing-key-file=${saKey}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--authorization-mode=RBAC',
+      // Pods name service accounts nobody created; no controller would mount their tokens anyway.
+      '--disable-admission-plugins=ServiceAccount',
+      // Nothing routes to the `kubernetes` Service's endpoints here.
+      '--endpoint-reconciler-type=none',
+      '--profiling=false',
+      `--cert-dir=${join(dir, 'certs')}`,
+      ...(opts.apiServerFlags ?? []),
+    ];
+    const caAgent = new Agent({ connect: { ca: pki.caPem } });
+    const startApiServer = async () => {
+      const child = startProcess(bins.kubeApiserver, apiArgs, apiLog);
+      await waitFor('kube-apiserver', child, apiLog, async () => (await fetch(`${url}/readyz`, { dispatcher: caAgent })).status === 200, timeoutMs);
+      return child;
+    };
+    let apiServer = await startApiServer();
+    children.push(apiServer);
+
+    const admin = kubeConfigFor(url, pki.caPem, { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
+    const request = <T>(method: Method, path: string, o: { query?: Record<string, string>; body?: unknown; contentType?: string } = {}) => kubeRequest<T>(admin, method, path, o);
+
+    const crds = crdObjects();
+    for (const crd of crds) await request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+    const established = async () => {
+      for (const crd of crds) {
+        const got = await request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+        if (!got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return false;
+      }
+      // Established is set before the resources are in discovery and servable: ask for them.
+      await request('GET', '/apis/spire.spiffe.io/v1alpha1/clusterspiffeids');
+      return true;
+    };
+    await waitFor('the CRDs', apiServer, apiLog, established, timeoutMs);
+
+    const versions: ControlPlaneVersions = {
+      kubernetes: (await request<{ gitVersion: string }>('GET', '/version')).gitVersion,
+      etcd: ((await (await fetch(`${etcdUrl}/version`)).json()) as { etcdserver: string }).etcdserver,
+    };
+
+    const etcdPost = async <T>(path: string, body: unknown): Promise<T> => {
+      const res = await fetch(`${etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`etcd ${path}: ${res.status} ${text}`);
+      return JSON.parse(text) as T;
+    };
+    const etcdRevision = async () => Number((await etcdPost<{ header: { revision: string } }>('/v3/kv/range', { key: Buffer.from('/').toString('base64') })).header.revision);
+
+    const plane: ControlPlane = {
+      url,
+      dir,
+      versions,
+      caPem: pki.caPem,
+      admin,
+      request,
+      async apply<T>(obj: object) {
+        const path = objectPath(obj);
+        try {
+          return await request<T>('POST', path.collection, { body: obj });
+        } catch (err) {
+          if (!(err instanceof KubeApiError && err.statusCode === 409)) throw err;
+          const current = await request<{ metadata: { resourceVersion: string } }>('GET', path.object);
+          const o = obj as { metadata?: Record<string, unknown> };
+          return request<T>('PUT', path.object, { body: { ...o, metadata: { ...o.metadata, resourceVersion: current.metadata.resourceVersion } } });
+        }
+      },
+      async serviceAccount(namespace, name) {
+        for (const [path, body] of [
+          ['/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }],
+          [`/api/v1/namespaces/${namespace}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } }],
+        ] as const) {
+          await request('POST', path, { body }).catch((err: unknown) => {
+            if (!(err instanceof KubeApiError && err.statusCode === 409)) throw err;
+          });
+        }
+        const tr = await request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+        });
+        return kubeConfigFor(url, pki.caPem, { token: tr.status.token }, namespace);
+      },
+      writeKubeconfig(path, kc) {
+        const cluster = kc.getCurrentCluster()!;
+        const user = kc.getCurrentUser()!;
+        const context = kc.getContextObject(kc.getCurrentContext())!;
+        const doc = {
+          apiVersion: 'v1',
+          kind: 'Config',
+          clusters: [{ name: 'real', cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData } }],
+          users: [
+            {
+              name: 'user',
+              user: {
+                ...(user.token ? { token: user.token } : {}),
+                ...(user.certData ? { 'client-certificate-data': user.certData } : {}),
+                ...(user.keyData ? { 'client-key-data': user.keyData } : {}),
+              },
+            },
+          ],
+          contexts: [{ name: 'real', context: { cluster: 'real', user: 'user', namespace: context.namespace ?? 'default' } }],
+          'current-context': 'real',
+        };
+        writeFileSync(path, toYaml(doc), { mode: 0o600 });
+      },
+      etcdRevision,
+      async compactEtcd() {
+        const revision = await etcdRevision();
+        await etcdPost('/v3/kv/compaction', { revision: String(revision), physical: true });
+        return revision;
+      },
+      async restartApiServer() {
+        await killProcess(apiServer);
+        apiServer = await startApiServer();
+        children.push(apiServer);
+      },
+      async stop() {
+        // The API server first: it would log etcd's absence for its whole shutdown.
+        for (const child of [...children].reverse()) await killProcess(child);
+        await caAgent.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+    return plane;
+  } catch (err) {
+    for (const child of children.reverse()) await killProcess(child);
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Resource paths of an object: the plural is the lowercased kind + 's' for every kind the tests create here. */
+export function objectPath(obj: object): { collection: string; object: string } {
+  const o = obj as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
+  const plural = PLURALS[o.kind] ?? `${o.kind.toLowerCase()}s`;
+  const base = o.apiVersion.includes('/') ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
+  const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : '';
+  const collection = `${base}${ns}/${plural}`;
+  return { collection, object: `${collection}/${encodeURIComponent(o.metadata.name)}` };
+}
+
+const PLURALS: Record<string, string> = {
+  Endpoints: 'endpoints',
+  ClusterSPIFFEID: 'clusterspiffeids',
+  ClusterStaticEntry: 'clusterstaticentries',
+  ClusterFederatedTrustDomain: 'clusterfederatedtrustdomains',
+};
