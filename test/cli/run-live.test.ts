@@ -7,15 +7,15 @@
  * the Lease in the API server, the exit code and the log.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments, stringify as toYaml } from 'yaml';
 import type { ClusterSPIFFEIDStats } from '../../src/api/index.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, repoRoot, spawnCli, waitForOutput } from '../support/cli.js';
+import { exitCode, httpGet as get, logLines, repoRoot, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
+import { freePort } from '../support/ports.js';
 
 const TD = 'example.org';
 const CLUSTER = 'demo';
@@ -37,15 +37,6 @@ function deployedWebhookConfiguration(): { kind: string; metadata: { name: strin
   return vwc;
 }
 
-/** A port nothing listens on right now (the webhook's port must be 1-65535, so 0 is no option there). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
   const started = Date.now();
   for (;;) {
@@ -53,27 +44,6 @@ async function eventually(cond: () => boolean | Promise<boolean>, what: string, 
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** The JSON log lines the process wrote so far. */
-function logLines(cli: ReturnType<typeof spawnCli>): Record<string, unknown>[] {
-  return cli
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-/** Where the process says it serves `what` ("metrics", "health probes"): it asked for port 0. */
-async function servedAt(cli: ReturnType<typeof spawnCli>, what: string): Promise<string> {
-  await waitForOutput(cli, new RegExp(`"msg":"serving ${what}"`));
-  const line = logLines(cli).find((l) => l.msg === `serving ${what}`);
-  return `http://${String(line!.address)}`;
-}
-
-async function get(url: string): Promise<{ status: number; body: string; contentType: string }> {
-  const res = await fetch(url);
-  return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type') ?? '' };
 }
 
 const ns = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

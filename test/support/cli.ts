@@ -30,3 +30,24 @@ export function exitCode(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
+
+/** The JSON log lines the process wrote so far. */
+export function logLines(cli: ReturnType<typeof spawnCli>): Record<string, unknown>[] {
+  return cli
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Where the process says it serves `what` ("metrics", "health probes"): it asked for port 0. */
+export async function servedAt(cli: ReturnType<typeof spawnCli>, what: string): Promise<string> {
+  await waitForOutput(cli, new RegExp(`"msg":"serving ${what}"`));
+  const line = logLines(cli).find((l) => l.msg === `serving ${what}`);
+  return `http://${String(line!.address)}`;
+}
+
+export async function httpGet(url: string): Promise<{ status: number; body: string; contentType: string }> {
+  const res = await fetch(url);
+  return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type') ?? '' };
+}

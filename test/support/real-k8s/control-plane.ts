@@ -12,7 +12,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -20,6 +19,7 @@ import { Agent, fetch } from 'undici';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { KubeApiError, kubeRequest } from '../../../src/kube/rest.js';
 import { repoRoot } from '../cli.js';
+import { freePort } from '../ports.js';
 import { type RealK8sBinaries, realK8sBinaries } from './binaries.js';
 import { createControlPlanePki, type ControlPlanePki } from './pki.js';
 
@@ -58,18 +58,6 @@ export interface ControlPlane {
   /** Stops kube-apiserver (SIGTERM) and starts it again on the same port and etcd: every connection drops, its watch cache starts afresh. */
   restartApiServer(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** A port nothing listens on right now (the next listener may race us for it; ports are plenty). */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, resolve);
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The processes every control plane of this test process started, killed if the process exits without stop(). */
