@@ -42,6 +42,10 @@ export interface ControlPlane {
   readonly admin: KubeConfig;
   /** A request as the admin; the JSON answer. */
   request<T = unknown>(method: Method, path: string, opts?: { query?: Record<string, string>; body?: unknown; contentType?: string }): Promise<T>;
+  /** A request as the admin, answered as it comes (a watch ends after its timeoutSeconds): status and body text. */
+  raw(path: string): Promise<{ status: number; text: string }>;
+  /** The same KubeConfig, for another server address (a proxy in front of this API server). */
+  via(kc: KubeConfig, server: string): KubeConfig;
   /** Creates the object, or replaces it if it exists (metadata.resourceVersion taken from the stored one). */
   apply<T = unknown>(obj: object): Promise<T>;
   /**
@@ -201,6 +205,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       ...(opts.apiServerFlags ?? []),
     ];
     const caAgent = new Agent({ connect: { ca: pki.caPem } });
+    const adminAgent = new Agent({ connect: { ca: pki.caPem, cert: pki.admin.certPem, key: pki.admin.keyPem } });
     const startApiServer = async () => {
       const child = startProcess(bins.kubeApiserver, apiArgs, apiLog);
       await waitFor('kube-apiserver', child, apiLog, async () => (await fetch(`${url}/readyz`, { dispatcher: caAgent })).status === 200, timeoutMs);
@@ -245,6 +250,15 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       caPem: pki.caPem,
       admin,
       request,
+      async raw(path) {
+        const res = await fetch(`${url}${path}`, { dispatcher: adminAgent });
+        return { status: res.status, text: await res.text() };
+      },
+      via(kc, server) {
+        const user = kc.getCurrentUser()!;
+        const context = kc.getContextObject(kc.getCurrentContext())!;
+        return kubeConfigFor(server, pki.caPem, { ...(user.token ? { token: user.token } : {}) }, context.namespace);
+      },
       async apply<T>(obj: object) {
         const path = objectPath(obj);
         try {
@@ -308,6 +322,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         // The API server first: it would log etcd's absence for its whole shutdown.
         for (const child of [...children].reverse()) await killProcess(child);
         await caAgent.close();
+        await adminAgent.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
