@@ -1,3 +1,4 @@
+import type { Condition } from '../kube/conditions.js';
 import type { KubeObject, LabelSelector } from './kube.js';
 
 export const GROUP_VERSION = 'spire.spiffe.io/v1alpha1';
@@ -34,7 +35,7 @@ export interface ClusterSPIFFEIDStats {
 
 export interface ClusterSPIFFEID extends KubeObject {
   spec: ClusterSPIFFEIDSpec;
-  status?: { stats?: Partial<ClusterSPIFFEIDStats> };
+  status?: { stats?: Partial<ClusterSPIFFEIDStats>; conditions?: Condition[] };
 }
 
 export interface ClusterStaticEntrySpec {

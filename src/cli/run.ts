@@ -143,7 +143,7 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
   let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
   if (config.webhook.enabled) {
     webhookSpire = spireClientFor(config);
-    webhook = await startWebhook({ config, kc, spire: webhookSpire, log });
+    webhook = await startWebhook({ config, kc, spire: webhookSpire, log, onOptionalAccess: (resource, denied) => metrics.setForbidden(resource, denied !== undefined) });
   }
   const observability = await serveObservability({
     metricsBindAddress: config.metricsBindAddress,

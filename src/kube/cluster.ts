@@ -4,6 +4,7 @@ import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, 
 import type { ClusterSnapshot } from '../entries/index.js';
 import { fingerprints } from './fingerprint.js';
 import { compactPod, ResilientInformer } from './informer.js';
+import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
 import { KubeApiError, kubeRequest, listAll } from './rest.js';
 
 const CRD = '/apis/spire.spiffe.io/v1alpha1';
@@ -23,7 +24,17 @@ export interface ClusterCacheOptions {
   /** Pods as the first list brings them, page by page, before the pod cache is synced. */
   onFirstPodPage?: (pods: Pod[]) => void;
   silenceMs?: number;
+  /** Told when EndpointSlices or Endpoints may not be listed (403), and so not watched. */
+  onOptionalAccess?: OptionalAccessReporter;
 }
+
+/**
+ * Where Services' pod targets (autoPopulateDNSNames) are read from:
+ * EndpointSlices; core Endpoints, as upstream reads them, where the
+ * EndpointSlice API is not served or may not be listed (the SPIRE helm
+ * chart's ClusterRole grants Endpoints only); or nowhere, when neither may be.
+ */
+export type ServiceSource = 'endpointslices' | 'endpoints' | 'none';
 
 function keyOf(obj: KubernetesObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
@@ -39,12 +50,19 @@ export class ClusterCache {
   // The last object seen per resource and key: a change is compared with it (not with a digest kept for every
   // object, which at 100,000 pods cost a SHA-1 and a serialization per pod at start, and tens of MiB).
   private readonly seen = new Map<string, Map<string, KubernetesObject>>();
-  usesEndpointSlices = true;
+  serviceSource: ServiceSource = 'endpointslices';
+  /** Why the service source is not EndpointSlices, when access was denied: for the ClusterSPIFFEIDs' status. */
+  serviceSourceDenied: string | undefined;
 
   constructor(private readonly opts: ClusterCacheOptions) {}
 
   async start(): Promise<void> {
-    this.usesEndpointSlices = await this.hasEndpointSlices();
+    this.serviceSource = await this.chooseServiceSource();
+    const services: Resource[] = {
+      endpointslices: [{ name: 'endpointslices', path: '/apis/discovery.k8s.io/v1/endpointslices', fingerprint: fingerprints.endpointslices }],
+      endpoints: [{ name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints }],
+      none: [],
+    }[this.serviceSource];
     const resources: Resource[] = [
       { name: 'clusterspiffeids', path: `${CRD}/clusterspiffeids`, fingerprint: fingerprints.crd },
       { name: 'clusterstaticentries', path: `${CRD}/clusterstaticentries`, fingerprint: fingerprints.crd },
@@ -52,9 +70,7 @@ export class ClusterCache {
       { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces },
       { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes },
       { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods, compact: compactPod },
-      this.usesEndpointSlices
-        ? { name: 'endpointslices', path: '/apis/discovery.k8s.io/v1/endpointslices', fingerprint: fingerprints.endpointslices }
-        : { name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints },
+      ...services,
     ];
     for (const r of resources) {
       const informer = new ResilientInformer<KubernetesObject>(this.opts.kc, {
@@ -74,18 +90,43 @@ export class ClusterCache {
     await Promise.all([...this.informers.values()].map((i) => i.start()));
   }
 
-  private async hasEndpointSlices(): Promise<boolean> {
-    try {
-      await kubeRequest(this.opts.kc, 'GET', '/apis/discovery.k8s.io/v1');
-      return true;
-    } catch (err) {
-      if (err instanceof KubeApiError && err.statusCode === 404) {
-        this.opts.log.info('EndpointSlice API not served: reading core Endpoints for autoPopulateDNSNames');
-        return false;
+  /**
+   * EndpointSlices if they are served and may be listed, else core Endpoints if they may be,
+   * else none. Asked once at start with a one-item list: a permission granted later is seen
+   * at the next start (the log and the metric say so meanwhile).
+   */
+  private async chooseServiceSource(): Promise<ServiceSource> {
+    const report = this.opts.onOptionalAccess ?? (() => {});
+    const denied: string[] = [];
+    const probe = async (resource: string, path: string): Promise<'ok' | 'absent' | 'denied'> => {
+      try {
+        await kubeRequest(this.opts.kc, 'GET', path, { query: { limit: '1' } });
+        report(resource, undefined);
+        return 'ok';
+      } catch (err) {
+        if (err instanceof KubeApiError && err.statusCode === 404) return 'absent';
+        if (isForbidden(err)) {
+          denied.push(resource);
+          report(resource, { message: err.message });
+          return 'denied';
+        }
+        // Unknown: take it as there; its informer reports and retries.
+        return 'ok';
       }
-      // Unknown: assume the modern API; its informer will report and retry.
-      return true;
+    };
+    const slices = await probe('endpointslices', '/apis/discovery.k8s.io/v1/endpointslices');
+    if (slices === 'ok') return 'endpointslices';
+    const endpoints = await probe('endpoints', '/api/v1/endpoints');
+    const why = slices === 'absent' ? 'the EndpointSlice API is not served' : 'EndpointSlices may not be listed (403 Forbidden)';
+    if (endpoints === 'ok') {
+      this.opts.log[slices === 'denied' ? 'warn' : 'info'](`${why}: Service DNS names (autoPopulateDNSNames) come from core Endpoints`);
+      if (slices === 'denied') this.serviceSourceDenied = `${why}; Service DNS names come from core Endpoints`;
+      return 'endpoints';
     }
+    const message = `${why}, and core Endpoints ${endpoints === 'denied' ? 'may not be listed either (403 Forbidden)' : 'are not served'}: autoPopulateDNSNames adds no Service DNS names`;
+    this.opts.log.warn(message);
+    if (denied.length > 0) this.serviceSourceDenied = message;
+    return 'none';
   }
 
   private seenOf(r: Resource): Map<string, KubernetesObject> {

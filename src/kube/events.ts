@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
 import { kubeRequest } from './rest.js';
 
 export interface EventSubject {
@@ -18,6 +19,9 @@ export interface EventSubject {
 export class EventRecorder {
   // In the order of sending (a resend moves its key to the end), so what has aged out is always at the front.
   private readonly lastSent = new Map<string, number>();
+  /** Told when events may not be created (403; the SPIRE helm chart grants them in its own namespace only), and when they may again. */
+  onOptionalAccess: OptionalAccessReporter | undefined;
+  private denied = false;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -66,7 +70,21 @@ export class EventRecorder {
         lastTimestamp: time,
         count: 1,
       },
-    }).catch((err: unknown) => this.log.debug(`event not recorded: ${(err as Error).message}`));
+    }).then(
+      () => {
+        if (!this.denied) return;
+        this.denied = false;
+        this.onOptionalAccess?.('events', undefined);
+      },
+      (err: unknown) => {
+        const message = (err as Error).message;
+        if (!isForbidden(err)) return this.log.debug(`event not recorded: ${message}`);
+        // Once per denial, not once per event: statuses and the log still say what events would.
+        if (!this.denied) this.log.warn(`events cannot be recorded (reconciling goes on): ${message}`);
+        this.denied = true;
+        this.onOptionalAccess?.('events', { message });
+      },
+    );
   }
 
   private forgetOld(now: number): void {

@@ -34,6 +34,7 @@ import type { RpcObserver } from '../spire/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { Backoff } from '../net/backoff.js';
 import { ClusterCache } from '../kube/cluster.js';
+import { type Condition, clusterSPIFFEIDConditions, sameConditions } from '../kube/conditions.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
@@ -120,6 +121,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const currentState = new CurrentState(config.gcIntervalMs);
   const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache } };
   const events = new EventRecorder(opts.kc, log);
+  const optionalAccess = (resource: string, denied: { message: string } | undefined) => metrics?.setForbidden(resource, denied !== undefined);
+  events.onOptionalAccess = optionalAccess;
   let passes = 0;
   const probe = new UnsupportedFieldsProbe();
   // What we last wrote per object, with the object's resourceVersion at that time: the
@@ -129,14 +132,16 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // Relationships this process set: under entryScope prefixed only these may be deleted (see federation/plan.ts).
   const ourRelationships = new Set<string>();
 
-  const writeStatus = (kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain', name: string, current: object | undefined, rv: string | undefined, next: object) => {
+  // `conditions`, for a ClusterSPIFFEID, only when they differ from the object's: [] removes them.
+  const writeStatus = (kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain', name: string, current: object | undefined, rv: string | undefined, next: object, conditions?: Condition[]) => {
     const key = `${kind}/${name}`;
-    const json = JSON.stringify(next);
-    if (!statusChanged(current as Partial<typeof next> | undefined, next)) return;
+    const json = JSON.stringify([next, conditions]);
+    if (!conditions && !statusChanged(current as Partial<typeof next> | undefined, next)) return;
     const last = written.get(key);
     if (last && last.json === json && last.rv === rv) return;
     written.set(key, { json, rv });
-    statusWriter.write(kind, name, kind === 'ClusterSPIFFEID' ? { stats: next } : next);
+    const withConditions = conditions ? { conditions: conditions.length > 0 ? conditions : null } : {};
+    statusWriter.write(kind, name, kind === 'ClusterSPIFFEID' ? { stats: next, ...withConditions } : next);
   };
 
   // Without leader election this replica always leads; with it, only during a term.
@@ -343,7 +348,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       const statusStarted = performance.now();
       for (const [name, stats] of Object.entries(result.status.clusterSPIFFEIDs)) {
         const obj = cache.get<ClusterSPIFFEID>('clusterspiffeids', name);
-        writeStatus('ClusterSPIFFEID', name, obj?.status?.stats, obj?.metadata.resourceVersion, stats);
+        const had = obj?.status?.conditions;
+        const conditions = clusterSPIFFEIDConditions(obj?.spec.autoPopulateDNSNames === true, cache.serviceSource, cache.serviceSourceDenied, had, new Date());
+        writeStatus('ClusterSPIFFEID', name, obj?.status?.stats, obj?.metadata.resourceVersion, stats, sameConditions(had, conditions) ? undefined : conditions);
       }
       for (const [name, status] of Object.entries(result.status.clusterStaticEntries)) {
         const obj = cache.get<ClusterStaticEntry>('clusterstaticentries', name);
@@ -399,6 +406,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       trigger.trigger();
     },
     ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
+    onOptionalAccess: optionalAccess,
   });
 
   // Caches warm up while SPIRE may still be starting: readiness depends on the sync only.
@@ -424,7 +432,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       ),
   ]);
   // Stopped while waiting for SPIRE: nothing started.
-  if (!opts.signal.aborted) log.info({ socket: spire.socketPath, endpointSlices: cache.usesEndpointSlices }, 'live mode started');
+  if (!opts.signal.aborted) log.info({ socket: spire.socketPath, serviceSource: cache.serviceSource }, 'live mode started');
   let elector: LeaderElector | undefined;
   if (config.leaderElection.leaderElect) {
     const le = config.leaderElection;

@@ -60,6 +60,7 @@ export class ControllerMetrics {
   private readonly queueDepth: Gauge;
   private readonly leader: Gauge;
   private readonly lastSuccessTimestamp: Gauge;
+  private readonly forbidden: Gauge<'resource'>;
   /**
    * Monotonic clock reading of the last successful pass; before the first
    * one, of the start. A monotonic clock, so a wall-clock step (NTP) cannot
@@ -141,6 +142,12 @@ export class ControllerMetrics {
       help: 'Unix time of the end of the last successful reconcile pass; 0 if none has succeeded yet.',
       registers,
     });
+    this.forbidden = new Gauge({
+      name: 'spire_reconciler_api_forbidden',
+      help: 'Optional Kubernetes access the controller was denied (403), by resource: endpointslices (Service DNS names then come from core Endpoints), endpoints, validatingwebhookconfigurations, events. 1 while denied. Readiness is not affected.',
+      labelNames: ['resource'],
+      registers,
+    });
     const since = () => this.secondsSinceLastSuccess();
     new Gauge({
       name: 'spire_reconciler_seconds_since_last_success',
@@ -196,6 +203,11 @@ export class ControllerMetrics {
 
   setLeader(isLeader: boolean): void {
     this.leader.set(isLeader ? 1 : 0);
+  }
+
+  /** An optional resource the controller may (false) or may not (true) access, as last seen. */
+  setForbidden(resource: string, forbidden: boolean): void {
+    this.forbidden.set({ resource }, forbidden ? 1 : 0);
   }
 
   /** Also usable by a health check that wants to report a stalled loop. */

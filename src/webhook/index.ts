@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
+import type { OptionalAccessReporter } from '../kube/forbidden.js';
 import { FileCertificateSource } from './file-cert.js';
 import { SvidCertificateManager } from './manager.js';
 import { AdmissionServer } from './server.js';
@@ -25,6 +26,8 @@ export interface WebhookOptions {
   checkIntervalMs?: number;
   /** Test hook: the X509-SVID TTL requested; 0 asks for the SPIRE server's default. Default 24 h, as upstream. */
   svidTtlSeconds?: number;
+  /** Told when the ValidatingWebhookConfiguration may not be read (403), and when it may again. */
+  onOptionalAccess?: OptionalAccessReporter;
 }
 
 export interface Webhook {
@@ -60,6 +63,7 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
         checkIntervalMs,
         ttlSeconds: opts.svidTtlSeconds ?? DEFAULT_SVID_TTL_SECONDS,
         install,
+        ...(opts.onOptionalAccess ? { onOptionalAccess: opts.onOptionalAccess } : {}),
       });
   source.start();
   wlog.info({ mode: config.webhook.certDir ? `files in ${config.webhook.certDir}` : 'SPIRE-minted X509-SVID' }, 'webhook starting');
@@ -73,6 +77,9 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
       // nothing to be ready for; and a sidecar's readiness is the SPIRE server pod's, which an
       // install without the webhook must not keep out of its Service. The warning is logged.
       if (source instanceof SvidCertificateManager && source.configurationMissing) return { ok: true };
+      // Denied reading it: whether anything calls the webhook is unknown, and a sidecar that is not
+      // ready takes the SPIRE server out of its Service. The log and the metric say what is missing.
+      if (source instanceof SvidCertificateManager && source.accessDenied && !server.current) return { ok: true };
       const cert = server.current;
       const problem = source.problem;
       if (!cert) return { ok: false, detail: `no serving certificate yet: ${problem ?? 'waiting for the first certificate'}` };

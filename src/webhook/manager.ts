@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { SpireClient } from '../spire/index.js';
 import { Backoff } from '../net/backoff.js';
+import { isForbidden, type OptionalAccessReporter } from '../kube/forbidden.js';
 import { fetchAuthoritiesPem, syncCaBundle } from './cabundle.js';
 import { type MintedCertificate, mintReason, mintServingCertificate, rotationTime } from './svid-cert.js';
 import type { ServingCertificate } from './types.js';
@@ -25,6 +26,8 @@ export interface SvidCertificateManagerOptions {
   checkIntervalMs: number;
   ttlSeconds: number;
   install(cert: ServingCertificate): Promise<void>;
+  /** Told when the ValidatingWebhookConfiguration may not be read (403), and when it may again. */
+  onOptionalAccess?: OptionalAccessReporter;
 }
 
 export class SvidCertificateManager {
@@ -34,12 +37,22 @@ export class SvidCertificateManager {
   private readonly backoff = new Backoff(1000, 60_000);
   private problem_: string | undefined = 'the first check has not finished';
   private configurationMissing_ = false;
+  private accessDenied_ = false;
 
   constructor(private readonly o: SvidCertificateManagerOptions) {}
 
   /** The last check found no ValidatingWebhookConfiguration: no API server calls the webhook then. */
   get configurationMissing(): boolean {
     return this.configurationMissing_;
+  }
+
+  /**
+   * The last check was denied reading the ValidatingWebhookConfiguration (403): its
+   * services' DNS names, and whether any API server calls the webhook, are unknown.
+   * Readiness does not wait for that: it is the SPIRE server pod's readiness.
+   */
+  get accessDenied(): boolean {
+    return this.accessDenied_;
   }
 
   /** Why there is no current certificate (or why the last check failed); undefined when all is well. */
@@ -84,7 +97,18 @@ export class SvidCertificateManager {
   /** One pass; returns when the next one is due. */
   private async check(): Promise<number> {
     const { o } = this;
-    const vwc = await getWebhookConfiguration(o.kc, o.vwcName);
+    let vwc: Awaited<ReturnType<typeof getWebhookConfiguration>>;
+    try {
+      vwc = await getWebhookConfiguration(o.kc, o.vwcName);
+    } catch (err) {
+      if (!isForbidden(err)) throw err;
+      if (!this.accessDenied_) o.onOptionalAccess?.('validatingwebhookconfigurations', { message: err.message });
+      this.accessDenied_ = true;
+      this.setProblem(`ValidatingWebhookConfiguration "${o.vwcName}" may not be read (403 Forbidden): grant get and patch on it by that name (validatingWebhookConfigurationName); until then no serving certificate is minted`);
+      return this.minted ? o.checkIntervalMs : Math.min(o.checkIntervalMs, 1000);
+    }
+    if (this.accessDenied_) o.onOptionalAccess?.('validatingwebhookconfigurations', undefined);
+    this.accessDenied_ = false;
     if (this.closed) return 0;
     this.configurationMissing_ = !vwc;
     if (!vwc) {

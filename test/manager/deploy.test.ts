@@ -74,6 +74,8 @@ const CLUSTER_GRANTS: Record<string, string[]> = {
   'core/events': ['create', 'patch'],
   // The webhook's own configuration only, by name.
   'admissionregistration.k8s.io/validatingwebhookconfigurations[spire-controller-manager-webhook]': ['get', 'patch'],
+  // The SPIRE helm chart's name for it (<namespace>-<fullname>-webhook), for a config taken from the chart.
+  'admissionregistration.k8s.io/validatingwebhookconfigurations[spire-server-spire-controller-manager-webhook]': ['get', 'patch'],
 };
 
 describe('deploy/ is a kustomization kubectl can apply', () => {

@@ -3,7 +3,7 @@
  * and stalled watch streams, 5xx and throttling, compacted history), on
  * demand and deterministic.
  */
-import { injectedFailure, type KubeApiError } from './errors.js';
+import { injectedFailure, KubeApiError } from './errors.js';
 import type { Store } from './store.js';
 import type { WatchStream } from './watch.js';
 
@@ -20,7 +20,7 @@ export interface FailureMatch {
 interface FailureRule {
   remaining: number;
   /** A status to answer with, or a hold: the request is answered as usual once it resolves (perhaps never). */
-  status: 500 | 429 | 503 | { hold: Promise<void> };
+  status: 500 | 429 | 503 | { hold: Promise<void> } | { forbidden: string };
   match: FailureMatch;
 }
 
@@ -45,6 +45,12 @@ export interface Faults {
    * the server closes.
    */
   hangNext(n: number, match?: FailureMatch): () => void;
+  /**
+   * Answers every matching request, from now on, 403 Forbidden with `message` (say what RBAC
+   * would: `endpointslices.discovery.k8s.io is forbidden: User "..." cannot list resource ...`),
+   * as an API server does for a client whose role lacks the permission.
+   */
+  forbid(match: FailureMatch, message?: string): void;
   /** Compacts history: watches and exact lists from any older resourceVersion get 410; open watches get an ERROR 410 and close. */
   expireResourceVersions(): void;
 }
@@ -76,6 +82,10 @@ export class FaultInjector implements Faults {
     return release;
   }
 
+  forbid(match: FailureMatch, message = 'forbidden by the test'): void {
+    this.rules.push({ remaining: Number.POSITIVE_INFINITY, status: { forbidden: message }, match });
+  }
+
   expireResourceVersions(): void {
     this.store.compact();
     for (const w of [...this.watches()]) w.expire();
@@ -90,7 +100,8 @@ export class FaultInjector implements Faults {
       if (rule.match.queryIncludes && !query.includes(rule.match.queryIncludes)) continue;
       if (rule.match.token !== undefined && authorization !== `Bearer ${rule.match.token}`) continue;
       rule.remaining--;
-      return typeof rule.status === 'object' ? rule.status : injectedFailure(rule.status);
+      if (typeof rule.status !== 'object') return injectedFailure(rule.status);
+      return 'forbidden' in rule.status ? new KubeApiError(403, 'Forbidden', rule.status.forbidden) : rule.status;
     }
     return undefined;
   }
