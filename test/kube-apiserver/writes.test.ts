@@ -27,7 +27,7 @@ describe('writes through the fake API server follow Kubernetes metadata and conc
     expect(meta.generation).toBe(1);
     expect(meta.managedFields?.[0]).toMatchObject({ operation: 'Update', fieldsType: 'FieldsV1', apiVersion: 'v1' });
     // The API server resets the status of a created pod, and defaults what admission fills in.
-    expect(created.status).toEqual({ phase: 'Pending' });
+    expect(created.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
     expect(created.spec?.serviceAccountName).toBe('default');
 
     const ns = await core.createNamespace({ body: namespace('team-a') });

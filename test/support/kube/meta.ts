@@ -70,7 +70,7 @@ export function generateName(prefix: string): string {
 export function tracksGeneration(r: ResourceType): boolean {
   return (
     r.custom ||
-    ['Pod', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'].includes(r.kind)
+    ['Pod', 'EndpointSlice', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'].includes(r.kind)
   );
 }
 

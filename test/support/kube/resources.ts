@@ -81,6 +81,43 @@ function podDefaults(pod: KubeObject): void {
   spec.dnsPolicy ??= 'ClusterFirst';
   spec.schedulerName ??= 'default-scheduler';
   spec.terminationGracePeriodSeconds ??= 30;
+  // The rest as kube-apiserver v1.36 stores a pod created with none of it (test/real/crds.test.ts compares).
+  spec.securityContext ??= {};
+  spec.enableServiceLinks ??= true;
+  spec.priority ??= 0;
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  for (const c of Array.isArray(spec.containers) ? spec.containers : []) {
+    if (!isPlainObject(c)) continue;
+    c.resources ??= {};
+    c.terminationMessagePath ??= '/dev/termination-log';
+    c.terminationMessagePolicy ??= 'File';
+    // Always for :latest or an untagged image, else IfNotPresent.
+    const image = typeof c.image === 'string' ? c.image : '';
+    const tag = image.includes('@') ? 'digest' : (image.split('/').pop()!.split(':')[1] ?? 'latest');
+    c.imagePullPolicy ??= tag === 'latest' ? 'Always' : 'IfNotPresent';
+  }
+  // The DefaultTolerationSeconds admission plugin: evicted five minutes after its node goes away.
+  const tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
+    if (!tolerations.some((t) => isPlainObject(t) && t.key === key && t.effect === 'NoExecute')) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+  }
+  spec.tolerations = tolerations;
+}
+
+/** As kube-apiserver stores a Node: podCIDRs from podCIDR, and status structs at their zero values. */
+function nodeDefaults(node: KubeObject): void {
+  const spec = ensureObject(node, 'spec');
+  if (typeof spec.podCIDR === 'string' && spec.podCIDRs === undefined) spec.podCIDRs = [spec.podCIDR];
+  const status = ensureObject(node, 'status');
+  status.daemonEndpoints ??= { kubeletEndpoint: { Port: 0 } };
+  status.nodeInfo ??= Object.fromEntries(
+    ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture'].map((k) => [k, '']),
+  );
+}
+
+/** Every endpoint has conditions (empty meaning unknown, taken as ready). */
+function endpointSliceDefaults(slice: KubeObject): void {
+  for (const e of Array.isArray(slice.endpoints) ? slice.endpoints : []) if (isPlainObject(e)) e.conditions ??= {};
 }
 
 function namespaceDefaults(ns: KubeObject): void {
@@ -129,7 +166,7 @@ const BUILTINS: BuiltinSpec[] = [
     defaults: namespaceDefaults,
     initialStatus: () => ({ phase: 'Active' }),
   },
-  { kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], status: true, fieldLabels: ['spec.unschedulable'] },
+  { kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], status: true, fieldLabels: ['spec.unschedulable'], defaults: nodeDefaults },
   { kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'] },
   {
     kind: 'Event',
@@ -163,7 +200,7 @@ const BUILTINS: BuiltinSpec[] = [
   { kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] },
   { kind: 'Secret', plural: 'secrets', namespaced: true, fieldLabels: ['type'] },
   { kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, shortNames: ['sa'] },
-  { group: 'discovery.k8s.io', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true },
+  { group: 'discovery.k8s.io', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true, defaults: endpointSliceDefaults },
   { group: 'coordination.k8s.io', kind: 'Lease', plural: 'leases', namespaced: true },
   { group: 'events.k8s.io', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] },
   {

@@ -174,6 +174,7 @@ export class Store {
       else obj.status = status;
     }
     r.defaults?.(obj);
+    this.admitOnCreate(r, obj);
     this.validate(r, obj, name);
     meta.uid = randomUUID();
     meta.creationTimestamp = timestamp();
@@ -188,6 +189,32 @@ export class Store {
   }
 
   /**
+   * What admission plugins of kube-apiserver v1.36 add to a new object:
+   * TaintNodesByCondition taints a new Node not-ready; PodTopologyLabels copies
+   * its node's zone and region labels to a pod created on a node.
+   */
+  private admitOnCreate(r: ResourceType, obj: KubeObject): void {
+    if (r.kind === 'Node' && r.group === '') {
+      const spec = obj.spec as { taints?: { key: string; effect: string }[] };
+      const taints = spec.taints ?? [];
+      if (!taints.some((t) => t.key === 'node.kubernetes.io/not-ready')) taints.push({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
+      spec.taints = taints;
+    }
+    if (r.kind === 'Pod' && r.group === '') {
+      // The QoS class, set once at creation: BestEffort without any requests or limits (others not modelled).
+      const containers = ((obj.spec as { containers?: { resources?: object }[] } | undefined)?.containers ?? []);
+      if (obj.status && containers.every((c) => Object.keys(c.resources ?? {}).length === 0)) (obj.status as Record<string, unknown>).qosClass ??= 'BestEffort';
+      const nodeName = (obj.spec as { nodeName?: unknown } | undefined)?.nodeName;
+      const nodeType = this.registry.byKind('v1', 'Node');
+      const node = typeof nodeName === 'string' && nodeType ? this.get(nodeType, undefined, nodeName) : undefined;
+      for (const key of ['topology.kubernetes.io/zone', 'topology.kubernetes.io/region']) {
+        const value = node?.metadata.labels?.[key];
+        if (value !== undefined) obj.metadata.labels = { ...obj.metadata.labels, [key]: value };
+      }
+    }
+  }
+
+  /**
    * PUT semantics (PATCH builds the patched object and comes here too): a
    * given resourceVersion must be the current one, system metadata is kept,
    * the main resource never writes status and /status writes nothing else.
@@ -199,6 +226,11 @@ export class Store {
     if (!existing) throw notFound(r, name);
     if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== existing.metadata.resourceVersion) {
       throw conflict(r, name);
+    }
+    // A UID in an update is a precondition, as the API server's storage takes it.
+    if (obj.metadata.uid && obj.metadata.uid !== existing.metadata.uid) {
+      const key = `/registry/${r.plural}/${r.namespaced ? `${existing.metadata.namespace}/` : ''}${name}`;
+      throw conflict(r, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${obj.metadata.uid}, UID in object meta: ${existing.metadata.uid}`);
     }
     let next: KubeObject;
     if (ctx.subresource === 'status') {
