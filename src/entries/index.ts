@@ -12,3 +12,4 @@ export * from './pass.js';
 export * from './problems.js';
 export { detectUnsupportedFields, UnsupportedFieldsProbe } from './unsupported.js';
 export { CurrentState } from './current-state.js';
+export { newEntryId } from './ids.js';

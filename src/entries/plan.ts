@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { changedFields, type ComparedField, type OptionalField } from './compare.js';
 import { type CurrentEntry, type DeclaredEntry, type EntrySpec, isJoinTokenEntry, type Owner } from './model.js';
 import { classifyEntryId, type Ownership, type Policy } from './ownership.js';
 import { groupDeclared, type KeyState } from './state.js';
+import { newEntryId } from './ids.js';
 
 export interface PlannedCreate {
   id: string;
@@ -99,7 +99,7 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
  */
 export function planEntries(input: PlanInput): Plan {
   const { ownership, policy } = input;
-  const newId = input.newId ?? (() => `${ownership.entryIDPrefix}${randomUUID()}`);
+  const newId = input.newId ?? (() => newEntryId(ownership.entryIDPrefix));
   const keys = groupDeclared(input.declared);
   const managed = new Map<string, CurrentEntry[]>();
   const foreign = new Map<string, CurrentEntry[]>();
