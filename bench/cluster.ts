@@ -3,7 +3,7 @@
  * namespaces, 10 ClusterSPIFFEIDs mixing namespace and pod selectors with DNS
  * and workload-selector templates, and one fallback. Deterministic in N.
  */
-import type { ClusterSPIFFEID, Namespace, Node, Pod } from '../src/api/index.js';
+import { type ClusterSPIFFEID, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../src/api/index.js';
 import { type ClusterSnapshot, DEFAULT_PARENT_ID_TEMPLATE, type SelectionSettings } from '../src/entries/index.js';
 import { compileTemplate } from '../src/template/index.js';
 
@@ -14,7 +14,7 @@ export function benchSettings(): SelectionSettings {
     clusterName: 'bench',
     clusterDomain: 'cluster.local',
     parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
-    ignoreNamespaces: [/^(?:kube-system)$/],
+    ignoreNamespaces: IgnoredNamespaces.compile(['kube-system']),
     className: '',
     watchClassless: false,
   };

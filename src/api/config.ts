@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { parseGoDuration } from './duration.js';
 import { expandEnv } from './env.js';
+import { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 
 export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
 export const CONFIG_KIND = 'ControllerManagerConfig';
@@ -15,7 +16,7 @@ export interface ControllerConfig {
   clusterName: string;
   /** '' means auto-detect (live mode). */
   clusterDomain: string;
-  /** Regular expressions, each matched against a whole namespace name. */
+  /** Go regular expressions, each matched anywhere in a namespace's name (see namespaces.ts). */
   ignoreNamespaces: string[];
   validatingWebhookConfigurationName: string;
   gcIntervalMs: number;
@@ -374,12 +375,15 @@ function checkSemantics(c: ControllerConfig, o: Record<string, never>, p: Proble
     p.errors.push('trustDomain: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores');
   }
   if (!c.clusterName) p.errors.push('clusterName: is required');
-  c.ignoreNamespaces.forEach((re, i) => {
-    try {
-      new RegExp(re);
-    } catch (err) {
-      p.errors.push(`ignoreNamespaces[${i}]: invalid regular expression: ${(err as Error).message}`);
-    }
+  try {
+    IgnoredNamespaces.compile(c.ignoreNamespaces);
+  } catch (err) {
+    if (!(err instanceof IgnoreNamespacesError)) throw err;
+    for (const problem of err.problems) p.errors.push(`ignoreNamespaces[${problem.index}]: ${problem.message}`);
+  }
+  c.ignoreNamespaces.forEach((pattern, i) => {
+    const warning = globLikeWarning(pattern);
+    if (warning) p.warnings.push(`ignoreNamespaces[${i}]: ${warning}`);
   });
   if (!c.validatingWebhookConfigurationName) p.errors.push('validatingWebhookConfigurationName: must not be empty');
   if (o.entryIDPrefix !== undefined && c.entryIDPrefixCleanup !== undefined && c.entryIDPrefix !== '' && c.entryIDPrefix === c.entryIDPrefixCleanup) {
@@ -401,7 +405,7 @@ export function loadConfigFile(path: string, opts: { expandEnv?: boolean; env?: 
   return parseConfig(text, path, opts);
 }
 
-/** ignoreNamespaces as anchored expressions: a pattern must match the whole name. */
-export function ignoreNamespacePatterns(c: ControllerConfig): RegExp[] {
-  return c.ignoreNamespaces.map((re) => new RegExp(`^(?:${re})$`));
+/** ignoreNamespaces compiled as upstream compiles them (Go RE2, matched anywhere in the name); the config was checked when loaded. */
+export function ignoredNamespaces(c: ControllerConfig): IgnoredNamespaces {
+  return IgnoredNamespaces.compile(c.ignoreNamespaces);
 }

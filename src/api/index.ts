@@ -4,3 +4,4 @@ export { durationToSeconds, parseGoDuration } from './duration.js';
 export { compileLabelSelector, type LabelMatcher } from './labels.js';
 export * from './config.js';
 export { expandEnv } from './env.js';
+export { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';

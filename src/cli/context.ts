@@ -3,7 +3,7 @@ import {
   ConfigError,
   type ControllerConfig,
   defaultConfig,
-  ignoreNamespacePatterns,
+  ignoredNamespaces,
   loadConfigFile,
 } from '../api/index.js';
 import { type EntryPassOptions } from '../entries/index.js';
@@ -68,7 +68,7 @@ export function passOptions(config: ControllerConfig): EntryPassOptions {
       clusterName: config.clusterName,
       clusterDomain: config.clusterDomain,
       parentIdTemplate,
-      ignoreNamespaces: ignoreNamespacePatterns(config),
+      ignoreNamespaces: ignoredNamespaces(config),
       className: config.className,
       watchClassless: config.watchClassless,
     },

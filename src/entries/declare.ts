@@ -1,4 +1,4 @@
-import type { ClusterSPIFFEID, ClusterStaticEntry, EndpointSlice, Endpoints, Namespace, Node, Pod } from '../api/index.js';
+import type { ClusterSPIFFEID, ClusterStaticEntry, EndpointSlice, Endpoints, IgnoredNamespaces, Namespace, Node, Pod } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
 import { indexServices, type ServiceIndex, serviceDnsNames } from './endpoints.js';
 import {
@@ -79,8 +79,8 @@ export class RenderCache {
 }
 
 export interface SelectionSettings extends RenderSettings {
-  /** Anchored: a namespace is ignored when a pattern matches its whole name. */
-  ignoreNamespaces: readonly RegExp[];
+  /** Upstream's ignoreNamespaces: Go regular expressions matched anywhere in the name. */
+  ignoreNamespaces: IgnoredNamespaces;
   className: string;
   watchClassless: boolean;
   /** Reuse renders across passes (live mode); without it every pass renders everything. */
@@ -187,7 +187,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     for (const ns of snapshot.namespaces) {
       if (!spec.namespaceSelector(ns.metadata.labels)) continue;
       stats.namespacesSelected++;
-      if (settings.ignoreNamespaces.some((re) => re.test(ns.metadata.name))) {
+      if (settings.ignoreNamespaces.ignores(ns.metadata.name)) {
         stats.namespacesIgnored++;
         continue;
       }
@@ -328,7 +328,7 @@ export function declarePods(
       out.unknownPods.add(pod.metadata.uid);
       continue;
     }
-    if (settings.ignoreNamespaces.some((re) => re.test(nsName))) continue;
+    if (settings.ignoreNamespaces.ignores(nsName)) continue;
     let covered = false;
     for (const spec of parsed) {
       if (!spec.namespaceSelector(ns.metadata.labels) || !spec.podSelector(pod.metadata.labels)) continue;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defaultConfig, ignoreNamespacePatterns, loadConfigFile, parseConfig } from '../../src/api/index.js';
+import { ConfigError, defaultConfig, ignoredNamespaces, loadConfigFile, parseConfig } from '../../src/api/index.js';
 
 /** What helm-charts-hardened renders for spire-controller-manager, every field it emits. */
 const HELM_CONFIG = `
@@ -88,10 +88,11 @@ describe('an existing spire-controller-manager config file loads unchanged', () 
     expect(config.reconcile).toEqual({ clusterSPIFFEIDs: false, clusterFederatedTrustDomains: false, clusterStaticEntries: true });
   });
 
-  it('matches ignoreNamespaces against whole names (upstream matches substrings)', () => {
-    const [re] = ignoreNamespacePatterns({ ...defaultConfig(), ignoreNamespaces: ['spire'] });
-    expect(re?.test('spire')).toBe(true);
-    expect(re?.test('my-spire-apps')).toBe(false);
+  it('matches ignoreNamespaces anywhere in the name, as upstream (Go regexp.MatchString)', () => {
+    const ignored = ignoredNamespaces({ ...defaultConfig(), ignoreNamespaces: ['spire'] });
+    expect(ignored.ignores('spire')).toBe(true);
+    expect(ignored.ignores('my-spire-apps')).toBe(true);
+    expect(ignored.ignores('default')).toBe(false);
   });
 
   it('honours webhook.port, host and certDir (upstream ignores them), and ENABLE_WEBHOOKS=false', () => {
@@ -136,7 +137,7 @@ describe('a bad config file is reported in full, each problem naming its field',
 
   it.each([
     ['trustDomain: Example.org\nclusterName: c', 'trustDomain: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores'],
-    ['trustDomain: example.org\nclusterName: c\nignoreNamespaces: ["("]', 'ignoreNamespaces[0]: invalid regular expression: Invalid regular expression: /(/: Unterminated group'],
+    ['trustDomain: example.org\nclusterName: c\nignoreNamespaces: ["("]', 'ignoreNamespaces[0]: error parsing regexp: missing closing ): `(`'],
     ['trustDomain: example.org\nclusterName: c\nentryIDPrefix: old\nentryIDPrefixCleanup: old', 'entryIDPrefixCleanup: must differ from entryIDPrefix'],
     ['trustDomain: example.org\nclusterName: c\nwatchClassless: "yes"', 'watchClassless: must be true or false, got string'],
     ['trustDomain: example.org\nclusterName: [c]', 'clusterName: must be a string, got list'],

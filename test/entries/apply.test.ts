@@ -10,6 +10,7 @@ import {
   planEntries,
   statusChanged,
 } from '../../src/entries/index.js';
+import { IgnoredNamespaces } from '../../src/api/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 import { SpireClient } from '../../src/spire/index.js';
 import { spireForEachTest, startTestSpire } from '../support/spire.js';
@@ -181,7 +182,7 @@ describe('status is written only when it changed', () => {
     };
     const state = declareEntries(
       { clusterSPIFFEIDs: [], clusterStaticEntries: [obj], namespaces: [], pods: [], nodes: [], endpointSlices: [], endpoints: [] },
-      { trustDomain: 'example.org', clusterName: 'c', clusterDomain: '', parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE), ignoreNamespaces: [], className: '', watchClassless: false },
+      { trustDomain: 'example.org', clusterName: 'c', clusterDomain: '', parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE), ignoreNamespaces: IgnoredNamespaces.none(), className: '', watchClassless: false },
     );
     const d = state.declared[0]!;
     const unchanged = planEntries({ declared: state.declared, current: [current('scm-1', d.spec)], ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' }, policy: 'sync' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterSPIFFEID, ClusterStaticEntry, Namespace, Node, Pod } from '../../src/api/index.js';
+import { type ClusterSPIFFEID, type ClusterStaticEntry, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../../src/api/index.js';
 import { type ClusterSnapshot, declareEntries, declarePods, DEFAULT_PARENT_ID_TEMPLATE, indexServices, RenderCache, type SelectionSettings } from '../../src/entries/index.js';
 import { syntheticCluster } from '../../bench/cluster.js';
 import { compileTemplate } from '../../src/template/index.js';
@@ -9,7 +9,7 @@ const settings: SelectionSettings = {
   clusterName: 'demo',
   clusterDomain: 'cluster.local',
   parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
-  ignoreNamespaces: [/^(?:kube-system)$/, /^(?:spire)$/],
+  ignoreNamespaces: IgnoredNamespaces.compile(['kube-system', 'spire']),
   className: '',
   watchClassless: false,
 };
@@ -78,17 +78,21 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
     ]);
   });
 
-  it('ignores namespaces by anchored regular expression (upstream matches substrings)', () => {
+  it('ignores namespaces as upstream does: a regular expression matched anywhere in the name (`spire` ignores my-spire-apps too)', () => {
     const s = declareEntries(
       snap({
         clusterSPIFFEIDs: [csid('all')],
-        namespaces: [ns('kube-system'), ns('my-spire-apps'), ns('spire')],
-        pods: [pod('kube-system', 'a'), pod('my-spire-apps', 'b'), pod('spire', 'c')],
+        namespaces: [ns('kube-system'), ns('my-spire-apps'), ns('spire'), ns('shop')],
+        pods: [pod('kube-system', 'a'), pod('my-spire-apps', 'b'), pod('spire', 'c'), pod('shop', 'd')],
       }),
       settings,
     );
-    expect(s.declared.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/all/b']);
-    expect(s.selection.get('csid-all')).toEqual({ namespacesSelected: 3, namespacesIgnored: 2, podsSelected: 1, podEntryRenderFailures: 0 });
+    expect(s.declared.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/all/d']);
+    expect(s.selection.get('csid-all')).toEqual({ namespacesSelected: 4, namespacesIgnored: 3, podsSelected: 1, podEntryRenderFailures: 0 });
+    // A pod event is judged by the same patterns as a full pass.
+    const lookup = { clusterSPIFFEIDs: [csid('all')], namespace: (n: string) => ns(n), node: () => node, services: () => indexServices([], []) };
+    const events = declarePods([pod('my-spire-apps', 'b2'), pod('shop', 'd2')], lookup, settings);
+    expect(events.declared.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/all/d2']);
   });
 
   it('skips pods that are not scheduled yet or have finished, without counting a failure', () => {

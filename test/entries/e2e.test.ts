@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ClusterSPIFFEID, Namespace, Node, Pod } from '../../src/api/index.js';
+import { type ClusterSPIFFEID, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../../src/api/index.js';
 import {
   type ClusterSnapshot,
   CurrentState,
@@ -58,7 +58,7 @@ const options: EntryPassOptions = {
     clusterName: 'demo',
     clusterDomain: 'cluster.local',
     parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
-    ignoreNamespaces: [/^(?:kube-system)$/],
+    ignoreNamespaces: IgnoredNamespaces.compile(['kube-system']),
     className: '',
     watchClassless: false,
   },

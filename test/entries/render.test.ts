@@ -1,6 +1,6 @@
 /** What parseClusterSPIFFEID refuses before any pod is rendered, and how a parent ID that cannot be rendered is reported. */
 import { describe, expect, it } from 'vitest';
-import type { ClusterSPIFFEID, Node, Pod } from '../../src/api/index.js';
+import { type ClusterSPIFFEID, IgnoredNamespaces, type Node, type Pod } from '../../src/api/index.js';
 import { declareEntries, parseClusterSPIFFEID } from '../../src/entries/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 
@@ -57,7 +57,7 @@ describe("a pod whose node the config's parentIDTemplate cannot be rendered for 
         clusterName: 'demo',
         clusterDomain: 'cluster.local',
         parentIdTemplate: compileTemplate(parentIDTemplate),
-        ignoreNamespaces: [],
+        ignoreNamespaces: IgnoredNamespaces.none(),
         className: '',
         watchClassless: false,
       },
