@@ -4,6 +4,7 @@ import {
   compileLabelSelector,
   durationToSeconds,
   type LabelMatcher,
+  LabelSelectorError,
   type Node,
   type Pod,
 } from '../api/index.js';
@@ -63,7 +64,9 @@ function attempt<T>(errors: FieldError[], field: string, fn: () => T): T | undef
   try {
     return fn();
   } catch (err) {
-    errors.push({ field, message: (err as Error).message });
+    // A selector names each of its problems, with its place inside the selector.
+    if (err instanceof LabelSelectorError) errors.push(...err.problems.map((p) => ({ field: `${field}.${p.field}`, message: p.message })));
+    else errors.push({ field, message: (err as Error).message });
     return undefined;
   }
 }

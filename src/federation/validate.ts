@@ -1,5 +1,6 @@
 import { parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
 import { parseSpiffeBundle } from './bundle.js';
+import { bundleEndpointUrlProblems } from './bundle-url.js';
 import type { TrustBundle } from './model.js';
 
 /** The fields of a ClusterFederatedTrustDomain spec this module checks. */
@@ -44,21 +45,7 @@ export function checkFederatedTrustDomain(
   } catch (err) {
     add('trustDomain', (err as Error).message);
   }
-  const url = spec.bundleEndpointURL ?? '';
-  if (url === '') add('bundleEndpointURL', 'bundle endpoint URL is missing');
-  else {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      add('bundleEndpointURL', `"${url}" is not a URL`);
-    }
-    if (parsed) {
-      if (parsed.protocol !== 'https:') add('bundleEndpointURL', 'scheme must be https');
-      else if (parsed.hostname === '') add('bundleEndpointURL', 'host must be specified');
-      if (parsed.username !== '' || parsed.password !== '') add('bundleEndpointURL', 'cannot contain userinfo');
-    }
-  }
+  for (const problem of bundleEndpointUrlProblems(spec.bundleEndpointURL ?? '')) add('bundleEndpointURL', problem);
   const profile = spec.bundleEndpointProfile;
   if (profile?.type === 'https_web') {
     if (profile.endpointSPIFFEID) add('bundleEndpointProfile.endpointSPIFFEID', 'not applicable to the "https_web" profile');

@@ -319,9 +319,36 @@ describe('`validate` reports every problem, one line each, and exits 1', () => {
     expect(lines).toEqual([
       expect.stringMatching(new RegExp(`^${join(dir, 'b.yaml')}.*YAML`)),
       `${join(dir, 'a.yaml')}: ClusterSPIFFEID/templ: spec.spiffeIDTemplate: template: 1:47: function "default" not defined`,
-      `${join(dir, 'a.yaml')}: ClusterSPIFFEID/templ: spec.podSelector: matchExpressions[0].operator: "Equals" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`,
+      `${join(dir, 'a.yaml')}: ClusterSPIFFEID/templ: spec.podSelector.matchExpressions[0].operator: "Equals" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`,
       `${join(dir, 'a.yaml')}: ClusterSPIFFEID/templ: spec.ttl: time: unknown unit " hour" in duration "1 hour"`,
       `${join(dir, 'a.yaml')}: ClusterStaticEntry/alias: spec.spiffeID: path cannot contain empty segments`,
+    ]);
+  });
+
+  it('refuses what upstream refuses (a label key with a space, an empty bundle endpoint host) and warns about a glob-like ignoreNamespaces', async () => {
+    writeFileSync(
+      join(dir, 'objects.yaml'),
+      [
+        'apiVersion: spire.spiffe.io/v1alpha1',
+        'kind: ClusterSPIFFEID',
+        'metadata: {name: sel}',
+        'spec:',
+        '  spiffeIDTemplate: "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Name }}"',
+        '  podSelector: {matchLabels: {"bad key": web}}',
+        '---',
+        'apiVersion: spire.spiffe.io/v1alpha1',
+        'kind: ClusterFederatedTrustDomain',
+        'metadata: {name: partner}',
+        'spec: {trustDomain: partner.org, bundleEndpointURL: "https:///bundle", bundleEndpointProfile: {type: https_web}}',
+      ].join('\n'),
+    );
+    writeFileSync(join(dir, 'config.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: example.org\nclusterName: c\nignoreNamespaces: [openshift-*]\n');
+    const cli = spawnCli(['validate', '--config', join(dir, 'config.yaml'), join(dir, 'objects.yaml')]);
+    expect(await exitCode(cli)).toBe(1);
+    expect(cli.output().trim().split('\n')).toEqual([
+      `warning: ${join(dir, 'config.yaml')}: ignoreNamespaces[0]: "openshift-*" looks like a glob, but ignoreNamespaces are regular expressions matched anywhere in the name: it ignores every namespace whose name contains "openshift"; for names starting with "openshift-", write "^openshift-"`,
+      expect.stringMatching(new RegExp(`^${join(dir, 'objects.yaml')}: ClusterSPIFFEID/sel: spec\\.podSelector\\.matchLabels\\["bad key"\\]: key: Invalid value: "bad key": name part must consist of`)),
+      `${join(dir, 'objects.yaml')}: ClusterFederatedTrustDomain/partner: spec.bundleEndpointURL: host must be specified`,
     ]);
   });
 

@@ -147,11 +147,29 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
       settings,
     );
     expect(s.renderFailures.map((f) => f.message)).toEqual([
-      'ClusterSPIFFEID broken: spec.podSelector: matchExpressions[0].operator: "Equals" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist); ' +
+      'ClusterSPIFFEID broken: spec.podSelector.matchExpressions[0].operator: "Equals" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist); ' +
         'ClusterSPIFFEID broken: spec.ttl: time: unknown unit " hour" in duration "1 hour"; ' +
         'ClusterSPIFFEID broken: spec.federatesWith[0]: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores',
     ]);
     expect(s.keepAllPodEntries).toMatch(/^pod entries are kept: ClusterSPIFFEID broken/);
+  });
+
+  it('skips an object whose selector Kubernetes would refuse, naming the field: a NotIn with an invalid value selects no pod (before, every pod)', () => {
+    const s = declareEntries(
+      snap({
+        clusterSPIFFEIDs: [
+          csid('notin', { podSelector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['not a label value'] }] } }),
+          csid('badkey', { namespaceSelector: { matchLabels: { 'team/a/b': 'x' } } }),
+        ],
+        pods: [pod('default', 'p'), pod('default', 'q')],
+      }),
+      settings,
+    );
+    expect(s.declared).toEqual([]);
+    expect(s.renderFailures.map((f) => f.message)).toEqual([
+      expect.stringMatching(/^ClusterSPIFFEID notin: spec\.podSelector\.matchExpressions\[0\]\.values\[0\]: Invalid value: "not a label value": a valid label must be an empty string/),
+      expect.stringMatching(/^ClusterSPIFFEID badkey: spec\.namespaceSelector\.matchLabels\["team\/a\/b"\]: key: Invalid value: "team\/a\/b": a valid label key must consist/),
+    ]);
   });
 
   it('applies fallback objects only to pods no other object produced an entry for', () => {

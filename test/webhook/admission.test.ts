@@ -71,9 +71,25 @@ const cases: Case[] = [
     denied: [
       'ClusterSPIFFEID greeter: spec.spiffeIDTemplate: template: 1:39: unclosed action',
       'ClusterSPIFFEID greeter: spec.spiffeIDTemplate: trust domain "cluster2.demo" is not the configured trust domain "example.org"',
-      'ClusterSPIFFEID greeter: spec.podSelector: matchExpressions[0].operator: "Maybe" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)',
+      'ClusterSPIFFEID greeter: spec.podSelector.matchExpressions[0].operator: "Maybe" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)',
       'ClusterSPIFFEID greeter: spec.ttl: time: unknown unit " hour" in duration "1 hour"',
       'ClusterSPIFFEID greeter: spec.federatesWith[1]: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores',
+    ].join('; '),
+  },
+  {
+    name: "label selectors Kubernetes refuses (metav1.LabelSelectorAsSelector): bad keys, a 64-byte value, an invalid In value",
+    path: PATHS.csid,
+    kind: 'ClusterSPIFFEID',
+    object: csid({
+      spiffeIDTemplate: SA_TEMPLATE,
+      namespaceSelector: { matchLabels: { 'bad key!': 'x' } },
+      podSelector: { matchLabels: { 'a/b/c': 'x', app: 'v'.repeat(64) }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['front end'] }] },
+    }),
+    denied: [
+      `ClusterSPIFFEID greeter: spec.namespaceSelector.matchLabels["bad key!"]: key: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `ClusterSPIFFEID greeter: spec.podSelector.matchLabels["a/b/c"]: key: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `ClusterSPIFFEID greeter: spec.podSelector.matchLabels["app"]: Invalid value: "${'v'.repeat(64)}": must be no more than 63 bytes`,
+      `ClusterSPIFFEID greeter: spec.podSelector.matchExpressions[0].values[0]: Invalid value: "front end": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
     ].join('; '),
   },
   { name: 'an empty template', path: PATHS.csid, kind: 'ClusterSPIFFEID', object: csid({ spiffeIDTemplate: '' }), denied: 'ClusterSPIFFEID greeter: spec.spiffeIDTemplate: empty SPIFFEID template' },
