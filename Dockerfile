@@ -21,6 +21,11 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /src/dist ./dist
 COPY proto ./proto
 COPY crds ./crds
+# The process works in /, as spire-controller-manager's image does: the helm
+# chart mounts the config at /controller-manager-config.yaml and passes
+# --config=controller-manager-config.yaml, a path relative to /. Our files stay
+# in /app, named by absolute paths.
+WORKDIR /
 USER 1000:1000
 ENTRYPOINT ["node", "/app/dist/cli/main.js"]
 CMD ["--help"]

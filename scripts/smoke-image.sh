@@ -13,7 +13,9 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 node="$repo/node_modules/.bin/node"
 work="$(mktemp -d)"
 spire_pid=""
+run_pid=""
 cleanup() {
+  if [ -n "$run_pid" ]; then kill "$run_pid" 2>/dev/null || true; fi
   if [ -n "$spire_pid" ]; then kill "$spire_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
@@ -54,4 +56,25 @@ case "$second" in
   *"0 created, 0 updated, 0 deleted, 0 failed"*) ;;
   *) echo "the second reconcile was not empty" >&2; exit 1 ;;
 esac
+
+# The image runs in / (its WORKDIR) with spire-controller-manager's arguments, as
+# the helm chart gives them: flags, no command, a config path relative to /.
+# Here a directory stands in for /, the compiled CLI named by its absolute path.
+root="$work/root"
+mkdir -p "$root"
+grep -v '^spireServerSocketPath:' "$demo/config.yaml" >"$root/controller-manager-config.yaml"
+printf 'spireServerSocketPath: %s\nstaticManifestPath: %s\n' "$socket" "$demo/manifests" >>"$root/controller-manager-config.yaml"
+version="$(cd "$root" && NODE_ENV=production "$node" "$work/app/dist/cli/main.js" --version)"
+echo "--version: $version"
+(cd "$root" && NODE_ENV=production exec "$node" "$work/app/dist/cli/main.js" --config=controller-manager-config.yaml --zap-log-level=info --zap-encoder=json) >"$work/upstream-args.log" 2>&1 &
+run_pid=$!
+for _ in $(seq 1 300); do
+  grep -q '"msg":"reconciled"' "$work/upstream-args.log" && break
+  sleep 0.1
+done
+grep -q '"msg":"reconciled"' "$work/upstream-args.log" || { cat "$work/upstream-args.log"; echo "upstream's arguments did not start a reconcile" >&2; exit 1; }
+kill -TERM "$run_pid"
+wait "$run_pid"
+run_pid=""
+echo "upstream's container arguments, config relative to the working directory: ok"
 echo "image contents: ok"

@@ -23,8 +23,9 @@ export interface ControllerConfig {
   spireServerSocketPath: string;
   /** Ours: deadline of every SPIRE RPC. */
   spireRpcTimeoutMs: number;
-  logLevel: LogLevel;
-  logEncoding: 'console' | 'json';
+  /** '' (written so by OpenShift's operator) means unset: the zap flags or the default decide. */
+  logLevel: LogLevel | '';
+  logEncoding: 'console' | 'json' | '';
   /** 0 leaves the client default. */
   grpcMaxCallRecvMsgSize: number;
   className: string;
@@ -118,6 +119,8 @@ export interface LoadedConfig {
   config: ControllerConfig;
   /** Unknown fields (possible typos) and fields accepted only for compatibility. */
   warnings: string[];
+  /** The top-level fields the file gave (valid ones), for settings whose flag yields to the file. */
+  given: ReadonlySet<string>;
 }
 
 type Reader = (value: unknown, field: string) => unknown;
@@ -242,8 +245,9 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
     gcInterval: duration(p),
     spireServerSocketPath: str(p),
     spireRpcTimeout: duration(p),
-    logLevel: (v, f) => oneOf(p, ['debug', 'info', 'warn', 'error'])(typeof v === 'string' ? v.toLowerCase() : v, f),
-    logEncoding: oneOf(p, ['console', 'json']),
+    // Upstream accepts an empty value as unset (its logger then keeps the zap flags' settings).
+    logLevel: (v, f) => (v === '' ? '' : oneOf(p, ['debug', 'info', 'warn', 'error'])(typeof v === 'string' ? v.toLowerCase() : v, f)),
+    logEncoding: (v, f) => (v === '' ? '' : oneOf(p, ['console', 'json'])(v, f)),
     grpc: object(p, { maxCallRecvMsgSize: int(p) }),
     className: str(p),
     watchClassless: bool(p),
@@ -288,7 +292,7 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
   if (env.ENABLE_WEBHOOKS === 'false') config.webhook.enabled = false;
   checkSemantics(config, o, p);
   if (p.errors.length > 0) throw new ConfigError(source, p.errors);
-  return { config, warnings: p.warnings };
+  return { config, warnings: p.warnings, given: new Set(Object.keys(o)) };
 }
 
 function applyFields(o: Record<string, never>, p: Problems): ControllerConfig {

@@ -17,10 +17,13 @@ export interface ConfigFlags {
   clusterName?: string;
   clusterDomain?: string;
   socket?: string;
+  /** Upstream's deprecated flag: the socket when the config file gives none. */
+  spireApiSocket?: string;
 }
 
 export interface LoadedContext {
   config: ControllerConfig;
+  /** Lines to log at start: the config file's warnings (each naming the file) and the flags'. */
   warnings: string[];
 }
 
@@ -30,10 +33,14 @@ export interface LoadedContext {
  */
 export function loadContext(flags: ConfigFlags): LoadedContext {
   let config = defaultConfig();
-  let warnings: string[] = [];
+  const warnings: string[] = [];
+  let given: ReadonlySet<string> = new Set();
   if (flags.config) {
     try {
-      ({ config, warnings } = loadConfigFile(flags.config, { expandEnv: flags.expandEnv ?? false }));
+      const loaded = loadConfigFile(flags.config, { expandEnv: flags.expandEnv ?? false });
+      config = loaded.config;
+      given = loaded.given;
+      warnings.push(...loaded.warnings.map((w) => `${flags.config}: ${w}`));
     } catch (err) {
       if (err instanceof ConfigError) throw new CliError(err.message);
       throw err;
@@ -48,6 +55,16 @@ export function loadContext(flags: ConfigFlags): LoadedContext {
   if (flags.trustDomain) config.trustDomain = flags.trustDomain;
   if (flags.clusterName) config.clusterName = flags.clusterName;
   if (flags.clusterDomain !== undefined) config.clusterDomain = flags.clusterDomain;
+  if (flags.spireApiSocket) {
+    // As upstream: the file's spireServerSocketPath wins; the flag fills in only where the file gives none.
+    if (given.has('spireServerSocketPath') && config.spireServerSocketPath !== '') {
+      warnings.push('ignoring the deprecated --spire-api-socket flag: the config file sets spireServerSocketPath');
+    } else {
+      config.spireServerSocketPath = flags.spireApiSocket;
+      warnings.push('--spire-api-socket is deprecated (as upstream): set spireServerSocketPath in the config file');
+    }
+  }
+  if (config.spireServerSocketPath === '') config.spireServerSocketPath = defaultConfig().spireServerSocketPath;
   if (flags.socket) config.spireServerSocketPath = flags.socket;
   if (!config.trustDomain) throw new CliError('no trust domain: give --config FILE or --trust-domain');
   if (!config.clusterName) throw new CliError('no cluster name: give --config FILE or --cluster-name');

@@ -1,13 +1,25 @@
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import type { LogLevel } from '../api/index.js';
+import type { LogSettings, PinoLevel, TimeEncoding } from './logging.js';
+
+/** The `time` field of json lines, as zap's time encodings write it. */
+const TIME: Record<TimeEncoding, () => string> = {
+  epoch: () => `,"time":${Date.now() / 1000}`,
+  millis: () => `,"time":${Date.now()}`,
+  nano: () => `,"time":${BigInt(Date.now()) * 1_000_000n}`,
+  iso8601: () => `,"time":"${new Date().toISOString()}"`,
+};
 
 /**
  * Logs go to stderr, so stdout carries only a command's output (a plan, a
  * rendered entry) and can be piped. `console` is human-readable, `json` is
  * one object per line, as upstream's logEncoding.
  */
-export function createLogger(level: LogLevel, encoding: 'console' | 'json'): Logger {
-  if (encoding === 'json') return pino({ level }, pino.destination({ dest: 2, sync: true }));
+export function createLogger(level: PinoLevel, encoding: 'console' | 'json', time?: TimeEncoding): Logger {
+  if (encoding === 'json') return pino({ level, ...(time ? { timestamp: TIME[time] } : {}) }, pino.destination({ dest: 2, sync: true }));
   return pino({ level }, pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
+}
+
+export function loggerFor(settings: LogSettings): Logger {
+  return createLogger(settings.level, settings.encoding, settings.time);
 }

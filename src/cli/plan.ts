@@ -8,7 +8,8 @@ import { addConfigOptions, type ConfigFlags, loadContext, passOptions } from './
 import { CliError, Exit } from './exit.js';
 import { spireClientFor } from '../manager/spire-client.js';
 import { asCliError, isSkip, manifestPaths, readEntriesDump, readManifests } from './inputs.js';
-import { createLogger } from './logger.js';
+import { loggerFor } from './logger.js';
+import { logSettings } from './logging.js';
 import { applySummary, planJson, planTable } from './report.js';
 
 export interface OnceFlags extends ConfigFlags {
@@ -29,8 +30,8 @@ export async function runOnce(
   const output = flags.output ?? 'table';
   if (output !== 'table' && output !== 'json') throw new CliError(`--output must be table or json, got "${output}"`);
   const { config, warnings } = loadContext(flags);
-  const log = opts.log ?? createLogger(config.logLevel, config.logEncoding);
-  for (const w of warnings) log.warn(`${flags.config}: ${w}`);
+  const log = opts.log ?? loggerFor(logSettings(config, {}).settings);
+  for (const w of warnings) log.warn(w);
   const options = passOptions(config);
   const manifests = await readManifests(manifestPaths(flags.manifests, config), config);
   for (const p of manifests.set.problems) log.warn(formatProblem(p));

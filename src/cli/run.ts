@@ -1,5 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
 import type { Command } from 'commander';
 import { entryPassProblems, logProblems, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
@@ -16,10 +17,12 @@ import { addConfigOptions, type ConfigFlags, loadContext, type LoadedContext, pa
 import { CliError } from './exit.js';
 import { spireClientFor } from '../manager/spire-client.js';
 import { asCliError, manifestPaths, readManifests } from './inputs.js';
-import { createLogger } from './logger.js';
+import { loggerFor } from './logger.js';
+import { logSettings, type ZapFlags } from './logging.js';
 
-interface RunFlags extends ConfigFlags {
+interface RunFlags extends ConfigFlags, ZapFlags {
   manifests?: string[];
+  kubeconfig?: string;
 }
 
 /**
@@ -27,9 +30,7 @@ interface RunFlags extends ConfigFlags {
  * manifest file changes, and every gcInterval. Resolves when stopped by a
  * signal, after the pass in flight has finished.
  */
-async function runManifestMode(flags: RunFlags, { config, warnings }: LoadedContext, signal: AbortSignal): Promise<void> {
-  const log = createLogger(config.logLevel, config.logEncoding);
-  for (const w of warnings) log.warn(`${flags.config}: ${w}`);
+async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
   const paths = manifestPaths(flags.manifests, config);
   const options = passOptions(config);
   const spire = spireClientFor(config);
@@ -120,9 +121,7 @@ async function runManifestMode(flags: RunFlags, { config, warnings }: LoadedCont
  * Live Kubernetes mode: KUBECONFIG, ~/.kube/config or the in-cluster service
  * account, as client-go would choose. Resolves after a graceful shutdown.
  */
-async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext, signal: AbortSignal): Promise<void> {
-  const log = createLogger(config.logLevel, config.logEncoding);
-  for (const w of warnings) log.warn(`${flags.config}: ${w}`);
+async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
   if (!config.clusterDomain) {
     const detected = await detectClusterDomain();
     if (detected) config.clusterDomain = detected;
@@ -130,9 +129,11 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
   }
   const kc = new KubeConfig();
   try {
-    kc.loadFromDefault();
+    // --kubeconfig as controller-runtime takes it (the chart's external controller managers pass one).
+    if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
+    else kc.loadFromDefault();
   } catch (err) {
-    throw new CliError(`no Kubernetes configuration (KUBECONFIG, ~/.kube/config or in-cluster): ${(err as Error).message}`);
+    throw new CliError(`no Kubernetes configuration (${flags.kubeconfig ? `--kubeconfig ${flags.kubeconfig}` : 'KUBECONFIG, ~/.kube/config or in-cluster'}): ${(err as Error).message}`);
   }
   if (!kc.getCurrentCluster()) throw new CliError('no Kubernetes configuration: set KUBECONFIG, or run in a cluster');
   const metrics = new ControllerMetrics();
@@ -180,15 +181,26 @@ async function runLiveMode(flags: RunFlags, { config, warnings }: LoadedContext,
 
 export function registerRun(program: Command): void {
   addConfigOptions(program.command('run'))
-    .description('the long-running controller: live Kubernetes mode (KUBECONFIG or in-cluster), or manifest mode with staticManifestPath or --manifests')
+    .description('the long-running controller: live Kubernetes mode (KUBECONFIG or in-cluster), or manifest mode with staticManifestPath or --manifests. Without a command, spire-controller-manager\'s flags mean run')
     .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
     .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option('--spire-api-socket <path>', "upstream's deprecated flag: the SPIRE socket when the config file sets no spireServerSocketPath")
+    .option('--zap-log-level <level>', 'log level over the config file\'s: debug, info, warn, error, panic, or N > 0 (more verbose than debug)')
+    .option('--zap-encoder <encoding>', 'log encoding over the config file\'s: json or console')
+    .option('--zap-devel', 'where neither flags nor file say: debug level and console output (zap\'s development defaults)')
+    .option('--no-zap-devel', 'where neither flags nor file say: info level and json output (zap\'s production defaults)')
+    .option('--zap-stacktrace-level <level>', 'accepted for compatibility (info, error, panic); no effect')
+    .option('--zap-time-encoding <encoding>', 'time field of json logs: epoch, millis, nano, iso8601, rfc3339, rfc3339nano')
     .action(async (flags: RunFlags) => {
       const stop = new AbortController();
       process.once('SIGTERM', () => stop.abort());
       process.once('SIGINT', () => stop.abort());
       const context = loadContext(flags);
-      if (flags.manifests || context.config.staticManifestPath) await runManifestMode(flags, context, stop.signal);
-      else await runLiveMode(flags, context, stop.signal);
+      const { settings, warnings } = logSettings(context.config, flags);
+      const log = loggerFor(settings);
+      for (const w of [...context.warnings, ...warnings]) log.warn(w);
+      if (flags.manifests || context.config.staticManifestPath) await runManifestMode(flags, context, log, stop.signal);
+      else await runLiveMode(flags, context, log, stop.signal);
     });
 }

@@ -1,12 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+// By absolute URL, so the CLI can run from any working directory (the image's is /).
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const main = join(repoRoot, 'src/cli/main.ts');
 
-/** Runs the CLI from source in a child process, as `spire-reconciler <args>`. */
-export function spawnCli(args: string[], opts: { env?: Record<string, string> } = {}): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: repoRoot,
+/** Runs the CLI from source in a child process, as `spire-reconciler <args>`, in the repository or in `cwd`. */
+export function spawnCli(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, ['--import', tsx, main, ...args], {
+    cwd: opts.cwd ?? repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },
   });
