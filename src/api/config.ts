@@ -3,6 +3,8 @@ import { parseDocument } from 'yaml';
 import { parseGoDuration } from './duration.js';
 import { expandEnv } from './env.js';
 import { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
+import type { CachedNamespace } from './cache-scope.js';
+import { labelSetProblems } from './labels.js';
 
 export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
 export const CONFIG_KIND = 'ControllerManagerConfig';
@@ -65,6 +67,12 @@ export interface ControllerConfig {
   healthProbeBindAddress: string;
   readinessEndpointName: string;
   livenessEndpointName: string;
+  /** `cacheNamespace` or `cacheNamespaces`: pods and endpoints are read from these namespaces only (see cache-scope.ts). */
+  cacheNamespaces?: CachedNamespace[];
+  /** ClusterSPIFFEIDs are read with these labels only. */
+  clusterSPIFFEIDLabelSelector?: Record<string, string>;
+  /** Adds `spire.spiffe.io/class-name: <className>` to clusterSPIFFEIDLabelSelector. */
+  filterByClassName: boolean;
 }
 
 export function defaultConfig(): ControllerConfig {
@@ -102,6 +110,7 @@ export function defaultConfig(): ControllerConfig {
     healthProbeBindAddress: ':8081',
     readinessEndpointName: '/readyz',
     livenessEndpointName: '/healthz',
+    filterByClassName: false,
   };
 }
 
@@ -192,6 +201,52 @@ function strings(p: Problems): Reader {
   };
 }
 
+/** A map of label keys to values (a matchLabels), each checked as Kubernetes checks labels. */
+function labelSet(p: Problems): Reader {
+  return (v, field) => {
+    if (v === null) return {};
+    if (typeof v !== 'object' || Array.isArray(v)) {
+      p.errors.push(`${field}: must be a mapping of label keys to values, got ${kindOf(v)}`);
+      return undefined;
+    }
+    const problems = labelSetProblems(v as Record<string, unknown>);
+    for (const problem of problems) p.errors.push(`${field}${problem.field}: ${problem.message}`);
+    return problems.length > 0 ? undefined : v;
+  };
+}
+
+/** A map of field paths to values (upstream's fieldSelectors). */
+function stringMap(p: Problems): Reader {
+  return (v, field) => {
+    if (v === null) return {};
+    if (typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string')) return v;
+    p.errors.push(`${field}: must be a mapping of strings to strings`);
+    return undefined;
+  };
+}
+
+/** `cacheNamespaces`: namespace names, each with optional label and field selectors (a null entry selects all). */
+function cacheNamespaces(p: Problems): Reader {
+  const one = object(p, { labelSelectors: labelSet(p), fieldSelectors: stringMap(p) });
+  return (v, field) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+      p.errors.push(`${field}: must be a mapping of namespace names to {labelSelectors, fieldSelectors}, got ${kindOf(v)}`);
+      return undefined;
+    }
+    const out: CachedNamespace[] = [];
+    for (const [namespace, opts] of Object.entries(v)) {
+      const read = opts === null ? {} : (one(opts, `${field}.${namespace}`) as { labelSelectors?: Record<string, string>; fieldSelectors?: Record<string, string> } | undefined);
+      if (!read) continue;
+      out.push({
+        namespace,
+        ...(read.labelSelectors && Object.keys(read.labelSelectors).length > 0 ? { labelSelector: read.labelSelectors } : {}),
+        ...(read.fieldSelectors && Object.keys(read.fieldSelectors).length > 0 ? { fieldSelector: read.fieldSelectors } : {}),
+      });
+    }
+    return out;
+  };
+}
+
 /** Accepted and ignored, as upstream ignores it; said once so nobody expects an effect. */
 function ignored(p: Problems, why: string): Reader {
   return (_v, field) => {
@@ -262,7 +317,7 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
     expandEnvStaticManifests: bool(p),
     enableEntryRenderCache: ignored(p, 'rendering is incremental and cached already'),
     entryRenderCacheSize: ignored(p, 'rendering is incremental and cached already'),
-    syncPeriod: duration(p),
+    syncPeriod: (v, f) => (duration(p)(v, f) === undefined ? undefined : ignored(p, 'it has no effect: every gcInterval a full pass reads every cached object, which is what a resync would trigger')(v, f)),
     leaderElection: object(p, {
       leaderElect: bool(p),
       resourceLock: oneOf(p, ['leases']),
@@ -273,14 +328,15 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
       retryPeriod: duration(p),
     }),
     cacheNamespace: str(p),
-    cacheNamespaces: passthrough,
-    clusterSPIFFEIDLabelSelector: passthrough,
+    cacheNamespaces: cacheNamespaces(p),
+    clusterSPIFFEIDLabelSelector: labelSet(p),
     filterByClassName: bool(p),
     metrics: object(p, { bindAddress: str(p) }),
     health: object(p, { healthProbeBindAddress: str(p), readinessEndpointName: str(p), livenessEndpointName: str(p) }),
     controller: object(p, {
-      groupKindConcurrency: passthrough,
-      cacheSyncTimeout: duration(p),
+      groupKindConcurrency: ignored(p, 'it has no effect: one pass at a time reconciles everything (upstream\'s trigger controllers are what it tunes)'),
+      cacheSyncTimeout: (v, f) =>
+        duration(p)(v, f) === undefined ? undefined : ignored(p, 'it has no effect: informers that cannot sync retry with backoff instead of stopping the process, and /readyz names them')(v, f),
       recoverPanic: ignored(p, 'it has no effect'),
     }),
     gracefulShutDown: ignored(p, 'it has no effect'),
@@ -364,6 +420,14 @@ function applyFields(o: Record<string, never>, p: Problems): ControllerConfig {
   set('healthProbeBindAddress', health?.healthProbeBindAddress);
   set('readinessEndpointName', health?.readinessEndpointName);
   set('livenessEndpointName', health?.livenessEndpointName);
+  // As upstream's loader: an empty cacheNamespace or cacheNamespaces means every namespace.
+  const single = o.cacheNamespace as string | undefined;
+  const several = o.cacheNamespaces as CachedNamespace[] | undefined;
+  if (single) c.cacheNamespaces = [{ namespace: single }];
+  else if (several && several.length > 0) c.cacheNamespaces = several;
+  const csidLabels = o.clusterSPIFFEIDLabelSelector as Record<string, string> | undefined;
+  if (csidLabels && Object.keys(csidLabels).length > 0) c.clusterSPIFFEIDLabelSelector = csidLabels;
+  set('filterByClassName', o.filterByClassName);
   return c;
 }
 
@@ -393,7 +457,7 @@ function checkSemantics(c: ControllerConfig, o: Record<string, never>, p: Proble
   if (o.entryIDPrefix !== undefined && c.entryIDPrefixCleanup !== undefined && c.entryIDPrefix !== '' && c.entryIDPrefix === c.entryIDPrefixCleanup) {
     p.errors.push('entryIDPrefixCleanup: must differ from entryIDPrefix');
   }
-  if (o.cacheNamespace !== undefined && o.cacheNamespaces !== undefined) p.errors.push('cacheNamespace: cacheNamespace and cacheNamespaces cannot both be set');
+  if (o.cacheNamespace && (o.cacheNamespaces as CachedNamespace[] | undefined)?.length) p.errors.push('cacheNamespace: cacheNamespace or cacheNamespaces can be used, but not both');
   if (o.filterByClassName === true && !c.className) p.errors.push('filterByClassName: requires className to be set');
   if (c.spireRpcTimeoutMs <= 0) p.errors.push('spireRpcTimeout: must be positive');
   if (c.webhook.port < 1 || c.webhook.port > 65535) p.errors.push(`webhook.port: must be 1-65535, got ${c.webhook.port}`);

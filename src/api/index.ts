@@ -5,3 +5,4 @@ export { compileLabelSelector, type LabelMatcher, LabelSelectorError, labelSetPr
 export * from './config.js';
 export { expandEnv } from './env.js';
 export { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
+export * from './cache-scope.js';

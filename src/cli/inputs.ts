@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ControllerConfig } from '../api/index.js';
+import { cacheScope, type ControllerConfig, inCachedNamespaces, matchesLabels, unsupportedFieldSelectors } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
 import { fromSpire } from '../entries/index.js';
 import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } from '../manifests/index.js';
@@ -27,14 +27,18 @@ export interface LoadedManifests {
 export async function readManifests(paths: string[], config: ControllerConfig): Promise<LoadedManifests> {
   const set = await loadManifests(paths, { expandEnv: config.expandEnvStaticManifests });
   const skipped = set.problems.filter(isSkip);
+  // What live mode's cache would hold (cacheNamespaces, the ClusterSPIFFEID label selector), from the files.
+  const scope = cacheScope(config);
+  const cached = <T extends Parameters<typeof inCachedNamespaces>[0]>(objects: T[]) => (scope.namespaces ? objects.filter((o) => inCachedNamespaces(o, scope)) : objects);
+  const csids = scope.clusterSPIFFEIDLabels ? set.clusterSPIFFEIDs.filter((o) => matchesLabels(o.metadata.labels, scope.clusterSPIFFEIDLabels)) : set.clusterSPIFFEIDs;
   const snapshot: ClusterSnapshot = {
-    clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? set.clusterSPIFFEIDs : [],
+    clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? csids : [],
     clusterStaticEntries: config.reconcile.clusterStaticEntries ? set.clusterStaticEntries : [],
     namespaces: set.namespaces,
-    pods: set.pods,
+    pods: cached(set.pods),
     nodes: set.nodes,
-    endpointSlices: set.endpointSlices,
-    endpoints: set.endpoints,
+    endpointSlices: cached(set.endpointSlices),
+    endpoints: cached(set.endpoints),
   };
   // Upstream runs no entry reconciler with both kinds off; an empty declaration must not delete everything.
   const entriesOff = !config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries;
@@ -44,6 +48,13 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
       ? `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}`
       : undefined;
   return { set, snapshot, ...(suppressDeletes ? { suppressDeletes } : {}) };
+}
+
+/** cacheNamespaces field selectors manifest files cannot be filtered by (live mode's API server applies them). */
+export function manifestScopeWarnings(config: ControllerConfig): string[] {
+  return unsupportedFieldSelectors(cacheScope(config)).map(
+    (k) => `cacheNamespaces: the field selector ${k} is not applied to manifest files (metadata.name, metadata.namespace, spec.nodeName, spec.serviceAccountName and status.phase are)`,
+  );
 }
 
 export function readEntriesDump(path: string): CurrentEntry[] {

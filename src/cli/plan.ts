@@ -7,7 +7,7 @@ import { federationJson, federationTable } from './federation-report.js';
 import { addConfigOptions, type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { spireClientFor } from '../manager/spire-client.js';
-import { asCliError, isSkip, manifestPaths, readEntriesDump, readManifests } from './inputs.js';
+import { asCliError, isSkip, manifestPaths, manifestScopeWarnings, readEntriesDump, readManifests } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings } from './logging.js';
 import { applySummary, planJson, planTable } from './report.js';
@@ -31,7 +31,7 @@ export async function runOnce(
   if (output !== 'table' && output !== 'json') throw new CliError(`--output must be table or json, got "${output}"`);
   const { config, warnings } = loadContext(flags);
   const log = opts.log ?? loggerFor(logSettings(config, {}).settings);
-  for (const w of warnings) log.warn(w);
+  for (const w of [...warnings, ...manifestScopeWarnings(config)]) log.warn(w);
   const options = passOptions(config);
   const manifests = await readManifests(manifestPaths(flags.manifests, config), config);
   for (const p of manifests.set.problems) log.warn(formatProblem(p));

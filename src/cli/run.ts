@@ -16,7 +16,7 @@ import { CoalescingTrigger } from '../manager/trigger.js';
 import { addConfigOptions, type ConfigFlags, loadContext, type LoadedContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
 import { spireClientFor } from '../manager/spire-client.js';
-import { asCliError, manifestPaths, readManifests } from './inputs.js';
+import { asCliError, manifestPaths, manifestScopeWarnings, readManifests } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings, type ZapFlags } from './logging.js';
 
@@ -32,6 +32,7 @@ interface RunFlags extends ConfigFlags, ZapFlags {
  */
 async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
   const paths = manifestPaths(flags.manifests, config);
+  for (const w of manifestScopeWarnings(config)) log.warn(w);
   const options = passOptions(config);
   const spire = spireClientFor(config);
   const probe = new UnsupportedFieldsProbe();

@@ -6,6 +6,7 @@ import { fingerprints } from './fingerprint.js';
 import { compactPod, ResilientInformer } from './informer.js';
 import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
 import { KubeApiError, kubeRequest, listAll } from './rest.js';
+import { type CacheScope, equalitySelector } from '../api/index.js';
 
 const CRD = '/apis/spire.spiffe.io/v1alpha1';
 
@@ -14,6 +15,43 @@ interface Resource {
   path: string;
   fingerprint: (o: never) => string;
   compact?: (o: KubernetesObject) => void;
+  /** For namespaced kinds: the path within one namespace, for a cache restricted to some (cacheNamespaces). */
+  inNamespace?: (namespace: string) => string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** One informer: a resource, or a resource within one namespace (`pods/shop`). */
+interface Watched extends Resource {
+  key: string;
+}
+
+/**
+ * The informers for a scope: each namespaced resource once per cached namespace
+ * (namespaced list and watch, as upstream's cache makes them, which namespaced
+ * RBAC allows), narrowed by that namespace's selectors; ClusterSPIFFEIDs by
+ * their label selector. Field selectors go to pods only: endpoints serve no
+ * pod fields, and a list with one the API server does not know fails.
+ */
+function watchedFor(resources: readonly Resource[], scope: CacheScope): Watched[] {
+  const out: Watched[] = [];
+  for (const r of resources) {
+    if (r.name === 'clusterspiffeids' && scope.clusterSPIFFEIDLabels) {
+      out.push({ ...r, key: r.name, labelSelector: equalitySelector(scope.clusterSPIFFEIDLabels) });
+    } else if (r.inNamespace && scope.namespaces) {
+      for (const ns of scope.namespaces) {
+        const fields = r.name === 'pods' ? ns.fieldSelector : undefined;
+        out.push({
+          ...r,
+          key: `${r.name}/${ns.namespace}`,
+          path: r.inNamespace(ns.namespace),
+          ...(ns.labelSelector ? { labelSelector: equalitySelector(ns.labelSelector) } : {}),
+          ...(fields ? { fieldSelector: equalitySelector(fields) } : {}),
+        });
+      }
+    } else out.push({ ...r, key: r.name });
+  }
+  return out;
 }
 
 export interface ClusterCacheOptions {
@@ -23,6 +61,8 @@ export interface ClusterCacheOptions {
   onChange: (resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject }) => void;
   /** Pods as the first list brings them, page by page, before the pod cache is synced. */
   onFirstPodPage?: (pods: Pod[]) => void;
+  /** What is read (cacheNamespaces, the ClusterSPIFFEID label selector); default everything. */
+  scope?: CacheScope;
   silenceMs?: number;
   /** Told when EndpointSlices or Endpoints may not be listed (403), and so not watched. */
   onOptionalAccess?: OptionalAccessReporter;
@@ -46,7 +86,10 @@ function keyOf(obj: KubernetesObject): string {
  * our own status writes) are filtered out before they trigger anything.
  */
 export class ClusterCache {
+  // By informer key (`pods`, or `pods/shop` in a cache restricted to namespaces).
   private readonly informers = new Map<string, ResilientInformer<KubernetesObject>>();
+  // The informers of each resource: one, or one per cached namespace.
+  private readonly byResource = new Map<string, ResilientInformer<KubernetesObject>[]>();
   // The last object seen per resource and key: a change is compared with it (not with a digest kept for every
   // object, which at 100,000 pods cost a SHA-1 and a serialization per pod at start, and tens of MiB).
   private readonly seen = new Map<string, Map<string, KubernetesObject>>();
@@ -59,8 +102,15 @@ export class ClusterCache {
   async start(): Promise<void> {
     this.serviceSource = await this.chooseServiceSource();
     const services: Resource[] = {
-      endpointslices: [{ name: 'endpointslices', path: '/apis/discovery.k8s.io/v1/endpointslices', fingerprint: fingerprints.endpointslices }],
-      endpoints: [{ name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints }],
+      endpointslices: [
+        {
+          name: 'endpointslices',
+          path: '/apis/discovery.k8s.io/v1/endpointslices',
+          fingerprint: fingerprints.endpointslices,
+          inNamespace: (ns: string) => `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
+        },
+      ],
+      endpoints: [{ name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints, inNamespace: (ns: string) => `/api/v1/namespaces/${ns}/endpoints` }],
       none: [],
     }[this.serviceSource];
     const resources: Resource[] = [
@@ -69,23 +119,28 @@ export class ClusterCache {
       { name: 'clusterfederatedtrustdomains', path: `${CRD}/clusterfederatedtrustdomains`, fingerprint: fingerprints.crd },
       { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces },
       { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes },
-      { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods, compact: compactPod },
+      { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods, compact: compactPod, inNamespace: (ns) => `/api/v1/namespaces/${ns}/pods` },
       ...services,
     ];
-    for (const r of resources) {
+    for (const r of watchedFor(resources, this.opts.scope ?? {})) {
+      const selectors = { ...(r.labelSelector ? { labelSelector: r.labelSelector } : {}), ...(r.fieldSelector ? { fieldSelector: r.fieldSelector } : {}) };
       const informer = new ResilientInformer<KubernetesObject>(this.opts.kc, {
-        name: r.name,
+        name: r.key,
         path: r.path,
+        ...selectors,
         // The cache drops every object's managedFields: cutting them before parsing halves the cost of a list.
-        list: (onPage) => listAll(this.opts.kc, r.path, { dropManagedFields: true, ...(onPage ? { onPage } : {}) }),
+        list: (onPage) => listAll(this.opts.kc, r.path, { dropManagedFields: true, ...selectors, ...(onPage ? { onPage } : {}) }),
         onChange: (kind, obj) => this.changed(r, kind, obj),
         ...(r.compact ? { compact: r.compact } : {}),
         ...(r.name === 'pods' && this.opts.onFirstPodPage ? { onFirstListPage: this.opts.onFirstPodPage as (items: KubernetesObject[]) => void } : {}),
         onResync: () => this.resynced(r, informer),
-        onError: (err, retryInMs) => this.opts.log.warn(`${r.name} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
+        onError: (err, retryInMs) => this.opts.log.warn(`${r.key} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
         ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
       });
-      this.informers.set(r.name, informer);
+      this.informers.set(r.key, informer);
+      const siblings = this.byResource.get(r.name);
+      if (siblings) siblings.push(informer);
+      else this.byResource.set(r.name, [informer]);
     }
     await Promise.all([...this.informers.values()].map((i) => i.start()));
   }
@@ -129,13 +184,13 @@ export class ClusterCache {
     return 'none';
   }
 
-  private seenOf(r: Resource): Map<string, KubernetesObject> {
-    let seen = this.seen.get(r.name);
-    if (!seen) this.seen.set(r.name, (seen = new Map()));
+  private seenOf(r: Watched): Map<string, KubernetesObject> {
+    let seen = this.seen.get(r.key);
+    if (!seen) this.seen.set(r.key, (seen = new Map()));
     return seen;
   }
 
-  private changed(r: Resource, kind: 'add' | 'update' | 'delete', obj: KubernetesObject): void {
+  private changed(r: Watched, kind: 'add' | 'update' | 'delete', obj: KubernetesObject): void {
     const seen = this.seenOf(r);
     const key = keyOf(obj);
     if (kind === 'delete') {
@@ -153,7 +208,7 @@ export class ClusterCache {
    * A relist reports no deletes (its cache starts empty): what was deleted in the gap is only
    * missing from the new list. It is forgotten here, and a full pass finds it gone.
    */
-  private resynced(r: Resource, informer: ResilientInformer<KubernetesObject>): void {
+  private resynced(r: Watched, informer: ResilientInformer<KubernetesObject>): void {
     const seen = this.seenOf(r);
     const listed = new Set(informer.list().map(keyOf));
     for (const key of seen.keys()) if (!listed.has(key)) seen.delete(key);
@@ -162,7 +217,9 @@ export class ClusterCache {
 
   /** Objects of a resource remembered for comparing changes: as many as its cache holds. */
   remembered(resource: string): number {
-    return this.seen.get(resource)?.size ?? 0;
+    let n = 0;
+    for (const [key, seen] of this.seen) if (key === resource || key.startsWith(`${resource}/`)) n += seen.size;
+    return n;
   }
 
   /** True once every informer has listed. */
@@ -176,7 +233,9 @@ export class ClusterCache {
 
   /** One resource's cached objects, without building the whole snapshot. */
   items<T>(name: string): T[] {
-    return (this.informers.get(name)?.list() ?? []) as unknown as T[];
+    const informers = this.byResource.get(name) ?? [];
+    if (informers.length === 1) return informers[0]!.list() as unknown as T[];
+    return informers.flatMap((i) => i.list()) as unknown as T[];
   }
 
   snapshot(): ClusterSnapshot {
@@ -197,7 +256,11 @@ export class ClusterCache {
 
   /** The cached object, to compare a status with before writing it. */
   get<T>(resource: string, name: string, namespace?: string): T | undefined {
-    return this.informers.get(resource)?.get(name, namespace) as T | undefined;
+    for (const informer of this.byResource.get(resource) ?? []) {
+      const obj = informer.get(name, namespace);
+      if (obj) return obj as T;
+    }
+    return undefined;
   }
 
   stop(): void {

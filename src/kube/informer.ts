@@ -64,6 +64,9 @@ export interface InformerOptions<T extends KubernetesObject> {
   name: string;
   /** The watch path, e.g. /api/v1/pods. */
   path: string;
+  /** Narrows the watch (the list is `list`'s: give it the same selectors). */
+  labelSelector?: string;
+  fieldSelector?: string;
   /** Lists every object; calls `onPage` with each page's items as they arrive, if it is given. */
   list: (onPage?: (items: T[]) => void) => Promise<KubernetesListObject<T>>;
   /**
@@ -162,7 +165,14 @@ export class ResilientInformer<T extends KubernetesObject> {
       onListed?.();
       return result;
     };
-    const lw = new ListWatch<T>(this.opts.path, new BookmarkWatch(this.kc, WATCH_TIMEOUT_SECONDS, touch, compact as (obj: KubernetesObject) => void), list, false);
+    const lw = new ListWatch<T>(
+      this.opts.path,
+      new BookmarkWatch(this.kc, WATCH_TIMEOUT_SECONDS, touch, compact as (obj: KubernetesObject) => void),
+      list,
+      false,
+      this.opts.labelSelector,
+      this.opts.fieldSelector,
+    );
     lw.on('add', (obj) => this.opts.onChange('add', obj));
     lw.on('update', (obj) => this.opts.onChange('update', obj));
     lw.on('delete', (obj) => this.opts.onChange('delete', obj));

@@ -98,13 +98,22 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
  * `dropManagedFields` cuts them from each page before it is parsed, for a
  * caller that would drop them anyway (see managed-fields.ts).
  */
-export async function listAll<T extends KubernetesObject>(kc: KubeConfig, path: string, opts: { pageSize?: number; onPage?: (items: T[]) => void; dropManagedFields?: boolean } = {}): Promise<KubernetesListObject<T>> {
+export async function listAll<T extends KubernetesObject>(
+  kc: KubeConfig,
+  path: string,
+  opts: { pageSize?: number; onPage?: (items: T[]) => void; dropManagedFields?: boolean; labelSelector?: string; fieldSelector?: string } = {},
+): Promise<KubernetesListObject<T>> {
   const items: T[] = [];
   let cont = '';
   let resourceVersion = '';
   do {
     const page = await kubeRequest<KubernetesListObject<T>>(kc, 'GET', path, {
-      query: { limit: String(opts.pageSize ?? 500), ...(cont ? { continue: cont } : {}) },
+      query: {
+        limit: String(opts.pageSize ?? 500),
+        ...(cont ? { continue: cont } : {}),
+        ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
+        ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
+      },
       ...(opts.dropManagedFields ? { dropManagedFields: true } : {}),
     });
     opts.onPage?.(page.items);

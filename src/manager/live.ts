@@ -35,6 +35,7 @@ import { federationOptions, federationPassProblems, runFederationPass } from '..
 import { Backoff } from '../net/backoff.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { type Condition, clusterSPIFFEIDConditions, sameConditions } from '../kube/conditions.js';
+import { cacheScope } from '../api/index.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
@@ -387,6 +388,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const cache = new ClusterCache({
     kc: opts.kc,
     log,
+    scope: cacheScope(config),
     onChange: (resource, change) => {
       // Only ClusterSPIFFEIDs read these: with them off, a change to one changes no entry.
       if (!config.reconcile.clusterSPIFFEIDs && SELECTED_BY_CLUSTER_SPIFFEIDS.has(resource)) return;
