@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { admitSpireObject } from './crd-schema.js';
 import { expandEnv } from '../api/index.js';
 import { errorMessage, listManifestFiles } from './files.js';
@@ -53,6 +54,19 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
   return set;
 }
 
+/**
+ * spire-controller-manager's static loader decodes a file into the object
+ * without asking for metadata (its own loader tests have none), so our kinds
+ * may come without a name: such an object is named after its file (and its
+ * place in it, past the first), which is unique and says where it is.
+ */
+function nameAfterFile(obj: Record<string, unknown>, file: string, raw: RawObject): void {
+  const meta = obj.metadata ?? {};
+  if (!isPlainObject(meta) || (typeof meta.name === 'string' && meta.name !== '')) return;
+  const where = raw.document > 0 || raw.field ? `#${raw.document}${raw.field ? `.${raw.field}` : ''}` : '';
+  obj.metadata = { ...meta, name: `${basename(file)}${where}` };
+}
+
 function addObject(set: ManifestSet, seen: Map<string, string>, file: string, raw: RawObject): void {
   const at = { file, document: raw.document };
   const problem = (p: Omit<ManifestProblem, 'file' | 'document' | 'severity'>, severity: Severity = 'error'): void => {
@@ -75,6 +89,7 @@ function addObject(set: ManifestSet, seen: Map<string, string>, file: string, ra
   // A kubectl snapshot holds many kinds; only the ones we read matter.
   if (!info) return;
 
+  if (info.crd) nameAfterFile(obj, file, raw);
   const rawName = isPlainObject(obj.metadata) ? obj.metadata.name : undefined;
   const name = typeof rawName === 'string' && rawName !== '' ? rawName : undefined;
   let rejected = false;

@@ -272,19 +272,34 @@ describe('a status written in a file is ignored, as the API server ignores it on
 });
 
 describe('metadata is checked for every kind', () => {
-  it('rejects an object without a name', async () => {
+  it('rejects a Kubernetes object without a name', async () => {
     const root = await writeTree({
-      'm.yaml': `${CSID_HEADER}metadata: {labels: {a: b}}\nspec: {spiffeIDTemplate: x}\n---\napiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\n---\napiVersion: v1\nkind: Node\n`,
+      'm.yaml': `apiVersion: v1\nkind: Namespace\nmetadata: {labels: {a: b}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\n---\napiVersion: v1\nkind: Node\n`,
     });
     const set = await loadManifests([root]);
     expect(set.problems.map((p) => [p.document, p.kind, p.field, p.message])).toEqual([
-      [0, 'ClusterSPIFFEID', 'metadata.name', 'is required'],
+      [0, 'Namespace', 'metadata.name', 'is required'],
       [1, 'Pod', 'metadata.name', 'is required'],
       [2, 'Node', 'metadata', 'is required'],
     ]);
-    expect(set.clusterSPIFFEIDs).toEqual([]);
+    expect(set.namespaces).toEqual([]);
     expect(set.pods).toEqual([]);
     expect(set.nodes).toEqual([]);
+  });
+
+  it("loads our kinds without metadata or a name, as upstream's static loader does, named after their file", async () => {
+    // Upstream's loader test's static entry: no metadata at all.
+    const entry = 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterStaticEntry\nspec:\n  parentID: spiffe://example.org/server\n  spiffeID: spiffe://example.org/test\n  selectors:\n  - test:123\n';
+    const ftd = 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterFederatedTrustDomain\nspec:\n  bundleEndpointProfile:\n    type: https_web\n  bundleEndpointURL: https://example.org\n  trustDomain: example.org\n';
+    const root = await writeTree({ 'e-one.yaml': entry, 'f-one.yaml': ftd, 'more.yaml': `${CSID_HEADER}metadata: {labels: {a: b}}\nspec: {spiffeIDTemplate: x}\n---\n${entry}` });
+    const set = await loadManifests([root]);
+    expect(set.problems).toEqual([]);
+    expect(set.clusterStaticEntries.map((o) => [o.metadata.name, o.metadata.uid])).toEqual([
+      ['e-one.yaml', 'manifest:ClusterStaticEntry/e-one.yaml'],
+      ['more.yaml#1', 'manifest:ClusterStaticEntry/more.yaml#1'],
+    ]);
+    expect(set.clusterFederatedTrustDomains.map((o) => o.metadata.name)).toEqual(['f-one.yaml']);
+    expect(set.clusterSPIFFEIDs.map((o) => [o.metadata.name, o.metadata.labels])).toEqual([['more.yaml', { a: 'b' }]]);
   });
 
   it('rejects a label value that is not a string', async () => {
