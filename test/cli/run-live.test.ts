@@ -13,7 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments, stringify as toYaml } from 'yaml';
 import type { ClusterSPIFFEIDStats } from '../../src/api/index.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, httpGet as get, logLines, repoRoot, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
+import { exitCode, httpGet as get, killIfRunning, logLines, repoRoot, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
+import { eventually } from '../live/world.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { freePort } from '../support/ports.js';
 
@@ -37,14 +38,6 @@ function deployedWebhookConfiguration(): { kind: string; metadata: { name: strin
   return vwc;
 }
 
-async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const ns = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 const pod = (namespace: string, name: string, labels: Record<string, string>) => ({
@@ -104,11 +97,7 @@ describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics
   });
 
   afterEach(async () => {
-    if (cli && cli.exitCode === null && cli.signalCode === null) {
-      const exited = exitCode(cli);
-      cli.kill('SIGKILL');
-      await exited;
-    }
+    await killIfRunning(cli);
     cli = undefined;
     await spire?.stop();
     spire = undefined;

@@ -8,13 +8,14 @@
  * socket, the ports, and the cluster domain (detected from DNS in a pod).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments, stringify as toYaml } from 'yaml';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, repoRoot, spawnCli } from '../support/cli.js';
+import { exitCode, killIfRunning, repoRoot, spawnCli } from '../support/cli.js';
+import { freePort } from '../support/ports.js';
+import { eventually } from '../live/world.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 
 const FIXTURES = join(repoRoot, 'test/fixtures/upstream-chart');
@@ -28,23 +29,6 @@ interface Container {
 
 const chart = parseYaml(readFileSync(join(FIXTURES, 'container-args.yaml'), 'utf8')) as { containers: Container[]; workingDir: string };
 const chartConfig = () => parseYaml(readFileSync(join(FIXTURES, 'controller-manager-config.yaml'), 'utf8')) as Record<string, unknown>;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function status(url: string): Promise<number> {
   try {
@@ -89,11 +73,7 @@ describe("the helm chart's controller manager container, with our image in it", 
   });
 
   afterEach(async () => {
-    if (cli && cli.exitCode === null && cli.signalCode === null) {
-      const exited = exitCode(cli);
-      cli.kill('SIGKILL');
-      await exited;
-    }
+    await killIfRunning(cli);
     cli = undefined;
     await spire.stop();
     await kube.close();
@@ -137,7 +117,7 @@ describe("the helm chart's controller manager container, with our image in it", 
     // name): openshift-.* ignores openshift-monitoring and my-openshift-apps but not openshift; kube-system ignores
     // not-kube-system-x.
     const paths = () => spire.entries.all().map((e) => e.spiffeId.path).sort();
-    await eventually(() => paths().length === 2, `the chart's workloads have entries: ${paths().join()} ${cli.output()}`);
+    await eventually(() => paths().length === 2, `the chart's workloads have entries: ${paths().join()} ${cli.output()}`, 30_000);
     expect(paths()).toEqual(['/ns/openshift/sa/default', '/ns/shop/sa/default']);
     // entryIDPrefix is the cluster name, with the dot upstream appends.
     for (const e of spire.entries.all()) expect(e.id).toMatch(/^example-cluster\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

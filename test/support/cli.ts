@@ -56,3 +56,11 @@ export async function httpGet(url: string): Promise<{ status: number; body: stri
   const res = await fetch(url);
   return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type') ?? '' };
 }
+
+/** Ends a CLI process a test left running (a failed test), and waits until it has gone. */
+export async function killIfRunning(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = exitCode(child);
+  child.kill('SIGKILL');
+  await exited;
+}
