@@ -167,6 +167,8 @@ describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics
     await eventually(() => stats()?.podsSelected === 1 && stats()?.entriesToSet === 1, 'the status follows');
 
     // Prometheus text with the controller's own metrics: what it did, and that it leads.
+    // SPIRE holds the result before the controller has counted it, so wait for the count.
+    await eventually(async () => /^spire_reconciler_entries_total\{op="deleted"\} 1$/m.test((await get(metricsUrl)).body), 'the delete is counted');
     const metrics = await get(metricsUrl);
     expect(metrics.status).toBe(200);
     expect(metrics.contentType).toMatch(/^text\/plain/);
