@@ -183,6 +183,8 @@ export interface EntryStoreOptions {
   now?: () => number;
   /** Fields this server drops on write, as SPIRE releases before they existed do. */
   droppedFields?: readonly DroppableField[];
+  /** Generate every entry ID, as SPIRE before 1.8.0 did: a requested ID is neither checked nor kept. */
+  ignoreRequestedIds?: boolean;
 }
 
 /** hint arrived in SPIRE 1.6.3, jwt_svid_ttl in 1.5.0, store_svid in 1.1.0. */
@@ -207,12 +209,14 @@ export class EntryStore {
   private readonly hasBundle: (td: string) => boolean;
   private readonly now: () => number;
   private readonly dropped: ReadonlySet<DroppableField>;
+  private readonly ignoreRequestedIds: boolean;
 
   constructor(opts: EntryStoreOptions) {
     this.td = opts.trustDomain;
     this.hasBundle = opts.hasBundle;
     this.now = opts.now ?? Date.now;
     this.dropped = new Set(opts.droppedFields ?? []);
+    this.ignoreRequestedIds = opts.ignoreRequestedIds ?? false;
   }
 
   get size(): number {
@@ -259,7 +263,10 @@ export class EntryStore {
     return first;
   }
 
-  create(input: EntryOut, outputMask: EntryMaskOut | null): EntryResult {
+  /** `seeding` keeps the requested ID even when the server ignores requested IDs: a seed is a past state, IDs included. */
+  create(request: EntryOut, outputMask: EntryMaskOut | null, seeding = false): EntryResult {
+    // Before 1.8.0 the ID field of a create was never read.
+    const input = this.ignoreRequestedIds && !seeding ? { ...request, id: '' } : request;
     try {
       const conv = convert(input, ALL, this.td);
       const parentId = conv.parentId as SpiffeId;

@@ -1,4 +1,4 @@
 export { MemorySpireServer } from './server.js';
-export type { CallRecord, MemorySpireServerOptions, SpireSeed } from './server.js';
+export type { CallRecord, DeletionRecord, MemorySpireServerOptions, SpireSeed } from './server.js';
 export { FaultInjector } from './faults.js';
 export type { DroppableField } from './entries.js';

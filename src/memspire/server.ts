@@ -11,7 +11,7 @@ import type { SVIDHandlers } from '../gen/spire/api/server/svid/v1/SVID.js';
 import type { TrustDomainHandlers } from '../gen/spire/api/server/trustdomain/v1/TrustDomain.js';
 import { bundleToProto, BundleStore } from './bundles.js';
 import { type CertificateAuthority, createCertificateAuthority } from './ca.js';
-import { type DroppableField, EntryStore, toProto } from './entries.js';
+import { type DroppableField, EntryStore, type StoredEntry, toProto } from './entries.js';
 import { FaultInjector } from './faults.js';
 import { RelationshipStore } from './federation.js';
 import { Code, RpcFailure } from './status.js';
@@ -35,6 +35,13 @@ export interface MemorySpireServerOptions {
   seed?: SpireSeed;
   /** Behave like an older SPIRE that does not store these entry fields. */
   droppedFields?: readonly DroppableField[];
+  /** Behave like SPIRE before 1.8.0: every created entry gets a generated ID, whatever ID the request asked for. */
+  ignoreRequestedEntryIds?: boolean;
+  /**
+   * More sockets serving the same server (one state), so that a test can
+   * tell its clients apart: each call and deletion records its socket.
+   */
+  extraSocketPaths?: readonly string[];
 }
 
 export interface CallRecord {
@@ -43,6 +50,14 @@ export interface CallRecord {
   items: number;
   /** The request's output mask, when it has one. */
   outputMask?: Record<string, boolean>;
+  /** The socket the call came in on. */
+  socket: string;
+}
+
+/** An entry a BatchDeleteEntry removed, as it was, and the socket the call came in on. */
+export interface DeletionRecord {
+  socket: string;
+  entry: StoredEntry;
 }
 
 const PKG = {
@@ -64,15 +79,18 @@ export class MemorySpireServer {
   readonly relationships: RelationshipStore;
   readonly faults = new FaultInjector();
   readonly calls: CallRecord[] = [];
-  private server: grpc.Server | undefined;
+  readonly deletions: DeletionRecord[] = [];
+  private readonly servers = new Map<string, grpc.Server>();
+  private readonly socketPaths: readonly string[];
 
   private constructor(
     readonly socketPath: string,
     trustDomain: string,
     readonly ca: CertificateAuthority,
     private readonly defaultSvidTtl: number,
-    droppedFields: readonly DroppableField[],
+    opts: Pick<MemorySpireServerOptions, 'droppedFields' | 'ignoreRequestedEntryIds' | 'extraSocketPaths'>,
   ) {
+    this.socketPaths = [socketPath, ...(opts.extraSocketPaths ?? [])];
     this.trustDomain = trustDomain;
     this.bundles = new BundleStore(trustDomain);
     this.bundles.put({
@@ -82,14 +100,19 @@ export class MemorySpireServer {
       refreshHint: '0',
       sequenceNumber: '1',
     });
-    this.entries = new EntryStore({ trustDomain, hasBundle: (td) => this.bundles.has(td), droppedFields });
+    this.entries = new EntryStore({
+      trustDomain,
+      hasBundle: (td) => this.bundles.has(td),
+      droppedFields: opts.droppedFields ?? [],
+      ignoreRequestedIds: opts.ignoreRequestedEntryIds ?? false,
+    });
     this.relationships = new RelationshipStore(trustDomain, this.bundles);
   }
 
   static async start(opts: MemorySpireServerOptions): Promise<MemorySpireServer> {
     const td = parseTrustDomain(opts.trustDomain ?? 'example.org');
     const ca = await createCertificateAuthority(td, opts.caTtlSeconds ?? 24 * 3600);
-    const s = new MemorySpireServer(opts.socketPath, td, ca, opts.defaultX509SvidTtlSeconds ?? 3600, opts.droppedFields ?? []);
+    const s = new MemorySpireServer(opts.socketPath, td, ca, opts.defaultX509SvidTtlSeconds ?? 3600, opts);
     if (opts.seed) s.seed(opts.seed);
     await s.listen();
     return s;
@@ -124,64 +147,71 @@ export class MemorySpireServer {
     }
     for (const [i, e] of (seed.entries ?? []).entries()) {
       const req = decode<{ entries: Parameters<EntryStore['create']>[0][] }>(PKG.entry, 'BatchCreateEntry', { entries: [e] });
-      const r = this.entries.create(req.entries[0] as Parameters<EntryStore['create']>[0], null);
+      const r = this.entries.create(req.entries[0] as Parameters<EntryStore['create']>[0], null, true);
       if (r.status.code !== Code.OK) throw new Error(`seed entry #${i} (${e.id ?? 'no id'}): ${r.status.message}`);
     }
   }
 
   private async listen(): Promise<void> {
-    mkdirSync(dirname(this.socketPath), { recursive: true });
+    for (const path of this.socketPaths) if (!this.servers.has(path)) this.servers.set(path, await this.serve(path));
+  }
+
+  private async serve(socketPath: string): Promise<grpc.Server> {
+    mkdirSync(dirname(socketPath), { recursive: true });
     // A socket left by a crashed process would make bind fail; a real SPIRE server clears it too.
-    if (existsSync(this.socketPath) && lstatSync(this.socketPath).isSocket()) unlinkSync(this.socketPath);
+    if (existsSync(socketPath) && lstatSync(socketPath).isSocket()) unlinkSync(socketPath);
     // Methods left out of the handler maps answer UNIMPLEMENTED, as grpc-js does by default.
     const server = new grpc.Server();
     const def = loadPackageDefinition();
-    server.addService(def[PKG.entry] as ServiceDefinition, this.entryHandlers() as grpc.UntypedServiceImplementation);
-    server.addService(def[PKG.trustDomain] as ServiceDefinition, this.trustDomainHandlers() as grpc.UntypedServiceImplementation);
-    server.addService(def[PKG.bundle] as ServiceDefinition, this.bundleHandlers() as grpc.UntypedServiceImplementation);
-    server.addService(def[PKG.svid] as ServiceDefinition, this.svidHandlers() as grpc.UntypedServiceImplementation);
+    server.addService(def[PKG.entry] as ServiceDefinition, this.entryHandlers(socketPath) as grpc.UntypedServiceImplementation);
+    server.addService(def[PKG.trustDomain] as ServiceDefinition, this.trustDomainHandlers(socketPath) as grpc.UntypedServiceImplementation);
+    server.addService(def[PKG.bundle] as ServiceDefinition, this.bundleHandlers(socketPath) as grpc.UntypedServiceImplementation);
+    server.addService(def[PKG.svid] as ServiceDefinition, this.svidHandlers(socketPath) as grpc.UntypedServiceImplementation);
     await new Promise<void>((resolve, reject) => {
-      server.bindAsync(this.address, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+      server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
     });
-    this.server = server;
+    return server;
   }
 
   /** Stops serving; state is kept, so `start()` afterwards behaves like a SPIRE restart. */
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
+    const servers = [...this.servers];
+    this.servers.clear();
+    if (servers.length === 0) return;
     this.faults.release();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        server.forceShutdown();
-        resolve();
-      }, 2000);
-      server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    if (existsSync(this.socketPath)) unlinkSync(this.socketPath);
+    await Promise.all(
+      servers.map(async ([path, server]) => {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            server.forceShutdown();
+            resolve();
+          }, 2000);
+          server.tryShutdown(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        if (existsSync(path)) unlinkSync(path);
+      }),
+    );
   }
 
   /** Serves again on the same socket with the same state. */
   async resume(): Promise<void> {
-    if (!this.server) await this.listen();
+    await this.listen();
   }
 
   /** Drops every open connection at once, as a crashing server would, then serves again. */
   async dropConnections(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    server?.forceShutdown();
+    for (const server of this.servers.values()) server.forceShutdown();
+    this.servers.clear();
     await this.listen();
   }
 
-  private unary<Req, Res>(method: string, items: (req: Req) => number, handler: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  private unary<Req, Res>(socket: string, method: string, items: (req: Req) => number, handler: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
       const mask = (call.request as { output_mask?: Record<string, boolean> | null }).output_mask;
-      this.calls.push({ method, items: items(call.request), ...(mask ? { outputMask: mask } : {}) });
+      this.calls.push({ method, items: items(call.request), ...(mask ? { outputMask: mask } : {}), socket });
       void (async () => {
         try {
           const injected = await this.faults.before(method);
@@ -198,39 +228,44 @@ export class MemorySpireServer {
     };
   }
 
-  private entryHandlers(): Partial<EntryHandlers> {
+  private entryHandlers(socket: string): Partial<EntryHandlers> {
     const none = () => 0;
     return {
-      ListEntries: this.unary('ListEntries', (r) => r.page_size, (req) => {
+      ListEntries: this.unary(socket, 'ListEntries', (r) => r.page_size, (req) => {
         const page = this.entries.list(req.filter, req.page_size, req.page_token);
         return { entries: page.items.map((e) => toProto(e, req.output_mask)), next_page_token: page.nextPageToken };
       }),
-      CountEntries: this.unary('CountEntries', none, (req) => ({ count: this.entries.count(req.filter) })),
-      GetEntry: this.unary('GetEntry', none, (req) => {
+      CountEntries: this.unary(socket, 'CountEntries', none, (req) => ({ count: this.entries.count(req.filter) })),
+      GetEntry: this.unary(socket, 'GetEntry', none, (req) => {
         if (req.id === '') throw new RpcFailure(Code.INVALID_ARGUMENT, 'missing ID');
         const e = this.entries.get(req.id);
         if (!e) throw new RpcFailure(Code.NOT_FOUND, 'entry not found');
         return toProto(e, req.output_mask);
       }),
-      BatchCreateEntry: this.unary('BatchCreateEntry', (r) => r.entries.length, (req) => ({
+      BatchCreateEntry: this.unary(socket, 'BatchCreateEntry', (r) => r.entries.length, (req) => ({
         results: req.entries.map((e) => this.entries.create(e, req.output_mask)),
       })),
-      BatchUpdateEntry: this.unary('BatchUpdateEntry', (r) => r.entries.length, (req) => ({
+      BatchUpdateEntry: this.unary(socket, 'BatchUpdateEntry', (r) => r.entries.length, (req) => ({
         results: req.entries.map((e) => this.entries.update(e, req.input_mask, req.output_mask)),
       })),
-      BatchDeleteEntry: this.unary('BatchDeleteEntry', (r) => r.ids.length, (req) => ({
-        results: req.ids.map((id) => ({ status: this.entries.delete(id), id })),
+      BatchDeleteEntry: this.unary(socket, 'BatchDeleteEntry', (r) => r.ids.length, (req) => ({
+        results: req.ids.map((id) => {
+          const entry = this.entries.get(id);
+          const status = this.entries.delete(id);
+          if (entry && status.code === Code.OK) this.deletions.push({ socket, entry });
+          return { status, id };
+        }),
       })),
     };
   }
 
-  private trustDomainHandlers(): Partial<TrustDomainHandlers> {
+  private trustDomainHandlers(socket: string): Partial<TrustDomainHandlers> {
     return {
-      ListFederationRelationships: this.unary('ListFederationRelationships', (r) => r.page_size, (req) => {
+      ListFederationRelationships: this.unary(socket, 'ListFederationRelationships', (r) => r.page_size, (req) => {
         const page = this.relationships.list(req.page_size, req.page_token, req.output_mask);
         return { federation_relationships: page.items, next_page_token: page.nextPageToken };
       }),
-      GetFederationRelationship: this.unary('GetFederationRelationship', () => 0, (req) => {
+      GetFederationRelationship: this.unary(socket, 'GetFederationRelationship', () => 0, (req) => {
         let td: string;
         try {
           td = parseTrustDomain(req.trust_domain);
@@ -241,36 +276,36 @@ export class MemorySpireServer {
         if (!fr) throw new RpcFailure(Code.NOT_FOUND, 'federation relationship does not exist');
         return fr;
       }),
-      BatchCreateFederationRelationship: this.unary('BatchCreateFederationRelationship', (r) => r.federation_relationships.length, (req) => ({
+      BatchCreateFederationRelationship: this.unary(socket, 'BatchCreateFederationRelationship', (r) => r.federation_relationships.length, (req) => ({
         results: req.federation_relationships.map((fr) => {
           const r = this.relationships.create(fr, req.output_mask);
           return { status: r.status, federation_relationship: r.relationship ?? null };
         }),
       })),
-      BatchUpdateFederationRelationship: this.unary('BatchUpdateFederationRelationship', (r) => r.federation_relationships.length, (req) => ({
+      BatchUpdateFederationRelationship: this.unary(socket, 'BatchUpdateFederationRelationship', (r) => r.federation_relationships.length, (req) => ({
         results: req.federation_relationships.map((fr) => {
           const r = this.relationships.update(fr, req.input_mask, req.output_mask);
           return { status: r.status, federation_relationship: r.relationship ?? null };
         }),
       })),
-      BatchDeleteFederationRelationship: this.unary('BatchDeleteFederationRelationship', (r) => r.trust_domains.length, (req) => ({
+      BatchDeleteFederationRelationship: this.unary(socket, 'BatchDeleteFederationRelationship', (r) => r.trust_domains.length, (req) => ({
         results: req.trust_domains.map((td) => this.relationships.delete(td)),
       })),
     };
   }
 
-  private bundleHandlers(): Partial<BundleHandlers> {
+  private bundleHandlers(socket: string): Partial<BundleHandlers> {
     return {
-      GetBundle: this.unary('GetBundle', () => 0, (req) => {
+      GetBundle: this.unary(socket, 'GetBundle', () => 0, (req) => {
         const own = this.bundles.get(this.trustDomain);
         if (!own) throw new RpcFailure(Code.NOT_FOUND, 'bundle not found');
         return bundleToProto(own, req.output_mask);
       }),
-      ListFederatedBundles: this.unary('ListFederatedBundles', (r) => r.page_size, (req) => {
+      ListFederatedBundles: this.unary(socket, 'ListFederatedBundles', (r) => r.page_size, (req) => {
         const page = this.bundles.listFederated(req.page_size, req.page_token);
         return { bundles: page.items.map((b) => bundleToProto(b, req.output_mask)), next_page_token: page.nextPageToken };
       }),
-      BatchSetFederatedBundle: this.unary('BatchSetFederatedBundle', (r) => r.bundle.length, (req) => ({
+      BatchSetFederatedBundle: this.unary(socket, 'BatchSetFederatedBundle', (r) => r.bundle.length, (req) => ({
         results: req.bundle.map((b) => {
           const r = this.bundles.set(b, req.output_mask);
           return { status: r.status, bundle: r.bundle ?? null };
@@ -279,9 +314,9 @@ export class MemorySpireServer {
     };
   }
 
-  private svidHandlers(): Partial<SVIDHandlers> {
+  private svidHandlers(socket: string): Partial<SVIDHandlers> {
     return {
-      MintX509SVID: this.unary('MintX509SVID', () => 1, async (req) => {
+      MintX509SVID: this.unary(socket, 'MintX509SVID', () => 1, async (req) => {
         const svid = await mintX509Svid(this.ca, this.trustDomain, req.csr, req.ttl, this.defaultSvidTtl);
         return {
           svid: {
