@@ -8,7 +8,6 @@ import { labelSetProblems } from './labels.js';
 
 export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
 export const CONFIG_KIND = 'ControllerManagerConfig';
-export const DEFAULT_ENTRY_ID_PREFIX = 'scm-';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -34,7 +33,8 @@ export interface ControllerConfig {
   watchClassless: boolean;
   parentIDTemplate: string;
   reconcile: { clusterSPIFFEIDs: boolean; clusterFederatedTrustDomains: boolean; clusterStaticEntries: boolean };
-  entryIDPrefix: string;
+  /** As configured (with upstream's `.` appended); unset means derived from clusterName (entries/ownership.ts). */
+  entryIDPrefix?: string;
   entryIDPrefixCleanup?: string;
   /** Ours. */
   entryScope: 'prefixed' | 'all';
@@ -92,7 +92,6 @@ export function defaultConfig(): ControllerConfig {
     watchClassless: false,
     parentIDTemplate: 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}',
     reconcile: { clusterSPIFFEIDs: true, clusterFederatedTrustDomains: true, clusterStaticEntries: true },
-    entryIDPrefix: DEFAULT_ENTRY_ID_PREFIX,
     entryScope: 'prefixed',
     policy: 'sync',
     federatesWithMissingBundle: 'skip',

@@ -6,7 +6,7 @@ import {
   ignoredNamespaces,
   loadConfigFile,
 } from '../api/index.js';
-import { type EntryPassOptions } from '../entries/index.js';
+import { type EntryPassOptions, type Ownership, ownershipFromConfig } from '../entries/index.js';
 import { compileTemplate } from '../template/index.js';
 import { CliError } from './exit.js';
 
@@ -79,6 +79,12 @@ export function passOptions(config: ControllerConfig): EntryPassOptions {
   } catch (err) {
     throw new CliError(`parentIDTemplate: ${(err as Error).message}`);
   }
+  let ownership: Ownership;
+  try {
+    ownership = ownershipFromConfig(config, parentIdTemplate);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
   return {
     settings: {
       trustDomain: config.trustDomain,
@@ -89,11 +95,7 @@ export function passOptions(config: ControllerConfig): EntryPassOptions {
       className: config.className,
       watchClassless: config.watchClassless,
     },
-    ownership: {
-      entryIDPrefix: config.entryIDPrefix,
-      entryScope: config.entryScope,
-      ...(config.entryIDPrefixCleanup !== undefined ? { entryIDPrefixCleanup: config.entryIDPrefixCleanup } : {}),
-    },
+    ownership,
     policy: config.policy,
     federatesWithMissingBundle: config.federatesWithMissingBundle,
   };

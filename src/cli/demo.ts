@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { hasOwnPrefix } from '../entries/index.js';
 import { MemorySpireServer } from '../memspire/index.js';
+import { loadContext, passOptions } from './context.js';
 import { readSeedFile } from './memory-spire.js';
 import { runOnce } from './plan.js';
 import { createLogger } from './logger.js';
@@ -41,9 +43,10 @@ export async function runDemo(print: (s: string) => void): Promise<number> {
     const again = await runOnce(flags, { apply: false, log, print });
     const left = again.result.plan.creates.length + again.result.plan.updates.length + again.result.plan.deletes.length;
     print(`\n${left === 0 ? 'Nothing left to do.' : `${left} changes still planned.`} SPIRE holds ${spire.entries.size} entries.`);
-    const foreign = spire.entries.all().filter((e) => !e.id.startsWith('scm-'));
+    const prefix = passOptions(loadContext(flags).config).ownership.entryIDPrefix;
+    const foreign = spire.entries.all().filter((e) => !hasOwnPrefix(e.id, prefix));
     for (const e of foreign) {
-      print(`Untouched: ${e.id} (spiffe://${e.spiffeId.trustDomain}${e.spiffeId.path}) has no scm- prefix, so it is not ours (entryScope: prefixed).`);
+      print(`Untouched: ${e.id} (spiffe://${e.spiffeId.trustDomain}${e.spiffeId.path}) has no ${prefix} prefix, so it is not ours (entryScope: prefixed).`);
     }
     print('\nNext: `plan` against your own snapshot, or run it in a cluster: see "Live mode" and deploy/README.md.');
     return left === 0 && applied.result.applied?.failures.length === 0 ? 0 : 1;

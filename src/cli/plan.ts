@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { type EntryPassResult, planPass, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
+import { ClaimedIds, type EntryPassResult, planPass, runEntryPass, SpireServerProbe } from '../entries/index.js';
 import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { federationJson, federationTable } from './federation-report.js';
@@ -54,15 +54,20 @@ export async function runOnce(
           dryRun: !opts.apply,
         });
       }
-      // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops; without it,
-      // a server older than 1.6.3 would get the same hint update on every run.
-      const unsupportedFields = opts.apply ? await new UnsupportedFieldsProbe().refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m)) : undefined;
+      // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops (without it,
+      // a server older than 1.6.3 would get the same hint update on every run) and whether it keeps requested IDs.
+      const probe = new SpireServerProbe();
+      const warn = (m: string) => log.warn(m);
+      const unsupportedFields = opts.apply ? await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn) : undefined;
       result = await runEntryPass(manifests.snapshot, spire, {
         ...passOpts,
+        ...(probe.ignoresEntryIds ? { ownership: { ...options.ownership, serverAssignsIds: true } } : {}),
+        claims: new ClaimedIds(),
         dryRun: !opts.apply,
         ...(federation ? { federatedBundles: federation.bundles } : {}),
         ...(unsupportedFields ? { unsupportedFields } : {}),
       });
+      if (result.applied) probe.noticeAssignedIds(result.applied, warn);
     } catch (err) {
       throw asCliError(err);
     } finally {

@@ -2,7 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Command } from 'commander';
-import { entryPassProblems, logProblems, runEntryPass, UnsupportedFieldsProbe } from '../entries/index.js';
+import { ClaimedIds, entryPassProblems, logProblems, runEntryPass, SpireServerProbe } from '../entries/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
@@ -33,9 +33,11 @@ interface RunFlags extends ConfigFlags, ZapFlags {
 async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
   const paths = manifestPaths(flags.manifests, config);
   for (const w of manifestScopeWarnings(config)) log.warn(w);
-  const options = passOptions(config);
+  // Claims outlive a pass: an entry an older SPIRE stored under its own ID is still ours when its manifest goes.
+  const options = { ...passOptions(config), claims: new ClaimedIds() };
   const spire = spireClientFor(config);
-  const probe = new UnsupportedFieldsProbe();
+  const probe = new SpireServerProbe();
+  const warn = (m: string) => log.warn(m);
   // Relationships this process set; under entryScope prefixed only these may be deleted.
   const ourRelationships = new Set<string>();
 
@@ -57,7 +59,7 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
   const pass = async () => {
     const started = Date.now();
     try {
-      const unsupported = await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
+      const unsupported = await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn);
       const manifests = await readManifests(paths, config);
       for (const p of manifests.set.problems) log.warn(formatProblem(p));
       let federatedBundles: Set<string> | undefined;
@@ -71,10 +73,12 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
       }
       const result = await runEntryPass(manifests.snapshot, spire, {
         ...options,
+        ...(probe.ignoresEntryIds ? { ownership: { ...options.ownership, serverAssignsIds: true } } : {}),
         ...(federatedBundles ? { federatedBundles } : {}),
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
       });
+      if (result.applied) probe.noticeAssignedIds(result.applied, warn);
       logProblems(log, entryPassProblems(result));
       const a = result.applied;
       log.info(

@@ -20,6 +20,11 @@ export interface ApplyResult {
   failedKeys: Set<string>;
   /** Deletes held back because the same pod's replacement entry failed to be written. */
   heldBack: KeptEntry[];
+  /**
+   * Creates that SPIRE stored under another ID than the one requested (a
+   * server older than 1.8.0 ignores requested IDs): requested to stored.
+   */
+  assigned: Map<string, string>;
 }
 
 async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedPods: Set<string>, signal?: AbortSignal): Promise<void> {
@@ -27,7 +32,12 @@ async function create(creates: readonly PlannedCreate[], spire: SpireClient, res
   const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), { outputMask: ID_ONLY_MASK, ...(signal ? { signal } : {}) });
   outcome.results.forEach((r, i) => {
     const c = creates[i]!;
-    if (r.status.ok) return void result.created++;
+    if (r.status.ok) {
+      result.created++;
+      // The entry exists under the ID SPIRE reports, whatever we asked for: an ID taken for ours that is not would leak it.
+      if (r.entry?.id && r.entry.id !== c.id) result.assigned.set(c.id, r.entry.id);
+      return;
+    }
     result.failures.push({ op: 'create', id: c.id, key: c.key, owner: c.owner, codeName: r.status.codeName, message: r.status.message });
     result.failedKeys.add(c.key);
     if (c.podUid !== undefined) failedPods.add(c.podUid);
@@ -42,7 +52,7 @@ async function create(creates: readonly PlannedCreate[], spire: SpireClient, res
  * recorded against the declaring object and does not stop the rest.
  */
 export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSignal): Promise<ApplyResult> {
-  const result: ApplyResult = { created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [] };
+  const result: ApplyResult = { created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [], assigned: new Map() };
   const failedPods = new Set<string>();
 
   await create(

@@ -225,7 +225,9 @@ export class CurrentState {
     const held = new Set(applied.heldBack.map((h) => h.id));
     if (plan.creates.length + plan.updates.length + plan.deletes.length > 0) this.version++;
     for (const c of plan.creates) {
-      if (!failed.has(`create\u0000${c.id}`)) this.state.add({ id: c.id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
+      // Under the ID SPIRE stored it with (an older server ignores the one we asked for).
+      const id = applied.assigned.get(c.id) ?? c.id;
+      if (!failed.has(`create\u0000${c.id}`)) this.state.add({ id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
     }
     for (const u of plan.updates) {
       if (!failed.has(`update\u0000${u.id}`)) this.state.add({ id: u.id, key: u.key, spec: u.spec, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });

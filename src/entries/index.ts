@@ -1,7 +1,20 @@
 export * from './model.js';
 export { changedFields, type ComparedField, type OptionalField } from './compare.js';
 export { comparePreference, groupDeclared, type KeyState } from './state.js';
-export { classifyEntryId, type EntryClass, type EntryScope, type Ownership, type Policy } from './ownership.js';
+export {
+  classifyEntry,
+  defaultEntryIDPrefix,
+  type EntryClass,
+  type EntryScope,
+  hasOwnPrefix,
+  LEGACY_ENTRY_ID_PREFIX,
+  type Ownership,
+  ownershipFromConfig,
+  type Policy,
+  SERVER_GENERATED_ID,
+} from './ownership.js';
+export { agentAttribution, type AgentAttribution } from './agents.js';
+export { ClaimedIds } from './claims.js';
 export * from './plan.js';
 export { applyPlan, type ApplyFailure, type ApplyResult } from './apply.js';
 export { indexServices, serviceDnsNames, type ServiceIndex } from './endpoints.js';
@@ -10,6 +23,6 @@ export * from './declare.js';
 export { computeStatus, statusChanged, type StatusReport } from './status.js';
 export * from './pass.js';
 export * from './problems.js';
-export { detectUnsupportedFields, UnsupportedFieldsProbe } from './unsupported.js';
+export { IGNORED_IDS_WARNING, probeSpireServer, SPIRE_CUSTOM_ENTRY_IDS, SpireServerProbe, type ServerTraits } from './unsupported.js';
 export { CurrentState } from './current-state.js';
 export { newEntryId } from './ids.js';

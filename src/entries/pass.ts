@@ -7,6 +7,7 @@ import { type ClusterSnapshot, declareEntries, type DeclaredState, declarePods, 
 import type { CurrentState } from './current-state.js';
 import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
+import type { ClaimedIds } from './claims.js';
 import { type Plan, planEntries } from './plan.js';
 import { computeStatus, type StatusReport } from './status.js';
 
@@ -25,6 +26,13 @@ export interface EntryPassOptions {
   federatesWithMissingBundle?: 'skip' | 'fail';
   /** The federated bundles the federation pass just found or set (FederationPassResult.bundles): not listed again. */
   federatedBundles?: ReadonlySet<string>;
+  /** Entries known to be ours whose IDs do not say so, kept across passes by the caller (see ClaimedIds). */
+  claims?: ClaimedIds;
+}
+
+/** The ownership a pass plans with: the configured one and what the caller has claimed so far. */
+function ownershipOf(opts: Pick<EntryPassOptions, 'ownership' | 'claims'>): Ownership {
+  return opts.claims ? { ...opts.ownership, claimed: opts.claims.ids } : opts.ownership;
 }
 
 /**
@@ -85,7 +93,7 @@ export interface PassMemo {
   result: EntryPassResult;
 }
 
-const NOTHING_APPLIED = (): ApplyResult => ({ created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [] });
+const NOTHING_APPLIED = (): ApplyResult => ({ created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [], assigned: new Map() });
 
 /** Declared state, plan and the status they imply from a snapshot and the current entries: no I/O. */
 export function planPass(
@@ -110,7 +118,7 @@ function declareAndPlan(
   const plan = timed('plan', opts, () => planEntries({
     declared: declared.declared,
     current,
-    ownership: opts.ownership,
+    ownership: ownershipOf(opts),
     policy: opts.policy,
     unknownPods: declared.unknownPods,
     ...(opts.unsupportedFields ? { unsupportedFields: opts.unsupportedFields } : {}),
@@ -150,13 +158,21 @@ export async function runEntryPass(
   if (opts.dryRun) return planPass(snapshot, current, opts, bundles);
   const inputs =
     opts.state && opts.snapshotVersion !== undefined
-      ? [opts.snapshotVersion, opts.state.version, [...(bundles ?? [])].sort().join(','), [...(opts.unsupportedFields ?? [])].sort().join(','), opts.suppressDeletes ?? ''].join('\u0000')
+      ? [
+          opts.snapshotVersion,
+          opts.state.version,
+          [...(bundles ?? [])].sort().join(','),
+          [...(opts.unsupportedFields ?? [])].sort().join(','),
+          opts.suppressDeletes ?? '',
+          opts.ownership.serverAssignsIds ? 'server-assigns-ids' : '',
+        ].join('\u0000')
       : undefined;
   if (inputs !== undefined && opts.last?.inputs === inputs) return { ...opts.last.result, applied: NOTHING_APPLIED(), reused: true, memo: opts.last };
   const planned = declareAndPlan(snapshot, current, opts, bundles);
   started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal);
   opts.state?.record(planned.plan, applied);
+  opts.claims?.record(planned.plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
   const result: EntryPassResult = { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
   const { creates, updates, deletes } = planned.plan;
@@ -199,7 +215,7 @@ export async function runPodPass(
   const plan = planEntries({
     declared: declared.declared,
     current: opts.state.related(uids, declared.declared.map((d) => d.key)),
-    ownership: opts.ownership,
+    ownership: ownershipOf(opts),
     policy: opts.policy,
     unknownPods: declared.unknownPods,
     ...(opts.unsupportedFields ? { unsupportedFields: opts.unsupportedFields } : {}),
@@ -208,6 +224,7 @@ export async function runPodPass(
   started = performance.now();
   const applied = await applyPlan(plan, spire, opts.signal);
   opts.state.record(plan, applied);
+  opts.claims?.record(plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
   return { plan, applied, declared };
 }

@@ -1,6 +1,6 @@
 import { changedFields, type ComparedField, type OptionalField } from './compare.js';
 import { type CurrentEntry, type DeclaredEntry, type EntrySpec, isJoinTokenEntry, type Owner } from './model.js';
-import { classifyEntryId, type Ownership, type Policy } from './ownership.js';
+import { classifyEntry, matchesCleanup, otherClusterOf, type Ownership, type Policy } from './ownership.js';
 import { groupDeclared, type KeyState } from './state.js';
 import { newEntryId } from './ids.js';
 
@@ -45,7 +45,7 @@ export interface Conflict {
   foreignIds: string[];
 }
 
-export type KeepReason = 'join-token' | 'render-unknown' | 'deletes-suppressed' | 'policy' | 'replacement-failed';
+export type KeepReason = 'join-token' | 'other-cluster' | 'render-unknown' | 'deletes-suppressed' | 'policy' | 'replacement-failed';
 
 export interface KeptEntry {
   id: string;
@@ -62,6 +62,12 @@ export interface Plan {
   kept: KeptEntry[];
   /** Per key: the preferred declaration and the masked ones (for status). */
   keys: Map<string, KeyState>;
+  /**
+   * IDs of entries whose ID does not show they are ours, taken as ours this
+   * pass because they hold a key we declare (see Ownership: the former
+   * prefix, a server that ignores requested IDs). Kept and updated in place.
+   */
+  adopted: string[];
 }
 
 export interface PlanInput {
@@ -103,23 +109,34 @@ export function planEntries(input: PlanInput): Plan {
   const keys = groupDeclared(input.declared);
   const managed = new Map<string, CurrentEntry[]>();
   const foreign = new Map<string, CurrentEntry[]>();
-  const plan: Plan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys };
+  const plan: Plan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys, adopted: [] };
 
   const cleanup = new Map<string, CurrentEntry[]>();
+  const adoptable = new Map<string, CurrentEntry[]>();
   const candidates: PlannedDelete[] = [];
+  const cleanUp = (cur: CurrentEntry) => {
+    push(cleanup, cur.key, cur);
+    candidates.push(deletion(cur, 'cleanup'));
+  };
   for (const cur of input.current) {
-    const cls = classifyEntryId(cur.id, ownership);
+    const cls = classifyEntry(cur, ownership);
     if (cls === 'managed') push(managed, cur.key, cur);
     else if (cls === 'foreign') push(foreign, cur.key, cur);
-    else {
-      push(cleanup, cur.key, cur);
-      candidates.push(deletion(cur, 'cleanup'));
-    }
+    else if (cls === 'adoptable') push(adoptable, cur.key, cur);
+    else cleanUp(cur);
   }
 
   for (const [key, state] of keys) {
     const { winner } = state;
-    const currents = managed.get(key) ?? NO_ENTRIES;
+    let currents = managed.get(key) ?? NO_ENTRIES;
+    if (currents.length === 0) {
+      const adopt = adoptable.get(key)?.[0];
+      if (adopt) {
+        adoptable.delete(key);
+        plan.adopted.push(adopt.id);
+        currents = [adopt];
+      }
+    }
     const keep = currents[0];
     if (!keep) {
       const held = foreign.get(key);
@@ -140,6 +157,8 @@ export function planEntries(input: PlanInput): Plan {
   for (const [key, currents] of managed) {
     if (!keys.has(key)) for (const cur of currents) candidates.push(deletion(cur, 'undeclared'));
   }
+  // Not adopted: left alone, unless the cleanup prefix names them.
+  for (const currents of adoptable.values()) for (const cur of currents) if (matchesCleanup(cur.id, ownership)) cleanUp(cur);
 
   for (const d of candidates) {
     const reason = keepReason(d, input);
@@ -168,6 +187,8 @@ function deletion(cur: CurrentEntry, reason: PlannedDelete['reason']): PlannedDe
 
 function keepReason(d: PlannedDelete, input: PlanInput): Omit<KeptEntry, 'id'> | undefined {
   if (isJoinTokenEntry(d.current)) return { reason: 'join-token', detail: 'join-token entries are never deleted' };
+  const other = otherClusterOf({ id: d.id, spec: d.current }, input.ownership);
+  if (other !== undefined) return { reason: 'other-cluster', detail: `its parent ID names an agent of cluster ${other}, and its ID does not show it is ours` };
   if (input.suppressDeletes) return { reason: 'deletes-suppressed', detail: input.suppressDeletes };
   if (d.reason === 'cleanup') return undefined;
   if (d.podUid !== undefined) {

@@ -1,38 +1,72 @@
 import type { SpireClient } from '../spire/index.js';
+import type { ApplyResult } from './apply.js';
 import type { OptionalField } from './compare.js';
 
+/** What a probe entry shows about the SPIRE server. */
+export interface ServerTraits {
+  /** Entry fields it drops (servers older than 1.6.3 drop `hint`, older than 1.5.0 `jwt_svid_ttl`). */
+  unsupported: Set<OptionalField>;
+  /** It stored the probe under an ID of its own: SPIRE before 1.8.0 ignores requested entry IDs. */
+  ignoresEntryIds: boolean;
+}
+
+/** The release that made BatchCreateEntry keep a requested entry ID (spire#4380). */
+export const SPIRE_CUSTOM_ENTRY_IDS = '1.8.0';
+
+export const IGNORED_IDS_WARNING =
+  `the SPIRE server ignores requested entry IDs (SPIRE older than ${SPIRE_CUSTOM_ENTRY_IDS}): entries get IDs it generates, which do not carry entryIDPrefix. ` +
+  'Safe mode: this controller manages the entries it creates (remembered while it runs), pod entries under this cluster\'s agents, ' +
+  'and entries holding an entry it declares; it leaves every other entry alone. ' +
+  `Upgrade SPIRE to ${SPIRE_CUSTOM_ENTRY_IDS} or later for ID-based ownership`;
+
+/** The probe's SPIFFE ID (parent ID too): one per entry ID prefix, so clusters sharing a server do not trip over each other's. */
+function probeId(trustDomain: string, entryIDPrefix: string) {
+  const segment = entryIDPrefix.replace(/\.+$/, '') || 'default';
+  return { trust_domain: trustDomain, path: `/spire-reconciler/unsupported-fields-probe/${segment}` };
+}
+
 /**
- * Finds the entry fields this SPIRE server drops (servers older than 1.6.3
- * drop `hint`, older than 1.5.0 `jwt_svid_ttl`), by writing a probe entry
- * and reading back what was stored. The probe carries our prefix, so it is
- * ours to delete, and only ours is deleted.
+ * Writes a probe entry with every optional field set and our prefixed ID,
+ * reads back what was stored, and deletes it by the ID SPIRE returned. A
+ * probe left by an earlier process (ALREADY_EXISTS) is deleted and the
+ * probe written again, because only a fresh create shows which ID the
+ * server keeps.
  */
-export async function detectUnsupportedFields(spire: SpireClient, trustDomain: string, entryIDPrefix: string): Promise<Set<OptionalField>> {
+export async function probeSpireServer(spire: SpireClient, trustDomain: string, entryIDPrefix: string): Promise<ServerTraits> {
   const id = `${entryIDPrefix}unsupported-fields-probe`;
-  const probeId = { trust_domain: trustDomain, path: '/spire-reconciler/unsupported-fields-probe' };
-  const outcome = await spire.createEntries([
-    { id, parent_id: probeId, spiffe_id: probeId, selectors: [{ type: 'a', value: '1' }], x509_svid_ttl: 60, jwt_svid_ttl: 60, store_svid: true, hint: 'hint' },
-  ]);
-  const [result] = outcome.results;
-  if (!result || !result.entry || !(result.status.ok || result.status.codeName === 'ALREADY_EXISTS')) {
-    throw new Error(`unsupported-field probe: failed to create entry: ${result?.status.message ?? 'no result'}`);
+  const probe = probeId(trustDomain, entryIDPrefix);
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await spire.createEntries([
+      { id, parent_id: probe, spiffe_id: probe, selectors: [{ type: 'a', value: '1' }], x509_svid_ttl: 60, jwt_svid_ttl: 60, store_svid: true, hint: 'hint' },
+    ]);
+    const [result] = outcome.results;
+    if (result?.status.codeName === 'ALREADY_EXISTS' && result.entry && attempt === 0) {
+      await spire.deleteEntries([result.entry.id]);
+      continue;
+    }
+    if (!result || !result.entry || !result.status.ok) {
+      throw new Error(`unsupported-field probe: failed to create entry: ${result?.status.message ?? 'no result'}`);
+    }
+    const stored = result.entry;
+    const unsupported = new Set<OptionalField>();
+    if (stored.jwt_svid_ttl === 0) unsupported.add('jwtSvidTtl');
+    if (stored.hint === '') unsupported.add('hint');
+    if (!stored.store_svid) unsupported.add('storeSvid');
+    await spire.deleteEntries([stored.id]);
+    return { unsupported, ignoresEntryIds: stored.id !== id };
   }
-  const stored = result.entry;
-  const unsupported = new Set<OptionalField>();
-  if (stored.jwt_svid_ttl === 0) unsupported.add('jwtSvidTtl');
-  if (stored.hint === '') unsupported.add('hint');
-  if (!stored.store_svid) unsupported.add('storeSvid');
-  if (stored.id.startsWith(entryIDPrefix)) await spire.deleteEntries([stored.id]);
-  return unsupported;
 }
 
 /**
  * Keeps the answer of the probe above, asking again every `intervalMs`
  * (10 minutes, as upstream). A failed probe keeps the last answer and is
- * retried on the next pass.
+ * retried on the next pass. A server that ignores requested entry IDs is
+ * also noticed by the first create it answers with another ID
+ * (noticeAssignedIds), and reported once.
  */
-export class UnsupportedFieldsProbe {
+export class SpireServerProbe {
   fields: Set<OptionalField> | undefined;
+  ignoresEntryIds = false;
   private probedAt = 0;
 
   constructor(
@@ -43,12 +77,25 @@ export class UnsupportedFieldsProbe {
   async refresh(spire: SpireClient, trustDomain: string, entryIDPrefix: string, warn: (message: string) => void): Promise<Set<OptionalField> | undefined> {
     if (this.fields && this.now() - this.probedAt <= this.intervalMs) return this.fields;
     try {
-      this.fields = await detectUnsupportedFields(spire, trustDomain, entryIDPrefix);
+      const traits = await probeSpireServer(spire, trustDomain, entryIDPrefix);
+      this.fields = traits.unsupported;
       this.probedAt = this.now();
       if (this.fields.size > 0) warn(`SPIRE server does not store: ${[...this.fields].join(', ')}; they are left out of comparisons`);
+      this.setIgnoresEntryIds(traits.ignoresEntryIds, warn);
     } catch (err) {
       warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
     }
     return this.fields;
+  }
+
+  /** After an apply: creates stored under other IDs than requested show the server ignores them. */
+  noticeAssignedIds(applied: Pick<ApplyResult, 'assigned'>, warn: (message: string) => void): void {
+    if (applied.assigned.size > 0) this.setIgnoresEntryIds(true, warn);
+  }
+
+  private setIgnoresEntryIds(ignores: boolean, warn: (message: string) => void): void {
+    if (ignores && !this.ignoresEntryIds) warn(IGNORED_IDS_WARNING);
+    if (!ignores && this.ignoresEntryIds) warn('the SPIRE server now keeps requested entry IDs (upgraded?): ownership by entryIDPrefix again');
+    this.ignoresEntryIds = ignores;
   }
 }

@@ -15,6 +15,7 @@ import type {
   Pod,
 } from '../api/index.js';
 import {
+  ClaimedIds,
   CurrentState,
   entryPassProblems,
   indexServices,
@@ -27,8 +28,8 @@ import {
   logProblems,
   runEntryPass,
   runPodPass,
+  SpireServerProbe,
   statusChanged,
-  UnsupportedFieldsProbe,
 } from '../entries/index.js';
 import type { RpcObserver } from '../spire/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
@@ -120,12 +121,18 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const renderCache = new RenderCache();
   // SPIRE's entries between full lists (every gcInterval, or after an uncertain write).
   const currentState = new CurrentState(config.gcIntervalMs);
-  const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache } };
+  // Entries ours although their IDs do not say so (an older SPIRE, adopted entries): remembered across passes.
+  const claims = new ClaimedIds();
+  const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache }, claims };
   const events = new EventRecorder(opts.kc, log);
   const optionalAccess = (resource: string, denied: { message: string } | undefined) => metrics?.setForbidden(resource, denied !== undefined);
   events.onOptionalAccess = optionalAccess;
   let passes = 0;
-  const probe = new UnsupportedFieldsProbe();
+  const probe = new SpireServerProbe();
+  const warn = (m: string) => log.warn(m);
+  // On a server that ignores requested IDs, ownership falls back to what the entries themselves show.
+  const ownership = () => (probe.ignoresEntryIds ? { ...passOptions.ownership, serverAssignsIds: true } : passOptions.ownership);
+  const probeServer = () => probe.refresh(spire, config.trustDomain, passOptions.ownership.entryIDPrefix, warn);
   // What we last wrote per object, with the object's resourceVersion at that time: the
   // watch may not have brought our own write back yet, and writing it again is noise.
   const written = new Map<string, { json: string; rv: string | undefined }>();
@@ -202,8 +209,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         },
       },
       spire,
-      { ...passOptions, signal, state: currentState, ...(probe.fields ? { unsupportedFields: probe.fields } : {}) },
+      { ...passOptions, ownership: ownership(), signal, state: currentState, ...(probe.fields ? { unsupportedFields: probe.fields } : {}) },
     );
+    probe.noticeAssignedIds(r.applied, warn);
     opts.onPass?.(r, (Date.now() - started) / 1000);
     const a = r.applied;
     metrics?.observeWrites({ created: a.created, updated: a.updated, deleted: a.deleted, failed: a.failures.length });
@@ -259,7 +267,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     const signal = term;
     const started = Date.now();
     try {
-      await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
+      await probeServer();
       if (probe.fields === undefined) return false;
       if (currentState.needsList()) await currentState.replaceFromPages(spire.entryPages());
       const r = await applyPods(pods, [], signal, started);
@@ -307,7 +315,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     fullRequested = false;
     dirtyPods.clear();
     try {
-      const unsupported = await probe.refresh(spire, config.trustDomain, config.entryIDPrefix, (m) => log.warn(m));
+      const unsupported = await probeServer();
       let federatedBundles: Set<string> | undefined;
       if (config.reconcile.clusterFederatedTrustDomains) {
         const fed = await runFederationPass(cache.federatedTrustDomains(), spire, {
@@ -335,6 +343,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         clusterStaticEntries: config.reconcile.clusterStaticEntries ? snapshot.clusterStaticEntries : [],
       }, spire, {
         ...passOptions,
+        ownership: ownership(),
         signal,
         state: currentState,
         snapshotVersion: String(version),
@@ -344,6 +353,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         ...(metrics ? { onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) } : {}),
       });
       memo = result.memo;
+      if (result.applied) probe.noticeAssignedIds(result.applied, warn);
       // A status computed under a term that has ended may be stale for the new leader: do not write it.
       if (signal.aborted) return;
       const statusStarted = performance.now();

@@ -76,10 +76,10 @@ describe('an existing spire-controller-manager config file loads unchanged', () 
     expect(parseConfig(`${base}spireRpcTimeout: 5s\n`, 'x').config.spireRpcTimeoutMs).toBe(5_000);
   });
 
-  it('defaults as upstream, except the entry ID prefix (scm-), scope and policy', () => {
+  it('defaults as upstream, except scope and policy; an unset entry ID prefix stays unset (derived from clusterName later)', () => {
     const { config } = parseConfig('trustDomain: example.org\nclusterName: c\n', 'x');
     expect(config).toEqual({ ...defaultConfig(), trustDomain: 'example.org', clusterName: 'c' });
-    expect(config.entryIDPrefix).toBe('scm-');
+    expect(config.entryIDPrefix).toBeUndefined();
     expect(config.ignoreNamespaces).toEqual(['kube-system', 'kube-public', 'spire-system']);
   });
 

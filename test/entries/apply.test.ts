@@ -4,9 +4,10 @@ import {
   computeStatus,
   declareEntries,
   DEFAULT_PARENT_ID_TEMPLATE,
-  detectUnsupportedFields,
-  UnsupportedFieldsProbe,
   fromSpire,
+  IGNORED_IDS_WARNING,
+  probeSpireServer,
+  SpireServerProbe,
   planEntries,
   statusChanged,
 } from '../../src/entries/index.js';
@@ -102,7 +103,7 @@ describe('applying a plan writes exactly the plan, creates and updates before de
   });
 
   it('probes which entry fields the server stores, and removes its probe', async () => {
-    expect(await detectUnsupportedFields(t.client, 'example.org', 'scm-')).toEqual(new Set());
+    expect(await probeSpireServer(t.client, 'example.org', 'scm-')).toEqual({ unsupported: new Set(), ignoresEntryIds: false });
     expect(t.spire.server.entries.size).toBe(0);
   });
 });
@@ -112,7 +113,7 @@ describe('fields an older SPIRE server does not store are found and left out of 
     const spire = await startTestSpire({ droppedFields: ['hint', 'jwt_svid_ttl', 'store_svid'] });
     const client = new SpireClient({ socket: spire.socketPath });
     try {
-      const unsupported = await detectUnsupportedFields(client, 'example.org', 'scm-');
+      const { unsupported } = await probeSpireServer(client, 'example.org', 'scm-');
       expect(unsupported).toEqual(new Set(['hint', 'jwtSvidTtl', 'storeSvid']));
       expect(spire.server.entries.size).toBe(0);
 
@@ -140,7 +141,7 @@ describe('the dropped-field probe asks the server again only after its interval,
     const client = new SpireClient({ socket: spire.socketPath });
     let now = 1_000;
     const warnings: string[] = [];
-    const probe = new UnsupportedFieldsProbe(60_000, () => now);
+    const probe = new SpireServerProbe(60_000, () => now);
     const creates = () => spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').length;
     try {
       expect(await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m))).toEqual(new Set(['hint']));
@@ -159,6 +160,54 @@ describe('the dropped-field probe asks the server again only after its interval,
       await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m));
       expect(creates()).toBe(3);
       expect(spire.server.entries.size).toBe(0);
+    } finally {
+      client.close();
+      await spire.close();
+    }
+  });
+});
+
+describe('a SPIRE server older than 1.8.0 ignores requested entry IDs', () => {
+  it('the probe entry shows it, and is deleted by the ID the server gave it', async () => {
+    const spire = await startTestSpire({ ignoreRequestedEntryIds: true });
+    const client = new SpireClient({ socket: spire.socketPath });
+    try {
+      expect(await probeSpireServer(client, 'example.org', 'east.')).toEqual({ unsupported: new Set(), ignoresEntryIds: true });
+      expect(spire.server.entries.size).toBe(0);
+    } finally {
+      client.close();
+      await spire.close();
+    }
+  });
+
+  it('a probe left by an earlier process is deleted and the probe written again, so the answer is fresh', async () => {
+    const spire = await startTestSpire({ ignoreRequestedEntryIds: true });
+    const client = new SpireClient({ socket: spire.socketPath });
+    try {
+      const probe = { trust_domain: 'example.org', path: '/spire-reconciler/unsupported-fields-probe/east' };
+      spire.server.seed({ entries: [{ id: 'east.unsupported-fields-probe', parent_id: probe, spiffe_id: probe, selectors: [{ type: 'a', value: '1' }] }] });
+      expect((await probeSpireServer(client, 'example.org', 'east.')).ignoresEntryIds).toBe(true);
+      expect(spire.server.entries.size).toBe(0);
+    } finally {
+      client.close();
+      await spire.close();
+    }
+  });
+
+  it('a create answered with another ID is recorded, and the probe object reports it once', async () => {
+    const spire = await startTestSpire({ ignoreRequestedEntryIds: true });
+    const client = new SpireClient({ socket: spire.socketPath });
+    try {
+      const plan = planEntries({ declared: [declared(pod('p1'))], current: [], ownership: { entryIDPrefix: 'east.', entryScope: 'prefixed' }, policy: 'sync' });
+      const result = await applyPlan(plan, client);
+      const stored = spire.server.entries.all()[0]!.id;
+      expect(result.assigned).toEqual(new Map([[plan.creates[0]!.id, stored]]));
+      const warnings: string[] = [];
+      const probe = new SpireServerProbe();
+      probe.noticeAssignedIds(result, (m) => warnings.push(m));
+      probe.noticeAssignedIds(result, (m) => warnings.push(m));
+      expect(probe.ignoresEntryIds).toBe(true);
+      expect(warnings).toEqual([IGNORED_IDS_WARNING]);
     } finally {
       client.close();
       await spire.close();

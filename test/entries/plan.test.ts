@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { changedFields } from '../../src/entries/compare.js';
 import { entryKey, type EntrySpec } from '../../src/entries/model.js';
-import { classifyEntryId, type Ownership } from '../../src/entries/ownership.js';
+import { classifyEntry, type Ownership } from '../../src/entries/ownership.js';
 import { planEntries, type PlanInput } from '../../src/entries/plan.js';
 import { comparePreference } from '../../src/entries/state.js';
 import { current, declared, owner, pod, spec } from './fixtures.js';
@@ -128,8 +128,13 @@ describe('which entries the controller may touch (entryIDPrefix, entryScope, ent
     [{ entryIDPrefix: 'scm-', entryScope: 'prefixed', entryIDPrefixCleanup: 'old.' }, 'other.1', 'foreign'],
     [{ entryIDPrefix: 'scm-', entryScope: 'prefixed', entryIDPrefixCleanup: '' }, 'b6e0a1d2-uuid', 'cleanup'],
     [{ entryIDPrefix: 'scm-', entryScope: 'prefixed', entryIDPrefixCleanup: '' }, 'cluster.b6e0', 'foreign'],
+    [{ entryIDPrefix: 'a.', entryScope: 'prefixed' }, 'a.b6e0', 'managed'],
+    // The prefix of the cluster `a` does not take the IDs of the cluster `a.b`.
+    [{ entryIDPrefix: 'a.', entryScope: 'prefixed' }, 'a.b.b6e0', 'foreign'],
+    // Upstream's "no prefix": every entry.
+    [{ entryIDPrefix: '', entryScope: 'prefixed' }, 'cluster.b6e0', 'managed'],
   ] as const)('%o: %s is %s', (ownership, id, cls) => {
-    expect(classifyEntryId(id, ownership)).toBe(cls);
+    expect(classifyEntry(current(id, spec()), ownership)).toBe(cls);
   });
 
   it('creates new entries with the prefix', () => {

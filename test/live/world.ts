@@ -1,9 +1,10 @@
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
 import { passOptions } from '../../src/cli/context.js';
 import { type LiveController, startLive } from '../../src/manager/live.js';
 import type { ControllerMetrics } from '../../src/manager/metrics.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
+import type { MemorySpireServerOptions } from '../../src/memspire/index.js';
 import { startTestSpire, type TestSpire } from '../support/spire.js';
 
 export interface World {
@@ -11,16 +12,16 @@ export interface World {
   spire: TestSpire;
   config: ControllerConfig;
   controllers: { live: LiveController; stop: AbortController }[];
-  start(over?: { identity?: string; silenceMs?: number; metrics?: ControllerMetrics }): Promise<LiveController>;
+  start(over?: { identity?: string; silenceMs?: number; metrics?: ControllerMetrics; log?: Logger }): Promise<LiveController>;
   close(): Promise<void>;
 }
 
 export const TD = 'example.org';
 
 /** A fake API server, an in-memory SPIRE server, and controllers started on demand. */
-export async function startWorld(over: Partial<ControllerConfig> = {}): Promise<World> {
+export async function startWorld(over: Partial<ControllerConfig> = {}, spireOptions: Partial<MemorySpireServerOptions> = {}): Promise<World> {
   const kube = await FakeKubeApiServer.start();
-  const spire = await startTestSpire();
+  const spire = await startTestSpire(spireOptions);
   const config: ControllerConfig = {
     ...defaultConfig(),
     trustDomain: TD,
@@ -43,7 +44,7 @@ export async function startWorld(over: Partial<ControllerConfig> = {}): Promise<
         config,
         pass: passOptions(config),
         kc: kube.kubeConfig(),
-        log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+        log: o.log ?? pino({ level: process.env.TEST_LOG ?? 'silent' }),
         signal: stop.signal,
         namespace: 'spire-server',
         ...(o.identity ? { identity: o.identity } : {}),

@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { agentAttribution } from '../../src/entries/agents.js';
+import { ClaimedIds } from '../../src/entries/claims.js';
+import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/entries/render.js';
+import { defaultEntryIDPrefix, type Ownership, ownershipFromConfig } from '../../src/entries/ownership.js';
+import { planEntries, type PlanInput } from '../../src/entries/plan.js';
+import { compileTemplate } from '../../src/template/index.js';
+import { current, declared, owner, pod, spec } from './fixtures.js';
+
+const TD = 'example.org';
+const agent = (cluster: string, node = 'node-1') => `spiffe://${TD}/spire/agent/k8s_psat/${cluster}/${node}`;
+const podOf = (cluster: string, uid: string) => ({ ...pod(uid), parentId: agent(cluster) });
+const staticEntry = (path: string) => spec({ spiffeId: `spiffe://${TD}${path}`, parentId: `spiffe://${TD}/spire/server`, selectors: [{ type: 'k8s_psat', value: 'cluster:x' }] });
+
+/** The ownership of a controller for `cluster` whose config sets no entryIDPrefix (the default). */
+const defaults = (cluster: string, over: Partial<Parameters<typeof ownershipFromConfig>[0]> = {}): Ownership =>
+  ownershipFromConfig({ trustDomain: TD, clusterName: cluster, entryScope: 'prefixed', ...over }, compileTemplate(DEFAULT_PARENT_ID_TEMPLATE));
+
+let n = 0;
+const plan = (ownership: Ownership, over: Partial<PlanInput>) => planEntries({ declared: [], current: [], ownership, policy: 'sync', newId: () => `${ownership.entryIDPrefix}new-${++n}`, ...over });
+
+describe('the entry ID prefix defaults to one per cluster, as the helm chart sets it', () => {
+  it.each([
+    ['east', 'east.'],
+    ['prod.eu-1', 'prod.eu-1.'],
+    ['already.', 'already.'],
+  ])('%s gives %s', (cluster, prefix) => {
+    expect(defaultEntryIDPrefix(cluster)).toBe(prefix);
+    expect(defaults(cluster).entryIDPrefix).toBe(prefix);
+  });
+
+  it('replaces characters SPIRE refuses in an entry ID, and keeps two such names apart by a hash', () => {
+    const a = defaultEntryIDPrefix('team a/prod');
+    const b = defaultEntryIDPrefix('team:a/prod');
+    expect(a).toMatch(/^team-a-prod-[0-9a-f]{8}\.$/);
+    expect(b).toMatch(/^team-a-prod-[0-9a-f]{8}\.$/);
+    expect(a).not.toBe(b);
+    expect(defaultEntryIDPrefix('x'.repeat(300)).length).toBeLessThanOrEqual(201);
+  });
+
+  it('an explicit entryIDPrefix is taken as it is, with no former prefix to recognise', () => {
+    expect(defaults('east', { entryIDPrefix: 'scm.' })).toMatchObject({ entryIDPrefix: 'scm.' });
+    expect(defaults('east', { entryIDPrefix: 'scm.' }).legacyPrefix).toBeUndefined();
+    expect(defaults('east').legacyPrefix).toBe('scm-');
+  });
+
+  it('refuses a cleanup prefix equal to the derived prefix: every new entry would be deleted by the next pass', () => {
+    expect(() => defaults('east', { entryIDPrefixCleanup: 'east.' })).toThrow('entryIDPrefixCleanup: must differ from the entry ID prefix "east." (derived from clusterName: entryIDPrefix is not set)');
+  });
+});
+
+describe('which cluster a parent ID names', () => {
+  const attribution = agentAttribution(TD, 'east', compileTemplate('spiffe://{{ .TrustDomain }}/k8s/{{ .ClusterName }}/node/{{ .NodeMeta.Name }}'));
+  it.each([
+    [agent('west'), 'west'],
+    [`spiffe://${TD}/spire/agent/k8s_sat/west/6a1c0f4e`, 'west'],
+    [`spiffe://${TD}/k8s/west/node/n1`, 'west'],
+    [`spiffe://${TD}/k8s/east/node/n1`, 'east'],
+    [`spiffe://${TD}/spire/server`, undefined],
+    [`spiffe://${TD}/spire/agent/k8s_psat/west`, undefined],
+    [`spiffe://other.org/spire/agent/k8s_psat/west/n1`, undefined],
+  ])('%s: %s', (parent, cluster) => {
+    expect(attribution.clusterOf(parent)).toBe(cluster);
+  });
+
+  it('learns nothing from a template that puts node data before the cluster name', () => {
+    const a = agentAttribution(TD, 'east', compileTemplate('spiffe://{{ .TrustDomain }}/n/{{ .NodeMeta.Name }}/{{ .ClusterName }}'));
+    expect(a.clusterOf(`spiffe://${TD}/n/n1/west`)).toBeUndefined();
+    expect(a.clusterOf(agent('west'))).toBe('west');
+  });
+});
+
+describe('an entry whose parent names another cluster\'s agents is never deleted unless its ID proves it ours', () => {
+  it('under entryScope all: the other cluster\'s pod entry is kept, ours is deleted', () => {
+    const p = plan({ ...defaults('east'), entryScope: 'all' }, { current: [current('a1', podOf('west', 'w1')), current('a2', podOf('east', 'e1'))] });
+    expect(p.deletes.map((d) => d.id)).toEqual(['a2']);
+    expect(p.kept).toEqual([{ id: 'a1', reason: 'other-cluster', detail: "its parent ID names an agent of cluster west, and its ID does not show it is ours" }]);
+  });
+
+  it('with entryIDPrefixCleanup "": the other cluster\'s server-generated entries are not even candidates', () => {
+    const p = plan(defaults('east', { entryIDPrefixCleanup: '' }), {
+      current: [current('0b8e5d1c-0000-4000-8000-000000000001', podOf('west', 'w1')), current('0b8e5d1c-0000-4000-8000-000000000002', podOf('east', 'e1'))],
+    });
+    expect(p.deletes.map((d) => d.id)).toEqual(['0b8e5d1c-0000-4000-8000-000000000002']);
+    expect(p.kept).toEqual([]);
+  });
+
+  it('an entry with our prefix is ours wherever its parent points (a static entry for another cluster\'s node)', () => {
+    const p = plan(defaults('east'), { current: [current('east.1', podOf('west', 'w1'))] });
+    expect(p.deletes.map((d) => d.id)).toEqual(['east.1']);
+  });
+
+  it('another cluster\'s entries under its own prefix are foreign: not deleted, not reported', () => {
+    const p = plan(defaults('east'), { current: [current('west.1', podOf('west', 'w1')), current('west.2', staticEntry('/gw'))] });
+    expect([p.deletes, p.kept, p.conflicts]).toEqual([[], [], []]);
+  });
+});
+
+describe('after an upgrade, entries of the former default prefix (scm-) stay in place', () => {
+  it('a pod entry under this cluster\'s agents is ours: updated in place, deleted when its pod goes', () => {
+    const e1 = podOf('east', 'e1');
+    const p = plan(defaults('east'), {
+      declared: [declared({ ...e1, dnsNames: ['web'] })],
+      current: [current('scm-1', e1), current('scm-2', podOf('east', 'gone'))],
+    });
+    expect(p.creates).toEqual([]);
+    expect(p.updates.map((u) => [u.id, u.changed])).toEqual([['scm-1', ['dnsNames']]]);
+    expect(p.deletes.map((d) => d.id)).toEqual(['scm-2']);
+  });
+
+  it('a pod entry under another cluster\'s agents is left alone, declared or not', () => {
+    const p = plan(defaults('east'), { current: [current('scm-1', podOf('west', 'w1'))] });
+    expect([p.deletes, p.kept, p.adopted]).toEqual([[], [], []]);
+  });
+
+  it('an entry naming no cluster is adopted when it holds an entry we declare, and otherwise left alone', () => {
+    const gw = staticEntry('/gw');
+    const p = plan(defaults('east'), {
+      declared: [declared({ ...gw, hint: 'gw' }, owner('gw', { kind: 'ClusterStaticEntry' }))],
+      current: [current('scm-gw', gw), current('scm-other', staticEntry('/other'))],
+    });
+    expect(p.creates).toEqual([]);
+    expect(p.conflicts).toEqual([]);
+    expect(p.adopted).toEqual(['scm-gw']);
+    expect(p.updates.map((u) => u.id)).toEqual(['scm-gw']);
+    expect(p.deletes).toEqual([]);
+  });
+
+  it('an adopted entry is remembered, so it is deleted when its declaration goes', () => {
+    const gw = staticEntry('/gw');
+    const claims = new ClaimedIds();
+    const first = plan(defaults('east'), { declared: [declared(gw, owner('gw', { kind: 'ClusterStaticEntry' }))], current: [current('scm-gw', gw)] });
+    claims.record(first, { assigned: new Map(), failures: [], heldBack: [] });
+    const second = plan({ ...defaults('east'), claimed: claims.ids }, { current: [current('scm-gw', gw)] });
+    expect(second.deletes.map((d) => d.id)).toEqual(['scm-gw']);
+    claims.record(second, { assigned: new Map(), failures: [], heldBack: [] });
+    expect(claims.ids.size).toBe(0);
+  });
+});
+
+describe('on a SPIRE server that ignores requested entry IDs, ownership falls back to what entries show', () => {
+  const old = (cluster: string): Ownership => ({ ...defaults(cluster), serverAssignsIds: true });
+  const uuid = (i: number) => `0b8e5d1c-0000-4000-8000-00000000000${i}`;
+
+  it('pod entries under this cluster\'s agents are ours; another cluster\'s and unattributed undeclared ones are not', () => {
+    const p = plan(old('east'), {
+      current: [current(uuid(1), podOf('east', 'gone')), current(uuid(2), podOf('west', 'w1')), current(uuid(3), staticEntry('/manual'))],
+    });
+    expect(p.deletes.map((d) => d.id)).toEqual([uuid(1)]);
+    expect(p.kept).toEqual([]);
+  });
+
+  it('an entry holding a key we declare is adopted, not reported as a conflict', () => {
+    const gw = staticEntry('/gw');
+    const p = plan(old('east'), { declared: [declared(gw, owner('gw', { kind: 'ClusterStaticEntry' }))], current: [current(uuid(4), gw)] });
+    expect([p.creates, p.conflicts, p.adopted]).toEqual([[], [], [uuid(4)]]);
+  });
+
+  it('creates stored under the server\'s own IDs are claimed, so they are deleted when undeclared', () => {
+    const gw = staticEntry('/gw');
+    const claims = new ClaimedIds();
+    const first = plan(old('east'), { declared: [declared(gw, owner('gw', { kind: 'ClusterStaticEntry' }))] });
+    claims.record(first, { assigned: new Map([[first.creates[0]!.id, uuid(5)]]), failures: [], heldBack: [] });
+    const second = plan({ ...old('east'), claimed: claims.ids }, { current: [current(uuid(5), gw)] });
+    expect(second.deletes.map((d) => d.id)).toEqual([uuid(5)]);
+  });
+});
