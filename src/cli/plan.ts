@@ -35,7 +35,7 @@ export async function runOnce(
   const options = passOptions(config);
   const manifests = await readManifests(manifestPaths(flags.manifests, config), config);
   for (const p of manifests.set.problems) log.warn(formatProblem(p));
-  const passOpts = { ...options, ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}) };
+  const passOpts = { ...options, explainMigration: true, ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}) };
 
   let result: EntryPassResult;
   let federation: FederationPassResult | undefined;
@@ -76,11 +76,11 @@ export async function runOnce(
   }
 
   if (output === 'json') {
-    const json = planJson(result) as { status: Record<string, unknown> };
+    const json = planJson(result, options.ownership.entryIDPrefix) as { status: Record<string, unknown> };
     if (federation) json.status.clusterFederatedTrustDomains = federation.status;
     opts.print(JSON.stringify({ ...json, ...(federation ? { federation: federationJson(federation) } : {}) }, null, 2));
   } else {
-    opts.print(planTable(result));
+    opts.print(planTable(result, options.ownership.entryIDPrefix));
     if (federation) opts.print(federationTable(federation));
     if (result.applied) opts.print(`\n${applySummary(result)}`);
   }

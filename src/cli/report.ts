@@ -1,4 +1,13 @@
-import { type ComparedField, describeEntryConflict, describeFederationOmission, describeRenderFailure, type EntryPassResult, type EntrySpec, objectName } from '../entries/index.js';
+import {
+  type ComparedField,
+  describeEntryConflict,
+  describeFederationOmission,
+  describeMigration,
+  describeRenderFailure,
+  type EntryPassResult,
+  type EntrySpec,
+  objectName,
+} from '../entries/index.js';
 
 /** An entry as `plan --output json` prints it. */
 export interface EntryView {
@@ -45,9 +54,17 @@ export function entryView(id: string, s: EntrySpec): EntryView {
   };
 }
 
+/** The migration notes with their messages; undefined when there is nothing to say. */
+function migrationReport(result: EntryPassResult, entryIDPrefix: string): (EntryPassResult['migration'] & { messages: string[] }) | undefined {
+  const notes = result.migration;
+  if (!notes || (!notes.serverGenerated && !notes.legacy)) return undefined;
+  return { ...notes, messages: describeMigration(notes, entryIDPrefix).map((m) => m.message) };
+}
+
 /** The plan as one JSON object (the documented `plan --output json` shape). */
-export function planJson(result: EntryPassResult): object {
+export function planJson(result: EntryPassResult, entryIDPrefix = ''): object {
   const { plan, declared, status } = result;
+  const migration = migrationReport(result, entryIDPrefix);
   return {
     create: plan.creates.map((c) => entryView(c.id, c.spec)),
     update: plan.updates.map((u) => ({ entry: entryView(u.id, u.spec), changed: u.changed.map((f) => FIELD_NAMES[f]) })),
@@ -56,6 +73,7 @@ export function planJson(result: EntryPassResult): object {
     renderFailures: declared.renderFailures.map((f) => ({ object: objectName(f.owner), ...(f.pod ? { pod: f.pod } : {}), message: f.message })),
     federationOmissions: declared.federationOmissions.map((o) => ({ object: objectName(o.owner), spiffeID: o.spiffeId, missing: o.missing })),
     kept: plan.kept,
+    ...(migration ? { migration } : {}),
     status,
   };
 }
@@ -85,7 +103,7 @@ function table(header: string[], rows: string[][]): string[] {
 }
 
 /** The plan for a terminal: creates, updates (old -> new), deletes, status, then what went wrong. */
-export function planTable(result: EntryPassResult): string {
+export function planTable(result: EntryPassResult, entryIDPrefix = ''): string {
   const { plan, declared, status } = result;
   const out: string[] = [];
   const section = (title: string, count: number) => out.push('', `${title} (${count})`);
@@ -134,6 +152,12 @@ export function planTable(result: EntryPassResult): string {
   if (plan.kept.length > 0) {
     section('Kept (not deleted or changed)', plan.kept.length);
     for (const k of plan.kept) out.push(`  = ${k.id}: ${k.detail}`);
+  }
+  const migration = migrationReport(result, entryIDPrefix);
+  if (migration) {
+    out.push('', 'Migration');
+    for (const m of migration.messages) out.push(`  ! ${m}`);
+    for (const id of migration.legacy?.leftAloneIds ?? []) out.push(`  = ${id}: former default prefix, owner unknown: left alone`);
   }
   return out.join('\n').replace(/^\n/, '');
 }

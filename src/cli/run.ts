@@ -2,7 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Command } from 'commander';
-import { ClaimedIds, entryPassProblems, logProblems, runEntryPass, SpireServerProbe } from '../entries/index.js';
+import { ClaimedIds, entryPassProblems, logMigration, logProblems, runEntryPass, SpireServerProbe } from '../entries/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
@@ -38,6 +38,7 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
   const spire = spireClientFor(config);
   const probe = new SpireServerProbe();
   const warn = (m: string) => log.warn(m);
+  let migrationExplained = false;
   // Relationships this process set; under entryScope prefixed only these may be deleted.
   const ourRelationships = new Set<string>();
 
@@ -74,11 +75,14 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
       const result = await runEntryPass(manifests.snapshot, spire, {
         ...options,
         ...(probe.ignoresEntryIds ? { ownership: { ...options.ownership, serverAssignsIds: true } } : {}),
+        explainMigration: !migrationExplained,
         ...(federatedBundles ? { federatedBundles } : {}),
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
       });
       if (result.applied) probe.noticeAssignedIds(result.applied, warn);
+      if (!migrationExplained) logMigration(log, result.migration, options.ownership.entryIDPrefix);
+      migrationExplained = true;
       logProblems(log, entryPassProblems(result));
       const a = result.applied;
       log.info(

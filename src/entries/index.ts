@@ -15,6 +15,7 @@ export {
 } from './ownership.js';
 export { agentAttribution, type AgentAttribution } from './agents.js';
 export { ClaimedIds } from './claims.js';
+export { describeMigration, logMigration, type MigrationNotes, migrationNotes } from './migration.js';
 export * from './plan.js';
 export { applyPlan, type ApplyFailure, type ApplyResult } from './apply.js';
 export { indexServices, serviceDnsNames, type ServiceIndex } from './endpoints.js';

@@ -8,8 +8,9 @@ import type { CurrentState } from './current-state.js';
 import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
 import type { ClaimedIds } from './claims.js';
-import { type Plan, planEntries } from './plan.js';
+import { type Plan, planEntries, type PlanInput } from './plan.js';
 import { computeStatus, type StatusReport } from './status.js';
+import { type MigrationNotes, migrationNotes } from './migration.js';
 
 export type PassPhase = 'list' | 'render' | 'plan' | 'apply';
 
@@ -28,6 +29,8 @@ export interface EntryPassOptions {
   federatedBundles?: ReadonlySet<string>;
   /** Entries known to be ours whose IDs do not say so, kept across passes by the caller (see ClaimedIds). */
   claims?: ClaimedIds;
+  /** Also work out what a migration has to deal with (MigrationNotes): for `plan` and the first pass of a run. */
+  explainMigration?: boolean;
 }
 
 /** The ownership a pass plans with: the configured one and what the caller has claimed so far. */
@@ -77,6 +80,8 @@ export interface EntryPassResult {
   memo?: PassMemo;
   /** True when the pass was a previous one again (see PassMemo): nothing was rendered or planned. */
   reused?: boolean;
+  /** With `explainMigration`. */
+  migration?: MigrationNotes;
 }
 
 /**
@@ -102,8 +107,8 @@ export function planPass(
   opts: EntryPassOptions,
   bundles?: ReadonlySet<string>,
 ): Omit<EntryPassResult, 'applied'> {
-  const { declared, plan } = declareAndPlan(snapshot, current, opts, bundles);
-  return { declared, plan, status: computeStatus(declared, plan) };
+  const { declared, plan, migration } = declareAndPlan(snapshot, current, opts, bundles);
+  return { declared, plan, status: computeStatus(declared, plan), ...(migration ? { migration } : {}) };
 }
 
 // Status is left to the caller: after an apply it depends on what was written.
@@ -112,10 +117,10 @@ function declareAndPlan(
   current: readonly CurrentEntry[],
   opts: EntryPassOptions,
   bundles: ReadonlySet<string> | undefined,
-): Pick<EntryPassResult, 'declared' | 'plan'> {
+): Pick<EntryPassResult, 'declared' | 'plan' | 'migration'> {
   const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
   if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.declared, bundles));
-  const plan = timed('plan', opts, () => planEntries({
+  const input: PlanInput = {
     declared: declared.declared,
     current,
     ownership: ownershipOf(opts),
@@ -125,8 +130,9 @@ function declareAndPlan(
     ...(declared.keepAllPodEntries ? { keepAllPodEntries: declared.keepAllPodEntries } : {}),
     ...(declared.keepNonPodEntries ? { keepNonPodEntries: declared.keepNonPodEntries } : {}),
     ...(opts.suppressDeletes ? { suppressDeletes: opts.suppressDeletes } : {}),
-  }));
-  return { declared, plan };
+  };
+  const plan = timed('plan', opts, () => planEntries(input));
+  return { declared, plan, ...(opts.explainMigration ? { migration: migrationNotes(input, plan) } : {}) };
 }
 
 /**

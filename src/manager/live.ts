@@ -22,6 +22,7 @@ import {
   type EntryPassOptions,
   type EntryPassResult,
   type PassMemo,
+  logMigration,
   type PassProblem,
   type ServiceIndex,
   RenderCache,
@@ -133,6 +134,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // On a server that ignores requested IDs, ownership falls back to what the entries themselves show.
   const ownership = () => (probe.ignoresEntryIds ? { ...passOptions.ownership, serverAssignsIds: true } : passOptions.ownership);
   const probeServer = () => probe.refresh(spire, config.trustDomain, passOptions.ownership.entryIDPrefix, warn);
+  // The first full pass also says what a migration has to deal with (entries of upstream or of our former prefix).
+  let migrationExplained = false;
   // What we last wrote per object, with the object's resourceVersion at that time: the
   // watch may not have brought our own write back yet, and writing it again is noise.
   const written = new Map<string, { json: string; rv: string | undefined }>();
@@ -344,6 +347,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       }, spire, {
         ...passOptions,
         ownership: ownership(),
+        explainMigration: !migrationExplained,
         signal,
         state: currentState,
         snapshotVersion: String(version),
@@ -354,6 +358,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       });
       memo = result.memo;
       if (result.applied) probe.noticeAssignedIds(result.applied, warn);
+      if (!migrationExplained) logMigration(log, result.migration, passOptions.ownership.entryIDPrefix);
+      migrationExplained = true;
       // A status computed under a term that has ended may be stale for the new leader: do not write it.
       if (signal.aborted) return;
       const statusStarted = performance.now();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentAttribution } from '../../src/entries/agents.js';
 import { ClaimedIds } from '../../src/entries/claims.js';
+import { describeMigration, migrationNotes } from '../../src/entries/migration.js';
 import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/entries/render.js';
 import { defaultEntryIDPrefix, type Ownership, ownershipFromConfig } from '../../src/entries/ownership.js';
 import { planEntries, type PlanInput } from '../../src/entries/plan.js';
@@ -163,5 +164,63 @@ describe('on a SPIRE server that ignores requested entry IDs, ownership falls ba
     claims.record(first, { assigned: new Map([[first.creates[0]!.id, uuid(5)]]), failures: [], heldBack: [] });
     const second = plan({ ...old('east'), claimed: claims.ids }, { current: [current(uuid(5), gw)] });
     expect(second.deletes.map((d) => d.id)).toEqual([uuid(5)]);
+  });
+});
+
+describe('migrating from spire-controller-manager without entryIDPrefix: what plan and the start-up log say', () => {
+  const uuid = (i: number) => `0b8e5d1c-0000-4000-8000-00000000000${i}`;
+  const input = (): PlanInput => ({
+    declared: [declared(podOf('east', 'e1')), declared(podOf('east', 'e2'))],
+    current: [
+      current(uuid(1), podOf('east', 'e1')),
+      current(uuid(2), podOf('east', 'e2')),
+      current(uuid(3), podOf('east', 'gone')),
+      current(uuid(4), podOf('west', 'w1')),
+      current(uuid(5), staticEntry('/by-hand')),
+    ],
+    ownership: defaults('east'),
+    policy: 'sync',
+  });
+
+  it('counts the declared entries they hold, the strays, and what each setting would do this pass', () => {
+    const i = input();
+    const p = planEntries(i);
+    expect(p.conflicts).toHaveLength(2);
+    expect(p.deletes).toEqual([]);
+    expect(migrationNotes(i, p)).toEqual({
+      serverGenerated: {
+        held: 2,
+        strays: 1,
+        // The held, the stray and the one made by hand; never the other cluster's pod entry.
+        withCleanup: { deletes: 4, creates: 2, replacing: 2 },
+        withScopeAll: { updates: 0, deletes: 2 },
+      },
+    });
+    const lines = describeMigration(migrationNotes(i, p), 'east.').map((l) => l.message);
+    expect(lines[0]).toMatch(/^migration: 2 declared entries are held by entries with server-generated IDs .* and 1 more such pod entry under this cluster's agents is declared by nothing\./);
+    expect(lines[1]).toContain('set entryIDPrefixCleanup: "" for one pass, then remove it: this pass it would delete 4 entries');
+    expect(lines[1]).toContain('create 2 with east. IDs (2 in place of held ones)');
+    expect(lines[2]).toContain('set entryScope: all');
+    expect(lines[2]).toContain('2 deletes');
+  });
+
+  it('says nothing once either setting is made, or when no declared entry is held', () => {
+    const i = input();
+    for (const ownership of [{ ...i.ownership, entryIDPrefixCleanup: '' }, { ...i.ownership, entryScope: 'all' as const }]) {
+      const j = { ...i, ownership };
+      expect(migrationNotes(j, planEntries(j))).toEqual({});
+    }
+    const none = { ...i, declared: [] };
+    expect(migrationNotes(none, planEntries(none))).toEqual({});
+  });
+
+  it('reports entries of the former default prefix: those kept in place, and those left alone by ID', () => {
+    const j: PlanInput = { declared: [declared(podOf('east', 'e1'))], current: [current('scm-1', podOf('east', 'e1')), current('scm-2', staticEntry('/x'))], ownership: defaults('east'), policy: 'sync' };
+    const notes = migrationNotes(j, planEntries(j));
+    expect(notes).toEqual({ legacy: { prefix: 'scm-', managed: 1, leftAlone: 1, leftAloneIds: ['scm-2'] } });
+    const [line] = describeMigration(notes, 'east.');
+    expect(line?.level).toBe('warn');
+    expect(line?.message).toContain('new entries get IDs starting east. (derived from clusterName). 1 entry with the former default prefix scm- is this cluster\'s');
+    expect(line?.message).toContain('1 is left alone');
   });
 });
