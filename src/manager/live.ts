@@ -45,6 +45,7 @@ import type { SpireClient } from '../spire/index.js';
 import { spireClientFor } from './spire-client.js';
 import type { ControllerMetrics } from './metrics.js';
 import { CoalescingTrigger } from './trigger.js';
+import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
 const SELECTED_BY_CLUSTER_SPIFFEIDS = new Set(['pods', 'namespaces', 'nodes', 'endpointslices', 'endpoints']);
 
@@ -304,14 +305,19 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     queued = 0;
     metrics?.setQueueDepth(0);
     const podsOnly = !fullRequested && !currentState.needsList() && probe.fields !== undefined && config.reconcile.clusterSPIFFEIDs;
+    // The changes this pass takes, for controller-runtime's queue metrics.
+    const work = metrics?.upstream.take();
+    let ok = true;
     if (podsOnly) {
-      if (dirtyPods.size === 0) return;
+      if (dirtyPods.size === 0) return void work?.done(true);
       try {
         await podPass(signal, started);
       } catch (err) {
+        ok = false;
         passFailed(err);
       } finally {
         passes++;
+        work?.done(ok);
       }
       return;
     }
@@ -387,6 +393,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           renderFailures: result.declared.renderFailures.length,
           conflicts: result.plan.conflicts.length,
           withoutFederation: result.declared.federationOmissions.length,
+          staticEntryFailures: result.declared.renderFailures.filter((f) => f.owner.kind === 'ClusterStaticEntry').length,
           kept: result.plan.kept.length + (a?.heldBack.length ?? 0),
         },
         (Date.now() - started) / 1000,
@@ -394,9 +401,11 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       if (a?.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
       else passBackoff.reset();
     } catch (err) {
+      ok = false;
       passFailed(err);
     } finally {
       passes++;
+      work?.done(ok);
     }
   };
 
@@ -411,6 +420,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       cacheVersion++;
       queued++;
       metrics?.setQueueDepth(queued);
+      // A standby runs no controllers (controller-runtime starts them with the lease), so its queues stay empty.
+      if (change && term && !term.aborted) metrics?.upstream.add(CONTROLLER_OF_RESOURCE[resource] ?? resource);
       const m = change?.obj.metadata;
       if (resource === 'endpointslices' || resource === 'endpoints') services = undefined;
       if (resource === 'pods' && change && m?.uid && m.name) {
@@ -427,6 +438,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     onOptionalAccess: optionalAccess,
   });
 
+  // controller-runtime's series exist from the start, one controller per watched kind (EndpointSlices or Endpoints below).
+  for (const r of ['clusterspiffeids', 'clusterstaticentries', 'clusterfederatedtrustdomains', 'pods', 'namespaces', 'nodes']) metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[r]!);
   // Caches warm up while SPIRE may still be starting: readiness depends on the sync only.
   opts.onCache?.(cache);
   await Promise.all([
@@ -449,6 +462,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         },
       ),
   ]);
+  // Whichever of the two is watched; neither when neither may be listed.
+  if (cache.serviceSource !== 'none') metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[cache.serviceSource]!);
   // Stopped while waiting for SPIRE: nothing started.
   if (!opts.signal.aborted) log.info({ socket: spire.socketPath, serviceSource: cache.serviceSource }, 'live mode started');
   let elector: LeaderElector | undefined;
@@ -468,19 +483,21 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       {
         onStartedLeading: (signal) => {
           term = signal;
-          metrics?.setLeader(true);
+          metrics?.setLeader(true, le.resourceName);
           currentState.invalidate();
           requestFull();
         },
         onStoppedLeading: () => {
           term = undefined;
-          metrics?.setLeader(false);
+          metrics?.setLeader(false, le.resourceName);
+          metrics?.upstream.dropPending();
           statusWriter.stop();
           // Writes still pending were just dropped: a later term must not take them for written.
           written.clear();
         },
       },
     );
+    metrics?.setLeader(false, le.resourceName);
     elector.start();
   } else {
     metrics?.setLeader(true);

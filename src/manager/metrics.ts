@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RpcObserver } from '../spire/rpc.js';
+import { UpstreamMetrics } from './upstream-metrics.js';
 
 /** The steps of one reconcile pass, in order (README, "Entry engine"). */
 export type Phase = 'list' | 'render' | 'plan' | 'apply' | 'status';
@@ -18,6 +19,8 @@ export interface PassCounts {
   withoutFederation?: number;
   conflicts: number;
   kept: number;
+  /** ClusterStaticEntries that failed to render (upstream's cluster_static_entry_failures). Optional: 0 when absent. */
+  staticEntryFailures?: number;
 }
 
 const ENTRY_OPS = ['created', 'updated', 'deleted', 'failed'] as const;
@@ -48,6 +51,8 @@ export class ControllerMetrics {
   readonly registry: Registry;
   /** Records one SPIRE call; pass it as `observe` in the SPIRE client options. */
   readonly observeSpireRpc: RpcObserver;
+  /** The names spire-controller-manager exports (controller-runtime's and its own), beside ours. */
+  readonly upstream: UpstreamMetrics;
 
   private readonly phaseSeconds: Histogram<'phase'>;
   private readonly passSeconds: Histogram;
@@ -159,6 +164,8 @@ export class ControllerMetrics {
       },
     });
 
+    this.upstream = new UpstreamMetrics(this.registry);
+
     // Every series exists from the start, so rate() and absent() work before the first event.
     for (const op of ENTRY_OPS) this.entries.inc({ op }, 0);
     this.leader.set(0);
@@ -181,6 +188,7 @@ export class ControllerMetrics {
     this.conflicts.set(result.conflicts);
     this.withoutFederation.set(result.withoutFederation ?? 0);
     this.kept.set(result.kept);
+    this.upstream.addStaticEntryFailures(result.staticEntryFailures ?? 0);
     this.passSeconds.observe(seconds);
     this.lastSuccessAt = performance.now();
     this.lastSuccessTimestamp.set(Date.now() / 1000);
@@ -201,8 +209,10 @@ export class ControllerMetrics {
     this.queueDepth.set(n);
   }
 
-  setLeader(isLeader: boolean): void {
+  /** `lease`: the Lease's name, with leader election on (controller-runtime's leader_election_master_status). */
+  setLeader(isLeader: boolean, lease?: string): void {
     this.leader.set(isLeader ? 1 : 0);
+    if (lease !== undefined) this.upstream.setLeader(lease, isLeader);
   }
 
   /** An optional resource the controller may (false) or may not (true) access, as last seen. */
