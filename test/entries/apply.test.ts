@@ -168,50 +168,31 @@ describe('the dropped-field probe asks the server again only after its interval,
 });
 
 describe('a SPIRE server older than 1.8.0 ignores requested entry IDs', () => {
+  const t = spireForEachTest({ ignoreRequestedEntryIds: true });
+
   it('the probe entry shows it, and is deleted by the ID the server gave it', async () => {
-    const spire = await startTestSpire({ ignoreRequestedEntryIds: true });
-    const client = new SpireClient({ socket: spire.socketPath });
-    try {
-      expect(await probeSpireServer(client, 'example.org', 'east.')).toEqual({ unsupported: new Set(), ignoresEntryIds: true });
-      expect(spire.server.entries.size).toBe(0);
-    } finally {
-      client.close();
-      await spire.close();
-    }
+    expect(await probeSpireServer(t.client, 'example.org', 'east.')).toEqual({ unsupported: new Set(), ignoresEntryIds: true });
+    expect(t.spire.server.entries.size).toBe(0);
   });
 
   it('a probe left by an earlier process is deleted and the probe written again, so the answer is fresh', async () => {
-    const spire = await startTestSpire({ ignoreRequestedEntryIds: true });
-    const client = new SpireClient({ socket: spire.socketPath });
-    try {
-      const probe = { trust_domain: 'example.org', path: '/spire-reconciler/unsupported-fields-probe/east' };
-      spire.server.seed({ entries: [{ id: 'east.unsupported-fields-probe', parent_id: probe, spiffe_id: probe, selectors: [{ type: 'a', value: '1' }] }] });
-      expect((await probeSpireServer(client, 'example.org', 'east.')).ignoresEntryIds).toBe(true);
-      expect(spire.server.entries.size).toBe(0);
-    } finally {
-      client.close();
-      await spire.close();
-    }
+    const probe = { trust_domain: 'example.org', path: '/spire-reconciler/unsupported-fields-probe/east' };
+    t.spire.server.seed({ entries: [{ id: 'east.unsupported-fields-probe', parent_id: probe, spiffe_id: probe, selectors: [{ type: 'a', value: '1' }] }] });
+    expect((await probeSpireServer(t.client, 'example.org', 'east.')).ignoresEntryIds).toBe(true);
+    expect(t.spire.server.entries.size).toBe(0);
   });
 
   it('a create answered with another ID is recorded, and the probe object reports it once', async () => {
-    const spire = await startTestSpire({ ignoreRequestedEntryIds: true });
-    const client = new SpireClient({ socket: spire.socketPath });
-    try {
-      const plan = planEntries({ declared: [declared(pod('p1'))], current: [], ownership: { entryIDPrefix: 'east.', entryScope: 'prefixed' }, policy: 'sync' });
-      const result = await applyPlan(plan, client);
-      const stored = spire.server.entries.all()[0]!.id;
-      expect(result.assigned).toEqual(new Map([[plan.creates[0]!.id, stored]]));
-      const warnings: string[] = [];
-      const probe = new SpireServerProbe();
-      probe.noticeAssignedIds(result, (m) => warnings.push(m));
-      probe.noticeAssignedIds(result, (m) => warnings.push(m));
-      expect(probe.ignoresEntryIds).toBe(true);
-      expect(warnings).toEqual([IGNORED_IDS_WARNING]);
-    } finally {
-      client.close();
-      await spire.close();
-    }
+    const plan = planEntries({ declared: [declared(pod('p1'))], current: [], ownership: { entryIDPrefix: 'east.', entryScope: 'prefixed' }, policy: 'sync' });
+    const result = await applyPlan(plan, t.client);
+    const stored = t.spire.server.entries.all()[0]!.id;
+    expect(result.assigned).toEqual(new Map([[plan.creates[0]!.id, stored]]));
+    const warnings: string[] = [];
+    const probe = new SpireServerProbe();
+    probe.noticeAssignedIds(result, (m) => warnings.push(m));
+    probe.noticeAssignedIds(result, (m) => warnings.push(m));
+    expect(probe.ignoresEntryIds).toBe(true);
+    expect(warnings).toEqual([IGNORED_IDS_WARNING]);
   });
 });
 

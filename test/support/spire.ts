@@ -65,13 +65,14 @@ export async function startTestSpire(opts: Partial<MemorySpireServerOptions> = {
 }
 
 /**
- * Inside a describe: a fresh in-memory SPIRE server and a SpireClient on its
- * socket for every test, closed after it. Read them as `t.spire`, `t.client`.
+ * Inside a describe: a fresh in-memory SPIRE server (with `opts`) and a
+ * SpireClient on its socket for every test, closed after it. Read them as
+ * `t.spire`, `t.client`.
  */
-export function spireForEachTest(): { readonly spire: TestSpire; readonly client: SpireClient } {
+export function spireForEachTest(opts: Partial<MemorySpireServerOptions> = {}): { readonly spire: TestSpire; readonly client: SpireClient } {
   const t = {} as { spire: TestSpire; client: SpireClient };
   beforeEach(async () => {
-    t.spire = await startTestSpire();
+    t.spire = await startTestSpire(opts);
     t.client = new SpireClient({ socket: t.spire.socketPath });
   });
   afterEach(async () => {
