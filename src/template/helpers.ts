@@ -14,6 +14,7 @@ import { ExecFault, GoArgumentError, GoError } from './errors.js';
 import { printAction } from './format.js';
 import { BUILTINS } from './funcs.js';
 import { INT } from './gotypes.js';
+import { MAX_RENDER_CHARS, MAX_RENDER_ITERATIONS, renderBudget } from './limits.js';
 import { GoValue, NO_VALUE, fieldStep, indirect, readItems, readNumber, readObject, sortedKeys, truth } from './values.js';
 import type { Cursor } from './values.js';
 
@@ -48,6 +49,13 @@ function walk(recv: GoValue, rest: readonly unknown[]): void {
   }
 }
 
+/** Counts output against the render's budget (limits.ts), so no template can grow a string without bound. */
+function spend(text: string): string {
+  renderBudget.chars += text.length;
+  if (renderBudget.chars > MAX_RENDER_CHARS) throw new GoError(`render output exceeds the limit of ${MAX_RENDER_CHARS} characters`);
+  return text;
+}
+
 function resetSlots(slots: Slots, lo: number, hi: number): void {
   for (let i = lo; i < hi; i++) slots[i] = undefined;
 }
@@ -56,7 +64,7 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
   /** `{{ x }}`: print a value as Go does. */
   out(site: number, value: GoValue): string {
     try {
-      return printAction(value);
+      return spend(printAction(value));
     } catch (err) {
       throw atSite(site, err);
     }
@@ -66,7 +74,7 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
   pf(site: number, recv: GoValue, ...rest: unknown[]): string {
     try {
       walk(recv, rest);
-      return printAction(cursor.t === undefined ? NO_VALUE : new GoValue(cursor.t, cursor.v));
+      return spend(printAction(cursor.t === undefined ? NO_VALUE : new GoValue(cursor.t, cursor.v)));
     } catch (err) {
       throw atSite(site, err);
     }
@@ -86,13 +94,23 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
   fn(site: number, name: string, ...rest: unknown[]): GoValue {
     const builtin = BUILTINS.get(name);
     if (builtin === undefined) throw new ExecFault(site, `${JSON.stringify(name)} is not a defined function`);
+    let result: GoValue;
     try {
-      return builtin(rest.slice(0, -1) as GoValue[]);
+      result = builtin(rest.slice(0, -1) as GoValue[]);
     } catch (err) {
       if (err instanceof GoArgumentError) throw new ExecFault(site, err.message);
       if (err instanceof GoError) throw new ExecFault(site, `error calling ${name}: ${err.message}`);
       throw err;
     }
+    // printf's width alone can make a megabyte; a range can repeat it.
+    if (typeof result.v === 'string') {
+      try {
+        spend(result.v);
+      } catch (err) {
+        throw atSite(site, err);
+      }
+    }
+    return result;
   },
 
   /** `{{if}}`: Go's truth, not Handlebars'. Trailing `slots lo hi` end the scope of variables declared inside. */
@@ -120,6 +138,7 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
     const options = optionsOf(rest);
     const slots = rest.length === 6 ? (rest[0] as Slots) : undefined;
     const iterate = (key: GoValue, elem: GoValue): string => {
+      if (++renderBudget.iterations > MAX_RENDER_ITERATIONS) throw new GoError(`range exceeds the limit of ${MAX_RENDER_ITERATIONS} iterations in one render`);
       let data: unknown = options.data;
       if (nvars === 2) {
         const frame = hb.createFrame(options.data) as Record<string, unknown>;
@@ -128,7 +147,7 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
       }
       const out = options.fn(elem, { data });
       if (slots !== undefined) resetSlots(slots, rest[2] as number, rest[3] as number);
-      return out;
+      return spend(out);
     };
     let out = '';
     let ran = false;

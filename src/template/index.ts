@@ -9,6 +9,7 @@
  */
 
 import type { TemplateDelegate } from 'handlebars';
+import type { Node } from './ast.js';
 import { ExecFault, TemplateExecError, TemplateParseError, positionOf } from './errors.js';
 import { directRenderer } from './direct.js';
 import { emit } from './emit.js';
@@ -18,8 +19,10 @@ import { compileHandlebars } from './helpers.js';
 import type { Slots } from './helpers.js';
 import { parse } from './parser.js';
 import { GoValue } from './values.js';
+import { startRender, TemplateLimitError, templateLimitProblem } from './limits.js';
 
 export { TemplateExecError, TemplateParseError } from './errors.js';
+export { MAX_TEMPLATE_ACTIONS, MAX_TEMPLATE_BYTES, MAX_RENDER_CHARS, MAX_RENDER_ITERATIONS, TemplateLimitError, countActions, templateLimitProblem } from './limits.js';
 
 /**
  * spire-controller-manager's templateData. The objects are Kubernetes JSON
@@ -46,6 +49,13 @@ export interface CompiledTemplate {
   render(data: TemplateData): string;
   /** True when plain data is rendered by concatenation rather than by Handlebars (text and string fields only; see direct.ts). */
   readonly isDirect: boolean;
+  /**
+   * The template's top level: text every render prints as it is (adjacent
+   * pieces joined), and null for each action or block, whose output depends
+   * on the data. What is certain of every output can be checked from it
+   * before any pod is seen.
+   */
+  readonly outline: readonly (string | null)[];
 }
 
 class GoTemplate implements CompiledTemplate {
@@ -60,8 +70,11 @@ class GoTemplate implements CompiledTemplate {
   /** Renders the simple templates without Handlebars, when the data allows (see direct.ts). */
   private readonly direct: ((data: TemplateData) => string | undefined) | undefined;
 
+  readonly outline: readonly (string | null)[];
+
   constructor(readonly source: string) {
     const parsed = parse(source);
+    this.outline = outlineOf(parsed.root);
     this.direct = directRenderer(parsed.root);
     const emitted = emit(parsed);
     this.handlebarsSource = emitted.source;
@@ -81,6 +94,7 @@ class GoTemplate implements CompiledTemplate {
     if (out !== undefined) return out;
     const root = new GoValue(TEMPLATE_DATA, data);
     const options = this.sharedOptions ?? { data: { k: this.constants, v: new Array(this.slotCount) as Slots } };
+    startRender();
     try {
       return this.template(root, options);
     } catch (err) {
@@ -91,6 +105,17 @@ class GoTemplate implements CompiledTemplate {
       throw new TemplateExecError({ line: 1, column: 0 }, '', `internal error: ${(err as Error).message}`, { cause: err });
     }
   }
+}
+
+function outlineOf(root: readonly Node[]): (string | null)[] {
+  const out: (string | null)[] = [];
+  for (const node of root) {
+    const last = out.length - 1;
+    if (node.kind !== 'text') out.push(null);
+    else if (last >= 0 && out[last] !== null) out[last] += node.text;
+    else out.push(node.text);
+  }
+  return out;
 }
 
 const MAX_CACHED = 4096;
@@ -113,6 +138,9 @@ export function compileTemplate(source: string): CompiledTemplate {
   const hit = cache.get(source);
   if (hit instanceof TemplateParseError) throw hit;
   if (hit !== undefined) return hit;
+  // Checked before anything is built: the parse and the Handlebars compile are what a huge template would exhaust the heap with.
+  const tooBig = templateLimitProblem(source);
+  if (tooBig !== undefined) throw new TemplateLimitError(tooBig);
   let compiled: GoTemplate;
   try {
     compiled = new GoTemplate(source);
@@ -128,6 +156,8 @@ export function compileTemplate(source: string): CompiledTemplate {
 export function checkTemplate(source: string): string | undefined {
   const hit = cache.get(source);
   if (hit !== undefined) return hit instanceof TemplateParseError ? hit.message : undefined;
+  const tooBig = templateLimitProblem(source);
+  if (tooBig !== undefined) return tooBig;
   try {
     parse(source);
     return undefined;

@@ -1,0 +1,78 @@
+/**
+ * No template can cost more than a bounded amount of heap or time: one over
+ * the size limits is refused before it is parsed (a 950 KB template of 50,000
+ * actions used to exhaust a 192 MiB heap while compiling), and a render that
+ * loops or grows without end stops with an error at its place.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  compileTemplate,
+  MAX_RENDER_CHARS,
+  MAX_RENDER_ITERATIONS,
+  MAX_TEMPLATE_ACTIONS,
+  MAX_TEMPLATE_BYTES,
+  type TemplateData,
+  TemplateExecError,
+  TemplateLimitError,
+} from '../../src/template/index.js';
+
+const data: TemplateData = {
+  TrustDomain: 'example.org',
+  ClusterName: 'demo',
+  ClusterDomain: 'cluster.local',
+  PodMeta: { name: 'web', namespace: 'shop', labels: { a: '1', b: '2', c: '3' } },
+  PodSpec: {},
+  NodeMeta: { name: 'node-1' },
+  NodeSpec: {},
+};
+
+/** The template of the crash: 950 KB, 50,000 actions. */
+const HUGE = `spiffe://example.org/${'{{ .PodMeta.Name }}'.repeat(50_000)}`;
+
+describe('a template over the size limits is refused before it is parsed', () => {
+  it('50,000 actions in 950 KB', () => {
+    expect(() => compileTemplate(HUGE)).toThrow(TemplateLimitError);
+    expect(() => compileTemplate(HUGE)).toThrow(`template is ${HUGE.length} bytes, over the limit of ${MAX_TEMPLATE_BYTES}`);
+  });
+
+  it(`more than ${MAX_TEMPLATE_ACTIONS} actions, though short`, () => {
+    const at = (n: number) => `spiffe://example.org/${'{{.A}}'.repeat(n)}`.replaceAll('.A', '.PodMeta.Name');
+    expect(compileTemplate(at(MAX_TEMPLATE_ACTIONS)).render(data)).toBe(`spiffe://example.org/${'web'.repeat(MAX_TEMPLATE_ACTIONS)}`);
+    expect(() => compileTemplate(at(MAX_TEMPLATE_ACTIONS + 1))).toThrow(`template has ${MAX_TEMPLATE_ACTIONS + 1} actions, over the limit of ${MAX_TEMPLATE_ACTIONS}`);
+  });
+
+  it('counts bytes, not characters', () => {
+    const text = 'é'.repeat(MAX_TEMPLATE_BYTES / 2);
+    expect(compileTemplate(text).render(data)).toBe(text);
+    expect(() => compileTemplate(`${text}x`)).toThrow(TemplateLimitError);
+  });
+});
+
+describe('a render that would loop or grow without end stops at its place', () => {
+  it('a range over a huge integer', () => {
+    const t = compileTemplate('{{ range 1000000000 }}x{{ end }}');
+    expect(() => t.render(data)).toThrow(TemplateExecError);
+    expect(() => t.render(data)).toThrow(`template: 1:9: executing at <1000000000>: range exceeds the limit of ${MAX_RENDER_ITERATIONS} iterations in one render`);
+  });
+
+  it('nested ranges count together', () => {
+    const t = compileTemplate('{{ range 200 }}{{ range 200 }}{{ end }}{{ end }}');
+    expect(() => t.render(data)).toThrow(/range exceeds the limit of 10000 iterations/);
+    // Each render has its own budget: a small one after a failed one works.
+    expect(compileTemplate('{{ range 3 }}{{ . }}{{ end }}').render(data)).toBe('012');
+  });
+
+  it('output grown by printf widths inside a range', () => {
+    const t = compileTemplate('{{ range 100 }}{{ printf "%1000000d" 1 }}{{ end }}');
+    expect(() => t.render(data)).toThrow(`render output exceeds the limit of ${MAX_RENDER_CHARS} characters`);
+  });
+
+  it('a value grown by printf that is never printed', () => {
+    const t = compileTemplate('{{ range 100 }}{{ $x := printf "%1000000d" 1 }}{{ end }}');
+    expect(() => t.render(data)).toThrow(/error calling printf|render output exceeds the limit/);
+  });
+
+  it('ordinary ranges are untouched', () => {
+    expect(compileTemplate('{{ range $k, $v := .PodMeta.Labels }}{{ $k }}={{ $v }};{{ end }}').render(data)).toBe('a=1;b=2;c=3;');
+  });
+});
