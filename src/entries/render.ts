@@ -1,16 +1,9 @@
-import {
-  type ClusterSPIFFEID,
-  type ClusterStaticEntry,
-  compileLabelSelector,
-  durationToSeconds,
-  type LabelMatcher,
-  LabelSelectorError,
-  type Node,
-  type Pod,
-} from '../api/index.js';
-import { formatSpiffeId, lengthProblem, parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
+import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
+import { formatSpiffeId, lengthProblem, memberProblem, parseSpiffeId, parseTrustDomain, workloadProblem } from '../spiffe/index.js';
 import { type CompiledTemplate, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
+import { dnsNameCheck, duplicateSelector, hintProblem, selectorValueProblem, storeSvidProblem, ttlSeconds } from './spire-accepts.js';
+import { dnsNameTemplateProblem, selectorTemplateProblem, spiffeIdTemplateProblem, templateBudgetProblem } from './template-checks.js';
 
 export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
 
@@ -98,21 +91,44 @@ function literalTrustDomain(template: string): string | undefined {
 export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string): { parsed: ParsedClusterSPIFFEID } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const spec = obj.spec ?? ({} as ClusterSPIFFEID['spec']);
+  const dnsSources = spec.dnsNameTemplates ?? [];
+  const selectorSources = spec.workloadSelectorTemplates ?? [];
+  // Before anything is compiled: a template over the limits would cost its heap in the compile itself.
+  const overBudget = templateBudgetProblem([
+    { field: 'spec.spiffeIDTemplate', source: spec.spiffeIDTemplate ?? '' },
+    ...dnsSources.map((source, i) => ({ field: `spec.dnsNameTemplates[${i}]`, source })),
+    ...selectorSources.map((source, i) => ({ field: `spec.workloadSelectorTemplates[${i}]`, source })),
+  ]);
+  if (overBudget) return { errors: [overBudget] };
+  const compile = (field: string, source: string, check: (t: CompiledTemplate) => string | undefined) =>
+    attempt(errors, field, () => {
+      const t = compileTemplate(source);
+      const problem = check(t);
+      if (problem !== undefined) throw new Error(problem);
+      return t;
+    });
   if (!spec.spiffeIDTemplate) errors.push({ field: 'spec.spiffeIDTemplate', message: 'empty SPIFFEID template' });
-  const spiffeId = spec.spiffeIDTemplate ? attempt(errors, 'spec.spiffeIDTemplate', () => compileTemplate(spec.spiffeIDTemplate)) : undefined;
+  const spiffeId = spec.spiffeIDTemplate ? compile('spec.spiffeIDTemplate', spec.spiffeIDTemplate, spiffeIdTemplateProblem) : undefined;
   const literal = trustDomain !== undefined && typeof spec.spiffeIDTemplate === 'string' ? literalTrustDomain(spec.spiffeIDTemplate) : undefined;
   if (literal !== undefined && literal !== trustDomain) {
     errors.push({ field: 'spec.spiffeIDTemplate', message: `trust domain "${literal}" is not the configured trust domain "${trustDomain}"` });
   }
-  const dnsNames = (spec.dnsNameTemplates ?? []).map((t, i) => attempt(errors, `spec.dnsNameTemplates[${i}]`, () => compileTemplate(t)));
-  const workloadSelectors = (spec.workloadSelectorTemplates ?? []).map((t, i) =>
-    attempt(errors, `spec.workloadSelectorTemplates[${i}]`, () => compileTemplate(t)),
-  );
+  const dnsNames = dnsSources.map((t, i) => compile(`spec.dnsNameTemplates[${i}]`, t, dnsNameTemplateProblem));
+  const workloadSelectors = selectorSources.map((t, i) => {
+    const field = `spec.workloadSelectorTemplates[${i}]`;
+    const earlier = selectorSources.indexOf(t);
+    // The same template renders the same selector for every pod: every entry would list it twice.
+    if (earlier < i) errors.push({ field, message: `same template as spec.workloadSelectorTemplates[${earlier}]: every entry would list its selector twice, which SPIRE refuses` });
+    return compile(field, t, (c) => selectorTemplateProblem(c, parseSelector));
+  });
   const namespaceSelector = attempt(errors, 'spec.namespaceSelector', () => compileLabelSelector(spec.namespaceSelector));
   const podSelector = attempt(errors, 'spec.podSelector', () => compileLabelSelector(spec.podSelector));
-  const x509SvidTtl = attempt(errors, 'spec.ttl', () => durationToSeconds(spec.ttl));
-  const jwtSvidTtl = attempt(errors, 'spec.jwtTtl', () => durationToSeconds(spec.jwtTtl));
+  const x509SvidTtl = attempt(errors, 'spec.ttl', () => ttlSeconds(spec.ttl));
+  const jwtSvidTtl = attempt(errors, 'spec.jwtTtl', () => ttlSeconds(spec.jwtTtl));
   const federatesWith = (spec.federatesWith ?? []).map((td, i) => attempt(errors, `spec.federatesWith[${i}]`, () => parseTrustDomain(td)));
+  const hint = spec.hint ?? '';
+  const badHint = hintProblem(hint);
+  if (badHint !== undefined) errors.push({ field: 'spec.hint', message: badHint });
   if (errors.length > 0) return { errors };
   return {
     parsed: {
@@ -127,7 +143,7 @@ export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string)
       federatesWith: [...new Set(federatesWith as string[])],
       admin: spec.admin ?? false,
       downstream: spec.downstream ?? false,
-      hint: spec.hint ?? '',
+      hint,
       autoPopulateDNSNames: spec.autoPopulateDNSNames ?? false,
       fallback: spec.fallback ?? false,
     },
@@ -136,8 +152,12 @@ export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string)
 
 class RenderError extends Error {}
 
-/** A rendered ID must parse and be in our trust domain. */
-function checkIdInTrustDomain(rendered: string, trustDomain: string): string {
+/**
+ * A rendered ID must parse, be in our trust domain, and pass SPIRE's rules for
+ * its role: a parent ID is a member ID (a path), a SPIFFE ID a workload ID
+ * (and not under /spire).
+ */
+function checkIdInTrustDomain(rendered: string, trustDomain: string, role: 'member' | 'workload'): string {
   let id;
   try {
     id = parseSpiffeId(rendered);
@@ -149,6 +169,8 @@ function checkIdInTrustDomain(rendered: string, trustDomain: string): string {
   }
   const tooLong = lengthProblem(id);
   if (tooLong) throw new RenderError(`invalid SPIFFE ID "${rendered.slice(0, 64)}...": ${tooLong}`);
+  const refused = role === 'member' ? memberProblem(id, trustDomain) : workloadProblem(id, trustDomain);
+  if (refused) throw new RenderError(`invalid SPIFFE ID "${rendered}": ${refused}`);
   return formatSpiffeId(id);
 }
 
@@ -185,7 +207,7 @@ export function renderParentId(node: Node, settings: RenderSettings): { parentId
     NodeSpec: node.spec ?? {},
   };
   try {
-    return { parentId: checkIdInTrustDomain(settings.parentIdTemplate.render(data), settings.trustDomain) };
+    return { parentId: checkIdInTrustDomain(settings.parentIdTemplate.render(data), settings.trustDomain, 'member') };
   } catch (err) {
     // The template is the config's, not the ClusterSPIFFEID's, and fails per node: say which of each.
     return { error: `parentIDTemplate: node ${node.metadata.name}: ${(err as Error).message}` };
@@ -214,7 +236,7 @@ export function renderPodEntry(
     const spiffeIdText = run('SPIFFE ID', spec.spiffeId, data);
     let spiffeId: string;
     try {
-      spiffeId = checkIdInTrustDomain(spiffeIdText, settings.trustDomain);
+      spiffeId = checkIdInTrustDomain(spiffeIdText, settings.trustDomain, 'workload');
     } catch (err) {
       throw new RenderError(`failed to render SPIFFE ID: ${(err as Error).message}`);
     }
@@ -222,6 +244,8 @@ export function renderPodEntry(
     const seen = new Set<string>();
     for (const t of spec.dnsNames) {
       const name = run('DNS name', t, data);
+      const bad = dnsNameCheck(name);
+      if (bad !== undefined) throw new RenderError(`failed to render DNS name: ${bad}`);
       if (!seen.has(name)) {
         seen.add(name);
         dnsNames.push(name);
@@ -237,11 +261,16 @@ export function renderPodEntry(
     for (const t of spec.workloadSelectors) {
       const text = run('workload selector', t, data);
       try {
-        selectors.push(parseSelector(text));
+        const selector = parseSelector(text);
+        const bad = selectorValueProblem(selector);
+        if (bad !== undefined) throw new Error(bad);
+        selectors.push(selector);
       } catch (err) {
         throw new RenderError(`failed to render workload selector: ${(err as Error).message}`);
       }
     }
+    const twice = spec.workloadSelectors.length > 0 ? duplicateSelector(selectors) : undefined;
+    if (twice !== undefined) throw new RenderError(`failed to render workload selector: ${twice}`);
     return {
       spec: {
         spiffeId,
@@ -262,38 +291,70 @@ export function renderPodEntry(
   }
 }
 
-/** `spiffe://...` as given, or a bare `/path` resolved against our trust domain. */
-function resolveId(value: string, trustDomain: string): string {
-  const text = value.startsWith('/') ? `spiffe://${trustDomain}${value}` : value;
+/** Resolves bare-path static entry IDs when no trust domain is known (`validate` without one): any valid one checks them. */
+const PLACEHOLDER_TRUST_DOMAIN = 'validate.invalid';
+
+/**
+ * `spiffe://...` as given, or a bare `/path` resolved against our trust
+ * domain; then SPIRE's rules for its role. Without a trust domain (`validate`
+ * without one) a bare path is checked against a placeholder, and an ID's
+ * trust domain is not compared.
+ */
+function resolveId(value: string, trustDomain: string | undefined, role: 'member' | 'workload'): string {
+  const text = value.startsWith('/') ? `spiffe://${trustDomain ?? PLACEHOLDER_TRUST_DOMAIN}${value}` : value;
   const id = parseSpiffeId(text);
   const tooLong = lengthProblem(id);
   if (tooLong) throw new Error(tooLong);
+  const td = trustDomain ?? id.trustDomain;
+  const refused = role === 'member' ? memberProblem(id, td) : workloadProblem(id, td);
+  if (refused) throw new Error(refused);
   return formatSpiffeId(id);
 }
 
-/** Renders a ClusterStaticEntry, reporting every bad field at once. */
-export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string): { spec: EntrySpec } | { errors: FieldError[] } {
+/**
+ * Renders a ClusterStaticEntry, reporting every bad field at once. The
+ * reconcile always knows the trust domain; `validate` may not, and then the
+ * checks that compare with it are left out.
+ */
+export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string | undefined): { spec: EntrySpec } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const s = obj.spec ?? ({} as ClusterStaticEntry['spec']);
   const spiffeId = attempt(errors, 'spec.spiffeID', () => {
     if (!s.spiffeID) throw new Error('is required');
-    return resolveId(s.spiffeID, trustDomain);
+    return resolveId(s.spiffeID, trustDomain, 'workload');
   });
   const parentId = attempt(errors, 'spec.parentID', () => {
     if (!s.parentID) throw new Error('is required');
-    return resolveId(s.parentID, trustDomain);
+    return resolveId(s.parentID, trustDomain, 'member');
   });
   if (!s.selectors || s.selectors.length === 0) errors.push({ field: 'spec.selectors', message: 'at least one selector is required' });
-  const selectors = (s.selectors ?? []).map((sel, i) => attempt(errors, `spec.selectors[${i}]`, () => parseSelector(sel)));
+  const selectors = (s.selectors ?? []).map((sel, i) =>
+    attempt(errors, `spec.selectors[${i}]`, () => {
+      const selector = parseSelector(sel);
+      const bad = selectorValueProblem(selector);
+      if (bad !== undefined) throw new Error(bad);
+      return selector;
+    }),
+  );
+  const parsedSelectors = selectors.filter((x): x is Selector => x !== undefined);
+  const selectorProblem = duplicateSelector(parsedSelectors) ?? storeSvidProblem(s.storeSVID ?? false, parsedSelectors);
+  if (selectorProblem !== undefined) errors.push({ field: 'spec.selectors', message: selectorProblem });
   const federatesWith = (s.federatesWith ?? []).map((td, i) => attempt(errors, `spec.federatesWith[${i}]`, () => parseTrustDomain(td)));
-  const x509SvidTtl = attempt(errors, 'spec.x509SVIDTTL', () => durationToSeconds(s.x509SVIDTTL));
-  const jwtSvidTtl = attempt(errors, 'spec.jwtSVIDTTL', () => durationToSeconds(s.jwtSVIDTTL));
+  const x509SvidTtl = attempt(errors, 'spec.x509SVIDTTL', () => ttlSeconds(s.x509SVIDTTL));
+  const jwtSvidTtl = attempt(errors, 'spec.jwtSVIDTTL', () => ttlSeconds(s.jwtSVIDTTL));
+  (s.dnsNames ?? []).forEach((name, i) => {
+    const bad = dnsNameCheck(name);
+    if (bad !== undefined) errors.push({ field: `spec.dnsNames[${i}]`, message: bad });
+  });
+  const hint = s.hint ?? '';
+  const badHint = hintProblem(hint);
+  if (badHint !== undefined) errors.push({ field: 'spec.hint', message: badHint });
   if (errors.length > 0) return { errors };
   return {
     spec: {
       spiffeId: spiffeId!,
       parentId: parentId!,
-      selectors: selectors as Selector[],
+      selectors: parsedSelectors,
       x509SvidTtl: x509SvidTtl!,
       jwtSvidTtl: jwtSvidTtl!,
       federatesWith: [...new Set(federatesWith as string[])],
@@ -301,7 +362,7 @@ export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string):
       admin: s.admin ?? false,
       downstream: s.downstream ?? false,
       storeSvid: s.storeSVID ?? false,
-      hint: s.hint ?? '',
+      hint,
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatSpiffeId, parseTrustDomain, type SpiffeId } from '../spiffe/index.js';
 import type { EntryFilterOut, EntryMaskOut, EntryOut, Entry, SelectorOut } from '../spire/types.js';
-import { dnsNameProblem } from './dns.js';
+import { dnsNameProblem } from '../spiffe/index.js';
 import { checkId } from './ids.js';
 import { Code, fail, ItemFailure, type ItemStatus, OK, RpcFailure, spireStatus } from './status.js';
 import { type Page, RowTable } from './table.js';

@@ -1,8 +1,6 @@
 import { x509 } from '../x509/index.js';
-import { parseSpiffeId } from '../spiffe/index.js';
 import { type CertificateAuthority, signLeaf } from './ca.js';
-import { dnsNameProblem } from './dns.js';
-import { workloadProblem } from './ids.js';
+import { dnsNameProblem, parseSpiffeId, workloadProblem } from '../spiffe/index.js';
 import { Code, RpcFailure } from './status.js';
 
 export interface MintedSvid {

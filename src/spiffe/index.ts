@@ -11,3 +11,5 @@ export {
   spiffeIdFromParts,
   trustDomainNameProblem,
 } from './id.js';
+export { dnsNameProblem } from './dns.js';
+export { isReservedPath, memberProblem, workloadProblem } from './membership.js';

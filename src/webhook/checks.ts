@@ -15,9 +15,6 @@ export interface Problem {
 
 const errorsOf = (r: object): Problem[] => ('errors' in r ? (r.errors as Problem[]) : []);
 
-/** Resolves bare-path static entry IDs when no trust domain is known (`validate` without one): any valid one checks them. */
-const PLACEHOLDER_TRUST_DOMAIN = 'validate.invalid';
-
 /**
  * Runs the checks of `kind` on an object (as the API server sent it, or as
  * read from a manifest; either way it passed the CRD's schema). Without
@@ -34,7 +31,7 @@ export function checkObject(kind: WebhookKind, object: object, trustDomain: stri
     case 'ClusterSPIFFEID':
       return errorsOf(parseClusterSPIFFEID(obj as ClusterSPIFFEID, trustDomain));
     case 'ClusterStaticEntry':
-      return errorsOf(renderStaticEntry(obj as ClusterStaticEntry, trustDomain ?? PLACEHOLDER_TRUST_DOMAIN));
+      return errorsOf(renderStaticEntry(obj as ClusterStaticEntry, trustDomain));
     case 'ClusterFederatedTrustDomain':
       return validateFederatedTrustDomain((obj as ClusterFederatedTrustDomain).spec ?? {}, trustDomain);
   }

@@ -8,15 +8,25 @@ const csid = (spiffeIDTemplate: string) => ({ apiVersion: 'spire.spiffe.io/v1alp
 const errors = (r: ReturnType<typeof parseClusterSPIFFEID>) => ('errors' in r ? r.errors : []);
 
 describe('given the configured trust domain, a spiffeIDTemplate fixed to another one is refused up front', () => {
-  it.each(['spiffe://cluster2.demo/greeter-client', 'spiffe://cluster2.demo'])('%s is refused', (template) => {
-    expect(errors(parseClusterSPIFFEID(csid(template), 'example.org'))).toEqual([
+  it('spiffe://cluster2.demo/greeter-client is refused', () => {
+    expect(errors(parseClusterSPIFFEID(csid('spiffe://cluster2.demo/greeter-client'), 'example.org'))).toEqual([
       { field: 'spec.spiffeIDTemplate', message: 'trust domain "cluster2.demo" is not the configured trust domain "example.org"' },
+    ]);
+  });
+
+  it('a bare trust domain is refused for that and, as SPIRE refuses it, for its empty path', () => {
+    expect(errors(parseClusterSPIFFEID(csid('spiffe://cluster2.demo'), 'example.org'))).toEqual([
+      { field: 'spec.spiffeIDTemplate', message: 'invalid SPIFFE ID "spiffe://cluster2.demo": "spiffe://cluster2.demo" is not a workload in trust domain "cluster2.demo"; path is empty' },
+      { field: 'spec.spiffeIDTemplate', message: 'trust domain "cluster2.demo" is not the configured trust domain "example.org"' },
+    ]);
+    expect(errors(parseClusterSPIFFEID(csid('spiffe://example.org'), 'example.org'))).toEqual([
+      { field: 'spec.spiffeIDTemplate', message: 'invalid SPIFFE ID "spiffe://example.org": "spiffe://example.org" is not a workload in trust domain "example.org"; path is empty' },
     ]);
   });
 
   it.each([
     'spiffe://example.org/ns/{{ .PodMeta.Namespace }}',
-    'spiffe://example.org',
+    'spiffe://example.org/web',
     // Computed or conditional trust domains are only known per pod.
     'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}',
     'spiffe://{{- .TrustDomain -}}/x',

@@ -5,6 +5,9 @@
  * loops or grows without end stops with an error at its place.
  */
 import { describe, expect, it } from 'vitest';
+import type { ClusterSPIFFEID } from '../../src/api/index.js';
+import { parseClusterSPIFFEID } from '../../src/entries/index.js';
+import { MAX_OBJECT_ACTIONS, MAX_OBJECT_TEMPLATES } from '../../src/entries/template-checks.js';
 import {
   compileTemplate,
   MAX_RENDER_CHARS,
@@ -74,5 +77,36 @@ describe('a render that would loop or grow without end stops at its place', () =
 
   it('ordinary ranges are untouched', () => {
     expect(compileTemplate('{{ range $k, $v := .PodMeta.Labels }}{{ $k }}={{ $v }};{{ end }}').render(data)).toBe('a=1;b=2;c=3;');
+  });
+});
+
+const csid = (spec: Partial<ClusterSPIFFEID['spec']>): ClusterSPIFFEID =>
+  ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name: 'c', uid: 'u' }, spec: { spiffeIDTemplate: 'spiffe://example.org/x', ...spec } }) as ClusterSPIFFEID;
+const errors = (r: ReturnType<typeof parseClusterSPIFFEID>) => ('errors' in r ? r.errors : []);
+
+describe('a ClusterSPIFFEID over the limits is refused with the field that crosses them', () => {
+  it('the 950 KB template', () => {
+    expect(errors(parseClusterSPIFFEID(csid({ spiffeIDTemplate: HUGE })))).toEqual([
+      { field: 'spec.spiffeIDTemplate', message: `template is ${HUGE.length} bytes, over the limit of ${MAX_TEMPLATE_BYTES}` },
+    ]);
+  });
+
+  it('too many templates', () => {
+    const dnsNameTemplates = Array.from({ length: MAX_OBJECT_TEMPLATES }, (_, i) => `n${i}.example.org`);
+    expect(errors(parseClusterSPIFFEID(csid({ dnsNameTemplates: dnsNameTemplates.slice(1) })))).toEqual([]);
+    expect(errors(parseClusterSPIFFEID(csid({ dnsNameTemplates })))).toEqual([
+      { field: `spec.dnsNameTemplates[${MAX_OBJECT_TEMPLATES - 1}]`, message: `a ClusterSPIFFEID may have at most ${MAX_OBJECT_TEMPLATES} templates in all; this one has ${MAX_OBJECT_TEMPLATES + 1}` },
+    ]);
+  });
+
+  it('too many actions across templates, each under its own limit', () => {
+    const full = '{{ .PodMeta.Name }}'.repeat(MAX_TEMPLATE_ACTIONS);
+    const workloadSelectorTemplates = Array.from({ length: MAX_OBJECT_ACTIONS / MAX_TEMPLATE_ACTIONS + 1 }, (_, i) => `k8s:x${i}:${full}`);
+    expect(errors(parseClusterSPIFFEID(csid({ workloadSelectorTemplates })))).toEqual([
+      {
+        field: `spec.workloadSelectorTemplates[${MAX_OBJECT_ACTIONS / MAX_TEMPLATE_ACTIONS}]`,
+        message: `a ClusterSPIFFEID may have at most ${MAX_OBJECT_ACTIONS} template actions in all; its templates reach ${MAX_OBJECT_ACTIONS + MAX_TEMPLATE_ACTIONS} here`,
+      },
+    ]);
   });
 });

@@ -1,0 +1,89 @@
+/**
+ * The rules a SPIRE server applies to an entry (docs/spire-semantics.md §2.2
+ * and §2.3: its API layer, its datastore, and the int32 fields of its
+ * protocol), checked on our side before anything is sent, so that an object
+ * `validate` and the webhook admit renders to entries SPIRE accepts. The
+ * in-memory server applies the same rules from the server's side (the SPIFFE
+ * ID and DNS name rules are shared through src/spiffe/).
+ *
+ * Each function returns the reason, worded for the field it names, or
+ * undefined. Where SPIRE has its own wording it is kept.
+ */
+import { durationToSeconds } from '../api/index.js';
+import { dnsNameProblem } from '../spiffe/index.js';
+import type { Selector } from './model.js';
+
+/** SPIRE's API layer refuses a longer hint (A9). */
+export const MAX_HINT_BYTES = 1024;
+/** x509_svid_ttl and jwt_svid_ttl are int32 on the wire: a larger value wraps, and SPIRE then refuses a negative TTL. */
+export const MAX_TTL_SECONDS = 2 ** 31 - 1;
+
+/**
+ * A TTL field as SPIRE will take it: whole seconds (truncated, as upstream
+ * sends them), between 0 and MAX_TTL_SECONDS. Throws with the reason.
+ */
+export function ttlSeconds(input: string | undefined): number {
+  const seconds = durationToSeconds(input);
+  if (seconds < 0) throw new Error(`"${input}" is negative; SPIRE refuses a negative TTL`);
+  if (seconds > MAX_TTL_SECONDS) {
+    throw new Error(`"${input}" is ${seconds} seconds; SPIRE takes at most ${MAX_TTL_SECONDS} (a 32-bit integer: a larger value wraps around and SPIRE refuses the entry)`);
+  }
+  // -0.5s truncates to -0, which SPIRE receives as 0 (its default TTL).
+  return seconds === 0 ? 0 : seconds;
+}
+
+/** SPIRE's PostgreSQL datastore cannot store a NUL character in any text column. */
+function nulProblem(value: string): string | undefined {
+  return value.includes('\u0000') ? 'contains a NUL character, which SPIRE cannot store (PostgreSQL refuses it)' : undefined;
+}
+
+export function hintProblem(hint: string): string | undefined {
+  const bytes = Buffer.byteLength(hint, 'utf8');
+  if (bytes > MAX_HINT_BYTES) return `is ${bytes} bytes; SPIRE takes at most ${MAX_HINT_BYTES}`;
+  return nulProblem(hint);
+}
+
+/** Characters a DNS name may hold (with a leading `*.`): what every SPIRE release accepts. */
+export const DNS_CHARS = /^[A-Za-z0-9._*-]*$/;
+
+/**
+ * SPIRE's DNS name rules (x509util.ValidateLabel), with SPIRE's reason on one
+ * line; and beyond them, no character outside letters, digits, `-`, `_` and
+ * `.`. Current SPIRE releases (built with Go 1.26 or older) let controls,
+ * spaces and punctuation through; releases built with newer Go refuse them
+ * (docs/spire-semantics.md §1.6), and no certificate should carry them.
+ */
+export function dnsNameCheck(name: string): string | undefined {
+  const spire = dnsNameProblem(name);
+  if (spire !== undefined) return `invalid DNS name ${JSON.stringify(name)}: ${spire.replace(/\n/g, ': ')}`;
+  if (!DNS_CHARS.test(name)) {
+    const bad = [...name].find((c) => !DNS_CHARS.test(c))!;
+    return `invalid DNS name ${JSON.stringify(name)}: character ${JSON.stringify(bad)} is not allowed (letters, digits, "-", "_" and "." only)`;
+  }
+  return undefined;
+}
+
+export const formatSelector = (s: Selector): string => `${s.type}:${s.value}`;
+
+/** A selector SPIRE would refuse beyond what parseSelector checks. */
+export function selectorValueProblem(s: Selector): string | undefined {
+  const nul = nulProblem(s.type) ?? nulProblem(s.value);
+  return nul === undefined ? undefined : `selector ${JSON.stringify(formatSelector(s))} ${nul}`;
+}
+
+/** SPIRE stores selectors in a table keyed by entry, type and value: the same selector twice fails the create. */
+export function duplicateSelector(selectors: readonly Selector[]): string | undefined {
+  const seen = new Set<string>();
+  for (const s of selectors) {
+    const text = formatSelector(s);
+    if (seen.has(text)) return `duplicate selector ${JSON.stringify(text)}: SPIRE refuses an entry that lists a selector twice`;
+    seen.add(text);
+  }
+  return undefined;
+}
+
+/** D2: SPIRE refuses storeSVID on an entry whose selectors are of more than one type. */
+export function storeSvidProblem(storeSvid: boolean, selectors: readonly Selector[]): string | undefined {
+  if (!storeSvid || new Set(selectors.map((s) => s.type)).size <= 1) return undefined;
+  return 'storeSVID needs selectors of one type, as SPIRE requires (these have several)';
+}
