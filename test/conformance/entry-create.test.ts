@@ -295,6 +295,26 @@ describe('BatchCreateEntry answers exactly as a real SPIRE server', () => {
     expect(stored.dns_names).toEqual(['a.test']);
     expect(stored.additional_attributes).toEqual({ disable_x509_svid_prefetch: false, jwt_svid_include_jti: true });
   });
+
+  it('#61 a TTL past int32 arrives wrapped, as a negative TTL, and is refused as one', async () => {
+    await expectCreateRejected(entry({ x509_svid_ttl: 3_153_600_000 }), 3, `${INVALID}X509SvidTtl is not set`);
+    await expectCreateRejected(entry({ jwt_svid_ttl: 2_160_000_000 }), 3, `${INVALID}JwtSvidTtl is not set`);
+  });
+
+  it.each(['/a%2Fb', '/a?b=c', '/a#b', '/a\u0000b', '/a\tb'])('#62 the SPIFFE ID path %j has a character no path holds', async (path) => {
+    await expectCreateRejected(
+      entry({ spiffe_id: { trust_domain: TD, path } }),
+      3,
+      `${CONVERT}invalid spiffe ID: path segment characters are limited to letters, numbers, dots, dashes, and underscores`,
+    );
+  });
+
+  it('#63 DNS names with a NUL, a tab, a space or punctuation inside a label are accepted and stored as sent', async () => {
+    const names = ['a\u0000b.com', 'a\tb.com', 'a b.com', 'a!b.com'];
+    const r = await createOne(entry({ dns_names: names }));
+    expect(r.status).toEqual(OK);
+    expect(r.entry?.dns_names).toEqual(names);
+  });
 });
 
 describe('BatchCreateEntry beyond the checklist', () => {
