@@ -2,7 +2,7 @@ import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, ty
 import { formatSpiffeId, lengthProblem, memberProblem, parseSpiffeId, parseTrustDomain, workloadProblem } from '../spiffe/index.js';
 import { type CompiledTemplate, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
-import { dnsNameCheck, duplicateSelector, hintProblem, selectorValueProblem, storeSvidProblem, ttlSeconds } from './spire-accepts.js';
+import { dnsNameCheck, duplicateSelector, entrySizeProblem, hintProblem, selectorValueProblem, storeSvidProblem, ttlSeconds } from './spire-accepts.js';
 import { dnsNameTemplateProblem, selectorTemplateProblem, spiffeIdTemplateProblem, templateBudgetProblem } from './template-checks.js';
 
 export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
@@ -271,21 +271,22 @@ export function renderPodEntry(
     }
     const twice = spec.workloadSelectors.length > 0 ? duplicateSelector(selectors) : undefined;
     if (twice !== undefined) throw new RenderError(`failed to render workload selector: ${twice}`);
-    return {
-      spec: {
-        spiffeId,
-        parentId,
-        selectors,
-        x509SvidTtl: spec.x509SvidTtl,
-        jwtSvidTtl: spec.jwtSvidTtl,
-        federatesWith: spec.federatesWith,
-        dnsNames,
-        admin: spec.admin,
-        downstream: spec.downstream,
-        storeSvid: false,
-        hint: spec.hint,
-      },
+    const entry: EntrySpec = {
+      spiffeId,
+      parentId,
+      selectors,
+      x509SvidTtl: spec.x509SvidTtl,
+      jwtSvidTtl: spec.jwtSvidTtl,
+      federatesWith: spec.federatesWith,
+      dnsNames,
+      admin: spec.admin,
+      downstream: spec.downstream,
+      storeSvid: false,
+      hint: spec.hint,
     };
+    const tooBig = entrySizeProblem(entry);
+    if (tooBig !== undefined) throw new RenderError(tooBig);
+    return { spec: entry };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -350,19 +351,19 @@ export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string |
   const badHint = hintProblem(hint);
   if (badHint !== undefined) errors.push({ field: 'spec.hint', message: badHint });
   if (errors.length > 0) return { errors };
-  return {
-    spec: {
-      spiffeId: spiffeId!,
-      parentId: parentId!,
-      selectors: parsedSelectors,
-      x509SvidTtl: x509SvidTtl!,
-      jwtSvidTtl: jwtSvidTtl!,
-      federatesWith: [...new Set(federatesWith as string[])],
-      dnsNames: [...new Set(s.dnsNames ?? [])],
-      admin: s.admin ?? false,
-      downstream: s.downstream ?? false,
-      storeSvid: s.storeSVID ?? false,
-      hint,
-    },
+  const entry: EntrySpec = {
+    spiffeId: spiffeId!,
+    parentId: parentId!,
+    selectors: parsedSelectors,
+    x509SvidTtl: x509SvidTtl!,
+    jwtSvidTtl: jwtSvidTtl!,
+    federatesWith: [...new Set(federatesWith as string[])],
+    dnsNames: [...new Set(s.dnsNames ?? [])],
+    admin: s.admin ?? false,
+    downstream: s.downstream ?? false,
+    storeSvid: s.storeSVID ?? false,
+    hint,
   };
+  const tooBig = entrySizeProblem(entry);
+  return tooBig === undefined ? { spec: entry } : { errors: [{ field: 'spec', message: tooBig }] };
 }

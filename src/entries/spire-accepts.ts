@@ -11,7 +11,7 @@
  */
 import { durationToSeconds } from '../api/index.js';
 import { dnsNameProblem } from '../spiffe/index.js';
-import type { Selector } from './model.js';
+import type { EntrySpec, Selector } from './model.js';
 
 /** SPIRE's API layer refuses a longer hint (A9). */
 export const MAX_HINT_BYTES = 1024;
@@ -86,4 +86,27 @@ export function duplicateSelector(selectors: readonly Selector[]): string | unde
 export function storeSvidProblem(storeSvid: boolean, selectors: readonly Selector[]): string | undefined {
   if (!storeSvid || new Set(selectors.map((s) => s.type)).size <= 1) return undefined;
   return 'storeSVID needs selectors of one type, as SPIRE requires (these have several)';
+}
+
+/**
+ * SPIRE takes entries in calls of up to 200 (src/spire/client.ts), and a gRPC
+ * server refuses a message over 4 MiB by default: one entry over 20 KiB could
+ * make the whole call fail, every entry in it with it. Real entries are a few
+ * hundred bytes; 16 KiB leaves room for hundreds of DNS names.
+ */
+export const MAX_ENTRY_BYTES = 16 * 1024;
+
+/** The bytes an entry's strings take on the wire, near enough (each field's framing counted as 8 bytes). */
+export function entryBytes(spec: EntrySpec): number {
+  let n = Buffer.byteLength(spec.spiffeId) + Buffer.byteLength(spec.parentId) + Buffer.byteLength(spec.hint) + 64;
+  for (const s of spec.selectors) n += Buffer.byteLength(s.type) + Buffer.byteLength(s.value) + 8;
+  for (const d of spec.dnsNames) n += d.length + 8;
+  for (const f of spec.federatesWith) n += f.length + 8;
+  return n;
+}
+
+export function entrySizeProblem(spec: EntrySpec): string | undefined {
+  const bytes = entryBytes(spec);
+  if (bytes <= MAX_ENTRY_BYTES) return undefined;
+  return `the entry would be ${bytes} bytes, over the limit of ${MAX_ENTRY_BYTES} (entries go to SPIRE 200 to a call, and a call over 4 MiB fails whole)`;
 }
