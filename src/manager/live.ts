@@ -43,7 +43,7 @@ import { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
 import type { SpireClient } from '../spire/index.js';
 import { spireClientFor } from './spire-client.js';
-import type { ControllerMetrics } from './metrics.js';
+import { type ControllerMetrics, countInvalidObjects } from './metrics.js';
 import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
@@ -391,6 +391,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           deleted: a?.deleted ?? 0,
           failed: a?.failures.length ?? 0,
           renderFailures: result.declared.renderFailures.length,
+          invalidObjects: countInvalidObjects(result.declared.renderFailures),
           conflicts: result.plan.conflicts.length,
           withoutFederation: result.declared.federationOmissions.length,
           staticEntryFailures: result.declared.renderFailures.filter((f) => f.owner.kind === 'ClusterStaticEntry').length,

@@ -15,6 +15,8 @@ export interface PassCounts {
   deleted: number;
   failed: number;
   renderFailures: number;
+  /** Objects refused whole (a field invalid or over the limits), by kind: what they declared is unknown, so nothing of theirs is deleted. Optional: 0 when absent. */
+  invalidObjects?: Partial<Record<InvalidKind, number>>;
   /** Entries set without some federatesWith trust domains (no bundle yet). Optional: 0 when absent. */
   withoutFederation?: number;
   conflicts: number;
@@ -24,6 +26,19 @@ export interface PassCounts {
 }
 
 const ENTRY_OPS = ['created', 'updated', 'deleted', 'failed'] as const;
+
+export const INVALID_KINDS = ['ClusterSPIFFEID', 'ClusterStaticEntry'] as const;
+export type InvalidKind = (typeof INVALID_KINDS)[number];
+
+/** Render failures not tied to a pod are objects refused whole; counted per kind. */
+export function countInvalidObjects(failures: readonly { owner: { kind: string }; pod?: string }[]): Partial<Record<InvalidKind, number>> {
+  const out: Partial<Record<InvalidKind, number>> = {};
+  for (const f of failures) {
+    const kind = f.owner.kind as InvalidKind;
+    if (f.pod === undefined && INVALID_KINDS.includes(kind)) out[kind] = (out[kind] ?? 0) + 1;
+  }
+  return out;
+}
 
 /**
  * A pass ranges from about a millisecond (nothing changed, a few pods) to
@@ -58,6 +73,7 @@ export class ControllerMetrics {
   private readonly passSeconds: Histogram;
   private readonly entries: Counter<'op'>;
   private readonly renderFailures: Gauge;
+  private readonly invalidObjects: Gauge<'kind'>;
   private readonly conflicts: Gauge;
   private readonly withoutFederation: Gauge;
   private readonly kept: Gauge;
@@ -103,6 +119,12 @@ export class ControllerMetrics {
     this.renderFailures = new Gauge({
       name: 'spire_reconciler_render_failures',
       help: 'Declared entries that could not be computed in the last full pass (for example a template that fails for a pod). Entries already on the server for them are kept, not deleted.',
+      registers,
+    });
+    this.invalidObjects = new Gauge({
+      name: 'spire_reconciler_invalid_objects',
+      help: 'Objects of our class the last full pass refused whole, by kind: a field invalid or over the limits (a template too large, a TTL past int32), as the webhook would have refused it. Their entries already on the server are kept; status, events and the log name the field.',
+      labelNames: ['kind'],
       registers,
     });
     this.conflicts = new Gauge({
@@ -168,6 +190,7 @@ export class ControllerMetrics {
 
     // Every series exists from the start, so rate() and absent() work before the first event.
     for (const op of ENTRY_OPS) this.entries.inc({ op }, 0);
+    for (const kind of INVALID_KINDS) this.invalidObjects.set({ kind }, 0);
     this.leader.set(0);
 
     this.observeSpireRpc = (rpc, code, seconds) => rpcSeconds.observe({ method: rpc, code }, seconds);
@@ -185,6 +208,7 @@ export class ControllerMetrics {
   observePass(result: PassCounts, seconds: number): void {
     this.observeWrites(result);
     this.renderFailures.set(result.renderFailures);
+    for (const kind of INVALID_KINDS) this.invalidObjects.set({ kind }, result.invalidObjects?.[kind] ?? 0);
     this.conflicts.set(result.conflicts);
     this.withoutFederation.set(result.withoutFederation ?? 0);
     this.kept.set(result.kept);

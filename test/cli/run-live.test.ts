@@ -6,14 +6,15 @@
  * endpoints over HTTP, the entries in SPIRE, the ClusterSPIFFEID's status and
  * the Lease in the API server, the exit code and the log.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parse as parseYaml, parseAllDocuments, stringify as toYaml } from 'yaml';
+import { stringify as toYaml } from 'yaml';
 import type { ClusterSPIFFEIDStats } from '../../src/api/index.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, httpGet as get, killIfRunning, logLines, repoRoot, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
+import { exitCode, httpGet as get, killIfRunning, logLines, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
+import { deployedConfig, deployedWebhookConfiguration, ns, pod } from '../support/deployed.js';
 import { eventually } from '../live/world.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { freePort } from '../support/ports.js';
@@ -23,30 +24,6 @@ const CLUSTER = 'demo';
 const CSID = { apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID' } as const;
 const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } as const;
 
-/** deploy/configmap.yaml's config file, as a mutable object. */
-function deployedConfig(): Record<string, unknown> {
-  const configMap = parseYaml(readFileSync(join(repoRoot, 'deploy/configmap.yaml'), 'utf8')) as { data: Record<string, string> };
-  return parseYaml(configMap.data['config.yaml']!) as Record<string, unknown>;
-}
-
-/** deploy/webhook.yaml's ValidatingWebhookConfiguration. */
-function deployedWebhookConfiguration(): { kind: string; metadata: { name: string } } {
-  const docs = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/webhook.yaml'), 'utf8'));
-  if (!Array.isArray(docs)) throw new Error('deploy/webhook.yaml is empty');
-  const vwc = docs.map((d) => d.toJS() as { kind: string; metadata: { name: string } } | null).find((o) => o?.kind === 'ValidatingWebhookConfiguration');
-  if (!vwc) throw new Error('deploy/webhook.yaml has no ValidatingWebhookConfiguration');
-  return vwc;
-}
-
-
-const ns = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-const pod = (namespace: string, name: string, labels: Record<string, string>) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace, labels },
-  spec: { nodeName: 'node-1', serviceAccountName: name, containers: [{ name: 'main', image: 'app:1' }] },
-  status: { phase: 'Running' },
-});
 const SELECTED = { 'spiffe.io/spiffe-id': 'true' };
 
 describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics, status and shutdown as an operator sees them', () => {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { collectDefaultMetrics, Registry, register as globalRegistry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveObservability } from '../../src/manager/health.js';
-import { ControllerMetrics, PHASES } from '../../src/manager/metrics.js';
+import { ControllerMetrics, countInvalidObjects, PHASES } from '../../src/manager/metrics.js';
 import { type Exposition, scrape, value } from './prom-text.js';
 
 const PASS = { created: 0, updated: 0, deleted: 0, failed: 0, renderFailures: 0, conflicts: 0, kept: 0 };
@@ -36,6 +36,7 @@ describe('an operator scraping /metrics sees every controller metric with its ty
     ['spire_reconciler_pass_seconds', 'histogram'],
     ['spire_reconciler_entries_total', 'counter'],
     ['spire_reconciler_render_failures', 'gauge'],
+    ['spire_reconciler_invalid_objects', 'gauge'],
     ['spire_reconciler_conflicts', 'gauge'],
     ['spire_reconciler_entries_kept', 'gauge'],
     ['spire_reconciler_pass_failures_total', 'counter'],
@@ -65,6 +66,7 @@ describe('an operator scraping /metrics sees every controller metric with its ty
     for (const op of ['created', 'updated', 'deleted', 'failed']) expect(value(e, 'spire_reconciler_entries_total', { op })).toBe(0);
     expect(value(e, 'spire_reconciler_leader')).toBe(0);
     expect(value(e, 'spire_reconciler_last_success_timestamp_seconds')).toBe(0);
+    for (const kind of ['ClusterSPIFFEID', 'ClusterStaticEntry']) expect(value(e, 'spire_reconciler_invalid_objects', { kind })).toBe(0);
   });
 });
 
@@ -95,6 +97,22 @@ describe('after a pass, an operator sees what it did', () => {
     expect(value(e, 'spire_reconciler_render_failures')).toBe(0);
     expect(value(e, 'spire_reconciler_conflicts')).toBe(1);
     expect(value(e, 'spire_reconciler_entries_kept')).toBe(0);
+  });
+
+  it('counts objects refused whole by kind, and the next pass replaces the count', async () => {
+    const failures = [
+      { owner: { kind: 'ClusterSPIFFEID' } },
+      { owner: { kind: 'ClusterSPIFFEID' }, pod: 'ns/p' },
+      { owner: { kind: 'ClusterStaticEntry' } },
+      { owner: { kind: 'ClusterSPIFFEID' } },
+    ];
+    metrics.observePass({ ...PASS, renderFailures: 4, invalidObjects: countInvalidObjects(failures) }, 0.1);
+    let e = await scrape(address);
+    expect(value(e, 'spire_reconciler_invalid_objects', { kind: 'ClusterSPIFFEID' })).toBe(2);
+    expect(value(e, 'spire_reconciler_invalid_objects', { kind: 'ClusterStaticEntry' })).toBe(1);
+    metrics.observePass(PASS, 0.1);
+    e = await scrape(address);
+    expect(value(e, 'spire_reconciler_invalid_objects', { kind: 'ClusterSPIFFEID' })).toBe(0);
   });
 
   it('records pass duration in a histogram whose buckets separate milliseconds from seconds', async () => {

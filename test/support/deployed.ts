@@ -1,0 +1,34 @@
+/**
+ * What deploy/ ships, read as tests of `spire-reconciler run` need it: the
+ * config file and the ValidatingWebhookConfiguration, and the objects those
+ * tests put in the cluster.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { repoRoot } from './cli.js';
+
+/** deploy/configmap.yaml's config file, as a mutable object. */
+export function deployedConfig(): Record<string, unknown> {
+  const configMap = parseYaml(readFileSync(join(repoRoot, 'deploy/configmap.yaml'), 'utf8')) as { data: Record<string, string> };
+  return parseYaml(configMap.data['config.yaml']!) as Record<string, unknown>;
+}
+
+/** deploy/webhook.yaml's ValidatingWebhookConfiguration. */
+export function deployedWebhookConfiguration(): { kind: string; metadata: { name: string } } {
+  const docs = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/webhook.yaml'), 'utf8'));
+  if (!Array.isArray(docs)) throw new Error('deploy/webhook.yaml is empty');
+  const vwc = docs.map((d) => d.toJS() as { kind: string; metadata: { name: string } } | null).find((o) => o?.kind === 'ValidatingWebhookConfiguration');
+  if (!vwc) throw new Error('deploy/webhook.yaml has no ValidatingWebhookConfiguration');
+  return vwc;
+}
+
+export const ns = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+
+export const pod = (namespace: string, name: string, labels: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace, labels },
+  spec: { nodeName: 'node-1', serviceAccountName: name, containers: [{ name: 'main', image: 'app:1' }] },
+  status: { phase: 'Running' },
+});
