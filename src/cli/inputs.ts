@@ -4,6 +4,7 @@ import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
 import { fromSpire } from '../entries/index.js';
 import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } from '../manifests/index.js';
 import { entriesFromJson, SpireConnectError, SpireRpcError } from '../spire/index.js';
+import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError } from './exit.js';
 
 export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] {
@@ -19,6 +20,12 @@ export function isSkip(p: ManifestProblem): boolean {
 
 export interface LoadedManifests {
   set: ManifestSet;
+  /**
+   * What to tell the operator, each naming its file: the set's problems, and
+   * the objects the shared checks refuse (kept in the snapshot: the pass
+   * reports them too, and keeps what they declared).
+   */
+  problems: ManifestProblem[];
   snapshot: ClusterSnapshot;
   /** Set when something was skipped: then nothing may be deleted (unknown is not absent). */
   suppressDeletes?: string;
@@ -47,7 +54,8 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
     : skipped.length > 0
       ? `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}`
       : undefined;
-  return { set, snapshot, ...(suppressDeletes ? { suppressDeletes } : {}) };
+  const problems = [...set.problems, ...checkManifestObjects(set, config.trustDomain)];
+  return { set, problems, snapshot, ...(suppressDeletes ? { suppressDeletes } : {}) };
 }
 
 /** cacheNamespaces field selectors manifest files cannot be filtered by (live mode's API server applies them). */

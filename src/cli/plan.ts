@@ -34,7 +34,7 @@ export async function runOnce(
   for (const w of [...warnings, ...manifestScopeWarnings(config)]) log.warn(w);
   const options = passOptions(config);
   const manifests = await readManifests(manifestPaths(flags.manifests, config), config);
-  for (const p of manifests.set.problems) log.warn(formatProblem(p));
+  for (const p of manifests.problems) log.warn(formatProblem(p));
   const passOpts = { ...options, explainMigration: true, ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}) };
 
   let result: EntryPassResult;

@@ -62,7 +62,7 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
     try {
       const unsupported = await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn);
       const manifests = await readManifests(paths, config);
-      for (const p of manifests.set.problems) log.warn(formatProblem(p));
+      for (const p of manifests.problems) log.warn(formatProblem(p));
       let federatedBundles: Set<string> | undefined;
       if (config.reconcile.clusterFederatedTrustDomains) {
         const fed = await runFederationPass(manifests.set.clusterFederatedTrustDomains, spire, {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, loadConfigFile, parseConfig } from '../api/index.js';
 import { formatProblem, loadManifests } from '../manifests/index.js';
-import { checkObject } from '../webhook/checks.js';
+import { checkManifestObjects } from '../webhook/checks.js';
 import { Exit } from './exit.js';
 
 const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
@@ -29,29 +29,18 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
     else error(formatProblem(p));
   }
   for (const file of all.files) {
+    // Config files hold no object of our kinds, so reading them here costs no second parse of a manifest.
     const text = readFileSync(file, 'utf8');
-    if (CONFIG_KIND.test(text)) {
-      try {
-        const { warnings } = parseConfig(text, file, { expandEnv: opts.expandEnv ?? false });
-        for (const w of warnings) lines.push(`warning: ${file}: ${w}`);
-      } catch (err) {
-        if (!(err instanceof ConfigError)) throw err;
-        for (const p of err.problems) error(`${file}: ControllerManagerConfig: ${p}`);
-      }
-      continue;
-    }
-    const set = await loadManifests([file]);
-    const objects = [
-      ...set.clusterSPIFFEIDs.map((obj) => ({ kind: 'ClusterSPIFFEID' as const, obj })),
-      ...set.clusterStaticEntries.map((obj) => ({ kind: 'ClusterStaticEntry' as const, obj })),
-      ...set.clusterFederatedTrustDomains.map((obj) => ({ kind: 'ClusterFederatedTrustDomain' as const, obj })),
-    ];
-    for (const { kind, obj } of objects) {
-      for (const p of checkObject(kind, obj, opts.trustDomain)) {
-        error(formatProblem({ file, document: -1, severity: 'error', kind, name: obj.metadata.name, field: p.field, message: p.message }));
-      }
+    if (!CONFIG_KIND.test(text)) continue;
+    try {
+      const { warnings } = parseConfig(text, file, { expandEnv: opts.expandEnv ?? false });
+      for (const w of warnings) lines.push(`warning: ${file}: ${w}`);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      for (const p of err.problems) error(`${file}: ControllerManagerConfig: ${p}`);
     }
   }
+  for (const p of checkManifestObjects(all, opts.trustDomain)) error(formatProblem(p));
   return { lines, errors };
 }
 

@@ -6,5 +6,6 @@ export type {
   LoadOptions,
   ManifestProblem,
   ManifestSet,
+  ObjectOrigin,
   Severity,
 } from './types.js';

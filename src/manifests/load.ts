@@ -28,6 +28,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
     endpoints: [],
     problems: [],
     files: [],
+    origins: new WeakMap(),
   };
   const listed = await listManifestFiles(paths);
   set.problems.push(...listed.problems);
@@ -116,4 +117,5 @@ function addObject(set: ManifestSet, seen: Map<string, string>, file: string, ra
   }
   seen.set(identity, `${file} doc ${raw.document}`);
   (set[info.bucket] as unknown[]).push(obj);
+  set.origins.set(obj, at);
 }

@@ -58,8 +58,22 @@ export function parseManifestText(file: string, text: string): ParsedFile {
   return file.toLowerCase().endsWith('.json') ? parseJson(file, text) : parseYaml(file, text);
 }
 
+/** The kind and name of a document that is refused whole, read shallowly, so the problem can name the object too. */
+function identityOf(kind: unknown, name: unknown): { kind?: string; name?: string } {
+  return { ...(typeof kind === 'string' ? { kind } : {}), ...(typeof name === 'string' ? { name } : {}) };
+}
+
+function identityOfValue(v: unknown): { kind?: string; name?: string } {
+  if (typeof v !== 'object' || v === null) return {};
+  const o = v as { kind?: unknown; metadata?: { name?: unknown } };
+  return identityOf(o.kind, typeof o.metadata === 'object' && o.metadata !== null ? o.metadata.name : undefined);
+}
+
 function parseJson(file: string, text: string): ParsedFile {
-  const fail = (message: string, field?: string): ParsedFile => ({ documents: [], problems: [{ file, document: 0, severity: 'error', ...(field ? { field } : {}), message }] });
+  const fail = (message: string, field?: string, identity: { kind?: string; name?: string } = {}): ParsedFile => ({
+    documents: [],
+    problems: [{ file, document: 0, severity: 'error', ...identity, ...(field ? { field } : {}), message }],
+  });
   const budget = documentBudget();
   const cost = jsonCost(text);
   if (cost > budget) return fail(`${MiB(Buffer.byteLength(text, 'utf8'))} of JSON would take about ${MiB(cost)} of heap to read, over the ${MiB(budget)} a document may take now (half of the heap left); ${TOO_LARGE_ADVICE}`);
@@ -72,7 +86,7 @@ function parseJson(file: string, text: string): ParsedFile {
     return fail(`JSON syntax error: ${errorMessage(err)}`);
   }
   const deep = nestingProblem(value);
-  if (deep) return fail(deep.message, deep.field);
+  if (deep) return fail(deep.message, deep.field, identityOfValue(value));
   return { documents: [{ document: 0, value }], problems: [] };
 }
 
@@ -131,8 +145,8 @@ function parseYaml(file: string, text: string): ParsedFile {
   // One document at a time: only the one being read is held as a syntax tree.
   for (const doc of composer.compose(new Parser(lines.addNewLine).parse(source))) {
     const index = document++;
-    const problem = (severity: ManifestProblem['severity'], message: string, field?: string) =>
-      problems.push({ file, document: index, severity, ...(field ? { field } : {}), message });
+    const problem = (severity: ManifestProblem['severity'], message: string, field?: string, identity: { kind?: string; name?: string } = {}) =>
+      problems.push({ file, document: index, severity, ...identity, ...(field ? { field } : {}), message });
     if (doc.errors.length > 0) {
       // Later errors in a document usually follow from the first; one line is what the reader can act on.
       const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more in this document)` : '';
@@ -144,7 +158,7 @@ function parseYaml(file: string, text: string): ParsedFile {
     // warned about by the API server; the object is kept, with a warning.
     for (const offset of shape.repeatedKeys) problem('warning', `Map keys must be unique ${at(offset)} (the last value is used)`);
     if (shape.tooDeepAt !== undefined) {
-      problem('error', `YAML nests deeper than ${MAX_NESTING} levels ${at(shape.tooDeepAt)}; no Kubernetes object does`);
+      problem('error', `YAML nests deeper than ${MAX_NESTING} levels ${at(shape.tooDeepAt)}; no Kubernetes object does`, undefined, identityOf(doc.get('kind'), doc.getIn(['metadata', 'name'])));
       continue;
     }
     let value: unknown;
@@ -157,7 +171,7 @@ function parseYaml(file: string, text: string): ParsedFile {
     // Aliases can nest what the syntax tree did not.
     const deep = nestingProblem(value);
     if (deep) {
-      problem('error', deep.message, deep.field);
+      problem('error', deep.message, deep.field, identityOfValue(value));
       continue;
     }
     // An empty document (a trailing `---`, or only comments) is no object at

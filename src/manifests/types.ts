@@ -45,6 +45,13 @@ export interface ManifestSet {
   problems: ManifestProblem[];
   /** Files read, in the order they were read. */
   files: string[];
+  /** Where each object above was read, so later checks can name the file too. */
+  origins: WeakMap<object, ObjectOrigin>;
+}
+
+export interface ObjectOrigin {
+  file: string;
+  document: number;
 }
 
 export interface LoadOptions {

@@ -6,6 +6,7 @@
 import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry } from '../api/index.js';
 import { parseClusterSPIFFEID, renderStaticEntry } from '../entries/index.js';
 import { validateFederatedTrustDomain } from '../federation/validate.js';
+import type { ManifestProblem, ManifestSet } from '../manifests/index.js';
 import type { WebhookKind } from './types.js';
 
 export interface Problem {
@@ -35,4 +36,28 @@ export function checkObject(kind: WebhookKind, object: object, trustDomain: stri
     case 'ClusterFederatedTrustDomain':
       return validateFederatedTrustDomain((obj as ClusterFederatedTrustDomain).spec ?? {}, trustDomain);
   }
+}
+
+/**
+ * The checks above on every object a manifest set holds, each problem naming
+ * the file it was read from, file by file in reading order. `validate` prints
+ * them; manifest mode logs them (the reconcile reports the same objects in
+ * its plan, where the file is not known).
+ */
+export function checkManifestObjects(set: ManifestSet, trustDomain: string | undefined): ManifestProblem[] {
+  const objects: { kind: WebhookKind; obj: { metadata: { name: string } } }[] = [
+    ...set.clusterSPIFFEIDs.map((obj) => ({ kind: 'ClusterSPIFFEID' as const, obj })),
+    ...set.clusterStaticEntries.map((obj) => ({ kind: 'ClusterStaticEntry' as const, obj })),
+    ...set.clusterFederatedTrustDomains.map((obj) => ({ kind: 'ClusterFederatedTrustDomain' as const, obj })),
+  ];
+  const byFile = new Map<string, ManifestProblem[]>(set.files.map((f) => [f, []]));
+  for (const { kind, obj } of objects) {
+    const origin = set.origins.get(obj);
+    if (!origin) continue;
+    for (const p of checkObject(kind, obj, trustDomain)) {
+      // Without the document index, as the webhook names an object: by kind and name.
+      byFile.get(origin.file)?.push({ file: origin.file, document: -1, severity: 'error', kind, name: obj.metadata.name, field: p.field, message: p.message });
+    }
+  }
+  return [...byFile.values()].flat();
 }

@@ -12,14 +12,14 @@ import { csid, writeTree } from './tree.js';
 const deepJson = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 
 describe('deep nesting is a problem of its document, not a stack overflow', () => {
-  it('10,000 nested JSON objects in a spec name the file and the field', async () => {
+  it('10,000 nested JSON objects in a spec name the file, the object and the field', async () => {
     const root = await writeTree({
       'deep.json': `{"apiVersion":"spire.spiffe.io/v1alpha1","kind":"ClusterSPIFFEID","metadata":{"name":"deep"},"spec":{"spiffeIDTemplate":"spiffe://example.org/x","podSelector":${deepJson(10_000)}}}`,
       'fine.yaml': csid('fine'),
     });
     const set = await loadManifests([root]);
     expect(set.problems).toEqual([
-      { file: path.join(root, 'deep.json'), document: 0, severity: 'error', field: 'spec.podSelector.a.a.a.a.a.a...', message: 'nests deeper than 100 levels; no Kubernetes object does' },
+      { file: path.join(root, 'deep.json'), document: 0, severity: 'error', kind: 'ClusterSPIFFEID', name: 'deep', field: 'spec.podSelector.a.a.a.a.a.a...', message: 'nests deeper than 100 levels; no Kubernetes object does' },
     ]);
     expect(set.clusterSPIFFEIDs.map((o) => o.metadata.name)).toEqual(['fine']);
   });
