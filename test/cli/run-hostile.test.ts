@@ -6,7 +6,8 @@
  * crash loop) and hostile admission requests (a 1.9 MB template, twelve
  * concurrent 7.9 MB bodies of empty objects, a body over the limit). It keeps
  * running and reconciling, refuses the object with a named error, counts it,
- * and keeps the entries that object declared before.
+ * and keeps the entries that object declared before. Every request it sends
+ * to the API server is one deploy/'s RBAC allows.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { exitCode, httpGet as get, killIfRunning, logLines, servedAt, spawnCli, 
 import { deployedConfig, deployedWebhookConfiguration, ns, pod } from '../support/deployed.js';
 import { freePort } from '../support/ports.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
+import { deniedByDeployRbac, usedVerbs } from '../support/rbac.js';
 import { PATHS, post, review } from '../webhook/helpers.js';
 
 const TD = 'example.org';
@@ -134,5 +136,22 @@ describe('under the heap deploy/ sets, a huge stored object and hostile admissio
 
     cli.kill('SIGTERM');
     expect(await exitCode(cli)).toBe(0);
+
+    // Along the way it used every kind of request it makes (events for the refused object, status,
+    // the Lease, the webhook's configuration), and deploy/'s RBAC allows each one.
+    expect(usedVerbs(kube.requests)).toEqual(
+      expect.arrayContaining([
+        'create core/events',
+        'patch spire.spiffe.io/clusterspiffeids/status',
+        'list core/pods',
+        'watch core/pods',
+        'create coordination.k8s.io/leases',
+        'get coordination.k8s.io/leases',
+        'update coordination.k8s.io/leases',
+        'get admissionregistration.k8s.io/validatingwebhookconfigurations',
+        'patch admissionregistration.k8s.io/validatingwebhookconfigurations',
+      ]),
+    );
+    expect(deniedByDeployRbac(kube.requests)).toEqual([]);
   });
 });

@@ -55,8 +55,8 @@ function grants(rules: Obj[]): Record<string, string[]> {
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v].sort()]));
 }
 
-const READ = ['get', 'list', 'watch'];
-const STATUS = ['get', 'patch', 'update'];
+const READ = ['list', 'watch'];
+const STATUS = ['patch'];
 
 /** The table in deploy/README.md. Changing a permission means changing both. */
 const CLUSTER_GRANTS: Record<string, string[]> = {
@@ -71,7 +71,7 @@ const CLUSTER_GRANTS: Record<string, string[]> = {
   'spire.spiffe.io/clusterspiffeids/status': STATUS,
   'spire.spiffe.io/clusterstaticentries/status': STATUS,
   'spire.spiffe.io/clusterfederatedtrustdomains/status': STATUS,
-  'core/events': ['create', 'patch'],
+  'core/events': ['create'],
   // The webhook's own configuration only, by name.
   'admissionregistration.k8s.io/validatingwebhookconfigurations[spire-controller-manager-webhook]': ['get', 'patch'],
   // The SPIRE helm chart's name for it (<namespace>-<fullname>-webhook), for a config taken from the chart.
@@ -134,6 +134,38 @@ describe('the admission webhook is wired end to end', () => {
     const patch = readYaml(join(DEPLOY, 'spire-server-sidecar-patch.yaml'))[0] as Obj;
     const container = (patch.spec.template.spec.containers as Obj[]).find((c) => c.name === 'spire-reconciler')!;
     expect((container.ports as Obj[]).find((p) => p.name === 'sr-webhook')?.containerPort).toBe(config.webhook.port);
+  });
+});
+
+describe('the optional NetworkPolicy admits only the API server to the webhook port, and leaves the rest of the pod as it was', () => {
+  const policy = readYaml(join(DEPLOY, 'optional', 'webhook-networkpolicy.yaml'));
+  const svc = (readYaml(join(DEPLOY, 'webhook.yaml')) as Obj[]).find((d) => d.kind === 'Service')!;
+  const [np] = policy;
+  const rules = (np?.spec.ingress ?? []) as Obj[];
+  const ports = (r: Obj) => ((r.ports ?? []) as Obj[]).map((p) => p.port);
+
+  it('is one NetworkPolicy on the pods the webhook Service selects, for ingress only', () => {
+    expect(policy).toHaveLength(1);
+    expect(np).toMatchObject({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { namespace: svc.metadata.namespace } });
+    expect(np!.spec.podSelector).toEqual({ matchLabels: svc.spec.selector });
+    expect(np!.spec.policyTypes).toEqual(['Ingress']);
+  });
+
+  it('lets the webhook port be reached only from an address range, never from everywhere', () => {
+    const webhookRules = rules.filter((r) => ports(r).includes('sr-webhook'));
+    expect(webhookRules).toHaveLength(1);
+    expect(webhookRules[0]!.from.map((f: Obj) => Object.keys(f))).toEqual([['ipBlock']]);
+  });
+
+  it("keeps every other port of the sidecar and the SPIRE server's API open, as without it", () => {
+    const open = rules.filter((r) => r.from === undefined).flatMap(ports);
+    for (const p of (container.ports as Obj[]).map((p) => p.name).filter((n: string) => n !== 'sr-webhook')) expect(open).toContain(p);
+    expect(open).toContain(8081);
+    expect(open).not.toContain('sr-webhook');
+  });
+
+  it('is not applied by the kustomization: it is optional, and needs editing first', () => {
+    expect(JSON.stringify(kustomization)).not.toContain('networkpolicy');
   });
 });
 
