@@ -9,14 +9,14 @@
  * and keeps the entries that object declared before. Every request it sends
  * to the API server is one deploy/'s RBAC allows.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { eventually } from '../live/world.js';
-import { exitCode, httpGet as get, killIfRunning, logLines, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
+import { exitCode, httpGet as get, endProcessTest, logLines, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
 import { deployedConfig, deployedWebhookConfiguration, ns, pod } from '../support/deployed.js';
 import { freePort } from '../support/ports.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
@@ -79,11 +79,8 @@ describe('under the heap deploy/ sets, a huge stored object and hostile admissio
   });
 
   afterEach(async () => {
-    await killIfRunning(cli);
+    await endProcessTest({ cli, servers: [spire, kube], dir });
     cli = undefined;
-    await spire.stop();
-    await kube.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const entryIds = () => spire.entries.all().map((e) => e.id);

@@ -7,13 +7,13 @@
  * README there). Only what cannot be the same in a test differs: the SPIRE
  * socket, the ports, and the cluster domain (detected from DNS in a pod).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments, stringify as toYaml } from 'yaml';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, killIfRunning, repoRoot, spawnCli } from '../support/cli.js';
+import { exitCode, endProcessTest, repoRoot, spawnCli } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
 import { eventually } from '../live/world.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
@@ -73,11 +73,8 @@ describe("the helm chart's controller manager container, with our image in it", 
   });
 
   afterEach(async () => {
-    await killIfRunning(cli);
+    await endProcessTest({ cli, servers: [spire, kube], dir });
     cli = undefined;
-    await spire.stop();
-    await kube.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('starts from its arguments and its config relative to the working directory, becomes ready and registers the workloads the chart would', { timeout: 120_000 }, async () => {

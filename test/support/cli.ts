@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -63,4 +64,15 @@ export async function killIfRunning(child: ChildProcess | undefined): Promise<vo
   const exited = exitCode(child);
   child.kill('SIGKILL');
   await exited;
+}
+
+/**
+ * Ends what a test of the CLI as a process started, in order: the process
+ * (if a failed assertion left it running), the servers it talked to, and its
+ * directory.
+ */
+export async function endProcessTest(parts: { cli: ChildProcess | undefined; servers: { stop?(): Promise<void>; close?(): Promise<void> }[]; dir: string }): Promise<void> {
+  await killIfRunning(parts.cli);
+  for (const s of parts.servers) await (s.stop ?? s.close)?.call(s);
+  rmSync(parts.dir, { recursive: true, force: true });
 }
