@@ -27,9 +27,24 @@ export interface ApplyResult {
   assigned: Map<string, string>;
 }
 
-async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedPods: Set<string>, signal?: AbortSignal): Promise<void> {
+/** Told, after each batch, how many of the plan's writes have been answered, of how many. */
+export type WriteProgress = (done: number, total: number) => void;
+
+interface Sending {
+  signal?: AbortSignal;
+  onBatchDone?: (items: number) => void;
+}
+
+function sending(signal: AbortSignal | undefined, plan: Plan, onWritten: WriteProgress | undefined): Sending {
+  if (!onWritten) return signal ? { signal } : {};
+  const total = plan.creates.length + plan.updates.length + plan.deletes.length;
+  let done = 0;
+  return { ...(signal ? { signal } : {}), onBatchDone: (items) => onWritten((done += items), total) };
+}
+
+async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedPods: Set<string>, send: Sending): Promise<void> {
   if (creates.length === 0) return;
-  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), { outputMask: ID_ONLY_MASK, ...(signal ? { signal } : {}) });
+  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), { outputMask: ID_ONLY_MASK, ...send });
   outcome.results.forEach((r, i) => {
     const c = creates[i]!;
     if (r.status.ok) {
@@ -51,21 +66,22 @@ async function create(creates: readonly PlannedCreate[], spire: SpireClient, res
  * refuses similar entries, so it follows the deletes. A per-item failure is
  * recorded against the declaring object and does not stop the rest.
  */
-export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSignal): Promise<ApplyResult> {
+export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSignal, onWritten?: WriteProgress): Promise<ApplyResult> {
   const result: ApplyResult = { created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [], assigned: new Map() };
   const failedPods = new Set<string>();
+  const send = sending(signal, plan, onWritten);
 
   await create(
     plan.creates.filter((c) => !c.replaces),
     spire,
     result,
     failedPods,
-    signal,
+    send,
   );
   if (plan.updates.length > 0) {
     const outcome = await spire.updateEntries(
       plan.updates.map((u) => toSpire(u.spec, u.id)),
-      { inputMask: UPDATE_MASK, outputMask: ID_ONLY_MASK, ...(signal ? { signal } : {}) },
+      { inputMask: UPDATE_MASK, outputMask: ID_ONLY_MASK, ...send },
     );
     outcome.results.forEach((r, i) => {
       const u = plan.updates[i]!;
@@ -80,13 +96,13 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
   const replaced = new Set(plan.creates.flatMap((c) => c.replaces ?? []));
   const deletes = plan.deletes.filter((d) => {
     if (replaced.has(d.id) || d.podUid === undefined || !failedPods.has(d.podUid)) return true;
-    result.heldBack.push({ id: d.id, reason: 'replacement-failed', detail: `kept until the new entry for pod ${d.podUid} is written` });
+    result.heldBack.push({ id: d.id, reason: 'replacement-failed', detail: `kept until the new entry for pod ${d.podUid} is written`, podUid: d.podUid });
     return false;
   });
   if (deletes.length > 0) {
     const outcome = await spire.deleteEntries(
       deletes.map((d) => d.id),
-      signal ? { signal } : {},
+      send,
     );
     outcome.results.forEach((r, i) => {
       const d = deletes[i]!;
@@ -100,7 +116,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
     spire,
     result,
     failedPods,
-    signal,
+    send,
   );
   return result;
 }

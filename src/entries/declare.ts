@@ -85,6 +85,34 @@ export interface SelectionSettings extends RenderSettings {
   watchClassless: boolean;
   /** Reuse renders across passes (live mode); without it every pass renders everything. */
   renderCache?: RenderCache;
+  /** Told every decision of the full walk (declareEntries), for `explain`. */
+  observe?: SelectionObserver;
+}
+
+/** Why a pod that a ClusterSPIFFEID selects gets no entry from it without that being a failure. */
+export type PodSkip = 'unscheduled' | 'finished';
+
+/** What one ClusterSPIFFEID did with one pod of a namespace it reached. */
+export type PodVerdict =
+  | { outcome: 'not-selected' }
+  | { outcome: 'fallback-suppressed' }
+  | { outcome: PodSkip }
+  | { outcome: 'failed'; message: string }
+  | { outcome: 'declared'; key: string; spec: EntrySpec };
+
+/**
+ * The decisions of the selection walk, as it takes them: `explain` is this
+ * walk observed, not a second walk that could drift from it.
+ */
+export interface SelectionObserver {
+  /** An object of another class: the walk does not read it. */
+  otherClass?(owner: Owner, className: string): void;
+  /** A ClusterSPIFFEID whose spec does not parse: it selects nothing (and every pod entry is kept). */
+  invalid?(owner: Owner, message: string): void;
+  /** Each namespace against each valid ClusterSPIFFEID: not selected, selected, or selected but ignored (by that pattern). */
+  namespace?(owner: Owner, namespace: Namespace, verdict: { selected: false } | { selected: true; ignoredBy?: string }): void;
+  /** Each pod of a selected, not ignored namespace. */
+  pod?(owner: Owner, pod: Pod, verdict: PodVerdict): void;
 }
 
 export interface SelectionStats {
@@ -131,6 +159,7 @@ function isFinished(pod: Pod): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
+
 /**
  * Turns a cluster snapshot into the declared entries: every ClusterSPIFFEID
  * (non-fallback first) over the namespaces and pods it selects, and every
@@ -147,8 +176,12 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     federationOmissions: [],
   };
 
+  const observe = settings.observe;
   for (const obj of snapshot.clusterStaticEntries) {
-    if (!isOurClass(obj.spec?.className, settings)) continue;
+    if (!isOurClass(obj.spec?.className, settings)) {
+      observe?.otherClass?.(ownerOf('ClusterStaticEntry', obj), obj.spec?.className ?? '');
+      continue;
+    }
     const owner = ownerOf('ClusterStaticEntry', obj);
     state.owners.set(owner.uid, owner);
     const r = renderStaticEntry(obj, settings.trustDomain);
@@ -178,26 +211,38 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     state.owners.set(owner.uid, owner);
     state.selection.set(owner.uid, { namespacesSelected: 0, namespacesIgnored: 0, podsSelected: 0, podEntryRenderFailures: 0 });
   }
-  for (const i of invalid) reportInvalid(state, i.owner, i.errors);
+  for (const i of invalid) reportInvalid(state, i.owner, i.errors, observe);
 
   const ctx: PodContext = { settings, cache, services, node: (name) => nodesByName.get(name) };
   const coveredByNonFallback = new Set<string>();
   for (const spec of parsed) {
     const stats = state.selection.get(spec.owner.uid)!;
     for (const ns of snapshot.namespaces) {
-      if (!spec.namespaceSelector(ns.metadata.labels)) continue;
+      if (!spec.namespaceSelector(ns.metadata.labels)) {
+        observe?.namespace?.(spec.owner, ns, { selected: false });
+        continue;
+      }
       stats.namespacesSelected++;
-      if (settings.ignoreNamespaces.ignores(ns.metadata.name)) {
+      const ignored = settings.ignoreNamespaces.ignores(ns.metadata.name);
+      observe?.namespace?.(spec.owner, ns, ignored ? { selected: true, ignoredBy: settings.ignoreNamespaces.ignoredBy(ns.metadata.name) ?? '' } : { selected: true });
+      if (ignored) {
         stats.namespacesIgnored++;
         continue;
       }
       for (const pod of podsByNamespace.get(ns.metadata.name) ?? []) {
-        if (!spec.podSelector(pod.metadata.labels)) continue;
+        if (!spec.podSelector(pod.metadata.labels)) {
+          observe?.pod?.(spec.owner, pod, { outcome: 'not-selected' });
+          continue;
+        }
         stats.podsSelected++;
         const uid = pod.metadata.uid;
-        if (spec.fallback && coveredByNonFallback.has(uid)) continue;
+        if (spec.fallback && coveredByNonFallback.has(uid)) {
+          observe?.pod?.(spec.owner, pod, { outcome: 'fallback-suppressed' });
+          continue;
+        }
         const r = declareOne(spec, pod, ns.metadata.name, ctx);
-        if (r === 'skip') continue;
+        observe?.pod?.(spec.owner, pod, 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure } : { outcome: 'declared', ...r });
+        if ('skip' in r) continue;
         if ('failure' in r) {
           stats.podEntryRenderFailures++;
           state.unknownPods.add(uid);
@@ -243,7 +288,10 @@ function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings:
   const invalid: { owner: Owner; errors: FieldError[] }[] = [];
   const owners: Owner[] = [];
   for (const obj of objects) {
-    if (!isOurClass(obj.spec?.className, settings)) continue;
+    if (!isOurClass(obj.spec?.className, settings)) {
+      settings.observe?.otherClass?.(ownerOf('ClusterSPIFFEID', obj), obj.spec?.className ?? '');
+      continue;
+    }
     const hit = parsedOnce(obj);
     owners.push(hit.owner);
     if ('selecting' in hit) parsed.push(hit.selecting);
@@ -262,13 +310,14 @@ interface PodContext {
 
 /**
  * One ClusterSPIFFEID applied to one pod it selects: the entry, a failure
- * (the pod's entries become unknown), or 'skip' for a pod not scheduled yet
+ * (the pod's entries become unknown), or a skip for a pod not scheduled yet
  * or finished (nothing to attest, and not a failure).
  */
-function declareOne(spec: Selecting, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | 'skip' {
+function declareOne(spec: Selecting, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | { skip: PodSkip } {
   const uid = pod.metadata.uid;
   const nodeName = pod.spec?.nodeName;
-  if (!nodeName || isFinished(pod)) return 'skip';
+  if (!nodeName) return { skip: 'unscheduled' };
+  if (isFinished(pod)) return { skip: 'finished' };
   const node = ctx.node(nodeName);
   if (!node) return { failure: `node ${nodeName} is not known yet` };
   const parent = ctx.cache.parentId(node, ctx.settings);
@@ -334,7 +383,7 @@ export function declarePods(
       if (!spec.namespaceSelector(ns.metadata.labels) || !spec.podSelector(pod.metadata.labels)) continue;
       if (spec.fallback && covered) continue;
       const r = declareOne(spec, pod, nsName, ctx);
-      if (r === 'skip') continue;
+      if ('skip' in r) continue;
       if ('failure' in r) {
         out.unknownPods.add(pod.metadata.uid);
         out.renderFailures.push({ owner: spec.owner, pod: `${nsName}/${pod.metadata.name}`, message: r.failure });
@@ -347,8 +396,9 @@ export function declarePods(
   return out;
 }
 
-function reportInvalid(state: DeclaredState, owner: Owner, errors: FieldError[]): void {
+function reportInvalid(state: DeclaredState, owner: Owner, errors: FieldError[], observe: SelectionObserver | undefined): void {
   const message = formatFieldErrors('ClusterSPIFFEID', owner.name, errors);
+  observe?.invalid?.(owner, message);
   state.renderFailures.push({ owner, message });
   // Which pods it selected is unknown, so none of their entries may go.
   state.keepAllPodEntries ??= `pod entries are kept: ${message}`;

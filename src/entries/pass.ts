@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Pod } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
-import { type ApplyResult, applyPlan } from './apply.js';
+import { type ApplyResult, applyPlan, type WriteProgress } from './apply.js';
 import type { OptionalField } from './compare.js';
 import { type ClusterSnapshot, declareEntries, type DeclaredState, declarePods, type PodDeclaration, type SelectionSettings } from './declare.js';
 import type { CurrentState } from './current-state.js';
@@ -31,6 +31,8 @@ export interface EntryPassOptions {
   claims?: ClaimedIds;
   /** Also work out what a migration has to deal with (MigrationNotes): for `plan` and the first pass of a run. */
   explainMigration?: boolean;
+  /** Told after each write batch how many of the pass's writes are done, of how many (progress). */
+  onWritten?: WriteProgress;
 }
 
 /** The ownership a pass plans with: the configured one and what the caller has claimed so far. */
@@ -176,7 +178,7 @@ export async function runEntryPass(
   if (inputs !== undefined && opts.last?.inputs === inputs) return { ...opts.last.result, applied: NOTHING_APPLIED(), reused: true, memo: opts.last };
   const planned = declareAndPlan(snapshot, current, opts, bundles);
   started = performance.now();
-  const applied = await applyPlan(planned.plan, spire, opts.signal);
+  const applied = await applyPlan(planned.plan, spire, opts.signal, opts.onWritten);
   opts.state?.record(planned.plan, applied);
   opts.claims?.record(planned.plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);

@@ -51,6 +51,8 @@ export interface KeptEntry {
   id: string;
   reason: KeepReason;
   detail: string;
+  /** The pod the entry is for, when it is a pod's (reports name the pod). */
+  podUid?: string;
 }
 
 export interface Plan {
@@ -68,6 +70,8 @@ export interface Plan {
    * prefix, a server that ignores requested IDs). Kept and updated in place.
    */
   adopted: string[];
+  /** Current entries outside entryScope (not ours, and not of the cleanup prefix): left alone. */
+  outsideScope: number;
 }
 
 export interface PlanInput {
@@ -109,7 +113,7 @@ export function planEntries(input: PlanInput): Plan {
   const keys = groupDeclared(input.declared);
   const managed = new Map<string, CurrentEntry[]>();
   const foreign = new Map<string, CurrentEntry[]>();
-  const plan: Plan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys, adopted: [] };
+  const plan: Plan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys, adopted: [], outsideScope: 0 };
 
   const cleanup = new Map<string, CurrentEntry[]>();
   const adoptable = new Map<string, CurrentEntry[]>();
@@ -121,8 +125,10 @@ export function planEntries(input: PlanInput): Plan {
   for (const cur of input.current) {
     const cls = classifyEntry(cur, ownership);
     if (cls === 'managed') push(managed, cur.key, cur);
-    else if (cls === 'foreign') push(foreign, cur.key, cur);
-    else if (cls === 'adoptable') push(adoptable, cur.key, cur);
+    else if (cls === 'foreign') {
+      push(foreign, cur.key, cur);
+      plan.outsideScope++;
+    } else if (cls === 'adoptable') push(adoptable, cur.key, cur);
     else cleanUp(cur);
   }
 
@@ -162,16 +168,16 @@ export function planEntries(input: PlanInput): Plan {
 
   for (const d of candidates) {
     const reason = keepReason(d, input);
-    if (reason) plan.kept.push({ id: d.id, ...reason });
+    if (reason) plan.kept.push({ id: d.id, ...reason, ...pod(d.podUid) });
     else plan.deletes.push(d);
   }
 
   if (policy !== 'sync') {
-    for (const d of plan.deletes) plan.kept.push({ id: d.id, reason: 'policy', detail: `policy ${policy} never deletes` });
+    for (const d of plan.deletes) plan.kept.push({ id: d.id, reason: 'policy', detail: `policy ${policy} never deletes`, ...pod(d.podUid) });
     plan.deletes = [];
   }
   if (policy === 'create-only') {
-    for (const u of plan.updates) plan.kept.push({ id: u.id, reason: 'policy', detail: `policy create-only never updates (${u.changed.join(', ')} differ)` });
+    for (const u of plan.updates) plan.kept.push({ id: u.id, reason: 'policy', detail: `policy create-only never updates (${u.changed.join(', ')} differ)`, ...pod(u.podUid) });
     plan.updates = [];
   }
   return plan;

@@ -32,16 +32,16 @@ export function logProblems(log: { warn(line: string): void; error(line: string)
   }
 }
 
-export function describeRenderFailure(f: RenderFailure): string {
+export function describeRenderFailure(f: Pick<RenderFailure, 'pod' | 'message'>): string {
   return `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;
 }
 
-export function describeEntryConflict(c: Plan['conflicts'][number]): string {
+export function describeEntryConflict(c: { spec: Pick<Plan['conflicts'][number]['spec'], 'spiffeId'>; foreignIds: readonly string[] }): string {
   return `${c.spec.spiffeId} is held by entry ${c.foreignIds.join(', ')} outside entryScope; not created`;
 }
 
 /** One omission in words, for logs, events and `plan`. */
-export function describeFederationOmission(o: DeclaredState['federationOmissions'][number]): string {
+export function describeFederationOmission(o: Pick<DeclaredState['federationOmissions'][number], 'spiffeId' | 'missing'>): string {
   return `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
 }
 

@@ -42,6 +42,8 @@ export async function runBatches<I, R>(
   failed: (item: I, status: ItemStatus) => R,
   signal?: AbortSignal,
   concurrency = 1,
+  /** Told the size of each batch once its call has returned (whatever its items' outcomes). */
+  onBatchDone?: (items: number) => void,
 ): Promise<BatchOutcome<R>> {
   const step = Math.max(1, Math.floor(size));
   const chunks: I[][] = [];
@@ -64,6 +66,7 @@ export async function runBatches<I, R>(
         const got = await send(chunk);
         if (got.length !== chunk.length) throw new Error(`server answered ${got.length} results for ${chunk.length} items`);
         done[i] = got;
+        onBatchDone?.(chunk.length);
       } catch (err) {
         const rpcError = err instanceof SpireRpcError ? err : undefined;
         const code = rpcError?.code ?? 13;

@@ -208,7 +208,7 @@ export class SpireClient {
     return res.count;
   }
 
-  createEntries(entries: readonly Entry[], opts: { outputMask?: EntryMask; signal?: AbortSignal } = {}): Promise<BatchOutcome<EntryItemResult>> {
+  createEntries(entries: readonly Entry[], opts: { outputMask?: EntryMask; signal?: AbortSignal; onBatchDone?: (items: number) => void } = {}): Promise<BatchOutcome<EntryItemResult>> {
     return runBatches(
       entries,
       this.batchSizes.createEntries,
@@ -219,13 +219,14 @@ export class SpireClient {
       (_e, status) => ({ status, entry: null }),
       opts.signal,
       this.batchSizes.writeConcurrency,
+      opts.onBatchDone,
     );
   }
 
   /** Without an input mask every field is replaced, as spire-controller-manager updates. */
   updateEntries(
     entries: readonly Entry[],
-    opts: { inputMask?: EntryMask; outputMask?: EntryMask; signal?: AbortSignal } = {},
+    opts: { inputMask?: EntryMask; outputMask?: EntryMask; signal?: AbortSignal; onBatchDone?: (items: number) => void } = {},
   ): Promise<BatchOutcome<EntryItemResult>> {
     return runBatches(
       entries,
@@ -241,10 +242,11 @@ export class SpireClient {
       (_e, status) => ({ status, entry: null }),
       opts.signal,
       this.batchSizes.writeConcurrency,
+      opts.onBatchDone,
     );
   }
 
-  deleteEntries(ids: readonly string[], opts: { signal?: AbortSignal } = {}): Promise<BatchOutcome<DeleteEntryResult>> {
+  deleteEntries(ids: readonly string[], opts: { signal?: AbortSignal; onBatchDone?: (items: number) => void } = {}): Promise<BatchOutcome<DeleteEntryResult>> {
     return runBatches(
       ids,
       this.batchSizes.deleteEntries,
@@ -255,6 +257,7 @@ export class SpireClient {
       (id, status) => ({ status, id }),
       opts.signal,
       this.batchSizes.writeConcurrency,
+      opts.onBatchDone,
     );
   }
 

@@ -83,7 +83,7 @@ describe('applying a plan writes exactly the plan, creates and updates before de
     expect(plan.deletes.map((d) => d.id)).toEqual(['scm-old']);
     const result = await applyPlan(plan, t.client);
     expect(result.deleted).toBe(0);
-    expect(result.heldBack).toEqual([{ id: 'scm-old', reason: 'replacement-failed', detail: 'kept until the new entry for pod p1 is written' }]);
+    expect(result.heldBack).toEqual([{ id: 'scm-old', reason: 'replacement-failed', detail: 'kept until the new entry for pod p1 is written', podUid: 'p1' }]);
     expect(t.spire.server.entries.get('scm-old')).toBeDefined();
   });
 

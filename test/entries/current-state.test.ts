@@ -33,7 +33,7 @@ describe('the in-memory SPIRE state reuses what a resync finds unchanged', () =>
     const state = new CurrentState(10_000);
     const [a1] = await relist(state, [raw('a', '0')]);
     state.record(
-      { creates: [], updates: [{ id: 'a', key: a1!.key, spec: { ...a1!.spec, hint: 'new' }, current: a1!.spec, changed: ['hint'], owner: { kind: 'ClusterSPIFFEID', name: 'x', uid: 'x', creationTimestamp: '' } }], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [] },
+      { creates: [], updates: [{ id: 'a', key: a1!.key, spec: { ...a1!.spec, hint: 'new' }, current: a1!.spec, changed: ['hint'], owner: { kind: 'ClusterSPIFFEID', name: 'x', uid: 'x', creationTimestamp: '' } }], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 },
       { created: 0, updated: 1, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [], assigned: new Map() },
     );
     const [a2] = await relist(state, [raw('a', '0')]);
@@ -50,7 +50,7 @@ describe('the in-memory SPIRE state holds one copy of what the controller wrote'
     const state = new CurrentState(10_000);
     const [a1] = await relist(state, [raw('a', '0')]);
     const spec = { ...a1!.spec };
-    state.record({ creates: [{ id: 'a', key: a1!.key, spec, owner, podUid: 'a' }], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [] }, applied);
+    state.record({ creates: [{ id: 'a', key: a1!.key, spec, owner, podUid: 'a' }], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 }, applied);
     const [a2] = await relist(state, [raw('a', '1')]);
     expect(a2?.spec).toBe(spec);
     // Reused by revision on the next list, and still found by pod.
@@ -78,7 +78,7 @@ describe('the in-memory SPIRE state holds one copy of what the controller wrote'
     expect(a1!.key).toBe(b1!.key);
     expect(state.related([], [a1!.key]).map((e) => e.id).sort()).toEqual(['a', 'b']);
     expect(state.related(['a'], []).map((e) => e.id).sort()).toEqual(['a', 'b']);
-    state.record({ creates: [], updates: [], deletes: [{ id: 'a', key: a1!.key, current: a1!.spec, reason: 'undeclared', podUid: 'a' }], conflicts: [], kept: [], keys: new Map(), adopted: [] }, { ...applied, created: 0, deleted: 1 });
+    state.record({ creates: [], updates: [], deletes: [{ id: 'a', key: a1!.key, current: a1!.spec, reason: 'undeclared', podUid: 'a' }], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 }, { ...applied, created: 0, deleted: 1 });
     expect(state.related([], [a1!.key]).map((e) => e.id)).toEqual(['b']);
     expect(state.related(['a'], []).map((e) => e.id)).toEqual(['b']);
   });
@@ -91,7 +91,7 @@ describe('the in-memory SPIRE state compares a listed entry with what it wrote, 
     const state = new CurrentState(10_000);
     const [a1] = await relist(state, [{ ...raw('a', '0'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:n' }] }]);
     const spec = { ...a1!.spec };
-    state.record({ creates: [{ id: 'a', key: a1!.key, spec, owner, podUid: 'a' }], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [] }, applied);
+    state.record({ creates: [{ id: 'a', key: a1!.key, spec, owner, podUid: 'a' }], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 }, applied);
     const version = state.version;
     const [a2] = await relist(state, [{ ...raw('a', '1'), selectors: [{ type: 'k8s', value: 'pod-uid:a' }, { type: 'k8s', value: 'ns:n' }], ...over }]);
     return { same: a2!.spec === spec, changed: state.version !== version, entry: a2! };

@@ -214,7 +214,7 @@ describe('unknown is not absent: entries whose declared state could not be compu
   it('keeps the entries of a pod whose render failed, recognised by its pod-uid selector', () => {
     const plan = planEntries(base({ current: [current('scm-1', pod('p1')), current('scm-2', pod('p2'))], unknownPods: new Set(['p1']) }));
     expect(plan.deletes.map((d) => d.id)).toEqual(['scm-2']);
-    expect(plan.kept).toEqual([{ id: 'scm-1', reason: 'render-unknown', detail: 'the declared entries of pod p1 could not be computed this pass' }]);
+    expect(plan.kept).toEqual([{ id: 'scm-1', reason: 'render-unknown', detail: 'the declared entries of pod p1 could not be computed this pass', podUid: 'p1' }]);
   });
 
   it('keeps every pod entry when an object selector could not be evaluated', () => {
