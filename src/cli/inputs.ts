@@ -1,21 +1,43 @@
 import { readFileSync } from 'node:fs';
-import { cacheScope, type ControllerConfig, inCachedNamespaces, matchesLabels, unsupportedFieldSelectors } from '../api/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, inCachedNamespaces, matchesLabels, unsupportedFieldSelectors } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
 import { fromSpire } from '../entries/index.js';
+import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
+import { readCluster } from '../kube/snapshot.js';
 import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } from '../manifests/index.js';
 import { entriesFromJson, SpireConnectError, SpireRpcError } from '../spire/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError } from './exit.js';
+import type { Progress } from './progress.js';
 
-export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] {
+/** --manifests, else staticManifestPath; undefined means the live cluster. */
+export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] | undefined {
   if (flag && flag.length > 0) return flag;
   if (config.staticManifestPath) return [config.staticManifestPath];
-  throw new CliError('no manifests: give --manifests DIR or set staticManifestPath in the config (live Kubernetes mode is not implemented yet)');
+  return undefined;
 }
 
 /** A warning leaves the object in; anything else skipped something. */
 export function isSkip(p: ManifestProblem): boolean {
   return p.severity !== 'warning';
+}
+
+/** The objects a pass reads, less the kinds the config's `reconcile` block turns off. */
+function snapshotFor(objects: ClusterSnapshot, config: ControllerConfig): ClusterSnapshot {
+  return {
+    ...objects,
+    clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? objects.clusterSPIFFEIDs : [],
+    clusterStaticEntries: config.reconcile.clusterStaticEntries ? objects.clusterStaticEntries : [],
+  };
+}
+
+// Upstream runs no entry reconciler with both kinds off; an empty declaration must not delete everything.
+function entriesOff(config: ControllerConfig): string | undefined {
+  return !config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries
+    ? 'reconcile.clusterSPIFFEIDs and reconcile.clusterStaticEntries are both off'
+    : undefined;
 }
 
 export interface LoadedManifests {
@@ -38,24 +60,18 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
   const scope = cacheScope(config);
   const cached = <T extends Parameters<typeof inCachedNamespaces>[0]>(objects: T[]) => (scope.namespaces ? objects.filter((o) => inCachedNamespaces(o, scope)) : objects);
   const csids = scope.clusterSPIFFEIDLabels ? set.clusterSPIFFEIDs.filter((o) => matchesLabels(o.metadata.labels, scope.clusterSPIFFEIDLabels)) : set.clusterSPIFFEIDs;
-  const snapshot: ClusterSnapshot = {
-    clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? csids : [],
-    clusterStaticEntries: config.reconcile.clusterStaticEntries ? set.clusterStaticEntries : [],
-    namespaces: set.namespaces,
+  const objects: ClusterSnapshot = {
+    ...set,
+    clusterSPIFFEIDs: csids,
     pods: cached(set.pods),
-    nodes: set.nodes,
     endpointSlices: cached(set.endpointSlices),
     endpoints: cached(set.endpoints),
   };
-  // Upstream runs no entry reconciler with both kinds off; an empty declaration must not delete everything.
-  const entriesOff = !config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries;
-  const suppressDeletes = entriesOff
-    ? 'reconcile.clusterSPIFFEIDs and reconcile.clusterStaticEntries are both off'
-    : skipped.length > 0
-      ? `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}`
-      : undefined;
+  const suppressDeletes =
+    entriesOff(config) ??
+    (skipped.length > 0 ? `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}` : undefined);
   const problems = [...set.problems, ...checkManifestObjects(set, config.trustDomain)];
-  return { set, problems, snapshot, ...(suppressDeletes ? { suppressDeletes } : {}) };
+  return { set, problems, snapshot: snapshotFor(objects, config), ...(suppressDeletes ? { suppressDeletes } : {}) };
 }
 
 /** cacheNamespaces field selectors manifest files cannot be filtered by (live mode's API server applies them). */
@@ -63,6 +79,128 @@ export function manifestScopeWarnings(config: ControllerConfig): string[] {
   return unsupportedFieldSelectors(cacheScope(config)).map(
     (k) => `cacheNamespaces: the field selector ${k} is not applied to manifest files (metadata.name, metadata.namespace, spec.nodeName, spec.serviceAccountName and status.phase are)`,
   );
+}
+
+/** Where a command's cluster objects came from, and how many of each it read. */
+export interface SourceInfo {
+  from: 'manifests' | 'cluster';
+  /** The manifest paths, or the API server (and context). */
+  location: string;
+  /** Manifest files read (manifests only). */
+  files?: number;
+  /** Objects read, by kind. */
+  objects: Record<string, number>;
+}
+
+const KINDS: [keyof ClusterSnapshot | 'clusterFederatedTrustDomains', string][] = [
+  ['clusterSPIFFEIDs', 'ClusterSPIFFEID'],
+  ['clusterStaticEntries', 'ClusterStaticEntry'],
+  ['clusterFederatedTrustDomains', 'ClusterFederatedTrustDomain'],
+  ['namespaces', 'Namespace'],
+  ['nodes', 'Node'],
+  ['pods', 'Pod'],
+  ['endpointSlices', 'EndpointSlice'],
+  ['endpoints', 'Endpoints'],
+];
+
+function countObjects(objects: ClusterSnapshot & { clusterFederatedTrustDomains: readonly unknown[] }): Record<string, number> {
+  return Object.fromEntries(KINDS.map(([field, kind]) => [kind, objects[field].length]));
+}
+
+/** One line: what was read from where. */
+export function describeSource(s: SourceInfo): string {
+  const plural = (kind: string) => (kind.endsWith('s') ? kind : kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`);
+  const counts = Object.entries(s.objects)
+    .map(([kind, n]) => `${n} ${n === 1 ? kind : plural(kind)}`)
+    .join(', ');
+  return s.from === 'manifests'
+    ? `read ${s.files} manifest file${s.files === 1 ? '' : 's'} from ${s.location}: ${counts}`
+    : `read from the cluster at ${s.location}: ${counts}`;
+}
+
+export interface Inputs {
+  snapshot: ClusterSnapshot;
+  clusterFederatedTrustDomains: ClusterFederatedTrustDomain[];
+  /** Set when nothing may be deleted this pass, with the reason. */
+  suppressDeletes?: string;
+  /** Manifest problems that skipped an object, a document or a file. */
+  skipped: number;
+  source: SourceInfo;
+}
+
+export interface ReadInputsOptions {
+  log: Logger;
+  /** The live cluster's configuration; default: KUBECONFIG, ~/.kube/config or in-cluster. */
+  kubeConfig?: () => KubeConfig;
+  /** For explain pod: read only what this pod's entries depend on. */
+  pod?: { namespace: string; name: string };
+  progress?: Progress;
+}
+
+const RESOURCE_LABELS: Record<string, string> = {
+  clusterspiffeids: 'ClusterSPIFFEIDs',
+  clusterstaticentries: 'ClusterStaticEntries',
+  clusterfederatedtrustdomains: 'ClusterFederatedTrustDomains',
+  namespaces: 'namespaces',
+  nodes: 'nodes',
+  pods: 'pods',
+  endpointslices: 'EndpointSlices',
+  endpoints: 'Endpoints',
+};
+
+/**
+ * The cluster's objects from manifests (--manifests or staticManifestPath)
+ * or, without either, from the live cluster by one-shot paged lists (no
+ * informers). Manifest problems are logged; what was read is logged too.
+ */
+export async function readInputs(manifests: string[] | undefined, config: ControllerConfig, opts: ReadInputsOptions): Promise<Inputs> {
+  const paths = manifestPaths(manifests, config);
+  let inputs: Inputs;
+  if (paths) {
+    for (const w of manifestScopeWarnings(config)) opts.log.warn(w);
+    const m = await readManifests(paths, config);
+    for (const p of m.problems) opts.log.warn(formatProblem(p));
+    inputs = {
+      snapshot: m.snapshot,
+      clusterFederatedTrustDomains: m.set.clusterFederatedTrustDomains,
+      ...(m.suppressDeletes ? { suppressDeletes: m.suppressDeletes } : {}),
+      skipped: m.set.problems.filter(isSkip).length,
+      source: { from: 'manifests', location: paths.join(', '), files: m.set.files.length, objects: countObjects(m.set) },
+    };
+  } else {
+    let kc: KubeConfig;
+    try {
+      kc = (opts.kubeConfig ?? loadKubeConfig)();
+    } catch (err) {
+      if (err instanceof NoKubeConfigError) throw new CliError(`${err.message}; or give --manifests DIR (or staticManifestPath) to read manifest files instead`);
+      throw err;
+    }
+    const location = describeKubeConfig(kc);
+    opts.log.info(`reading the cluster at ${location}`);
+    let read;
+    try {
+      read = await readCluster(kc, {
+        ...(opts.pod ? { pod: opts.pod } : {}),
+        scope: cacheScope(config),
+        log: opts.log,
+        onProgress: (resource, listed) => opts.progress?.update(`listing ${RESOURCE_LABELS[resource] ?? resource}: ${listed.toLocaleString('en-US')}`),
+      });
+    } catch (err) {
+      throw new CliError(`cannot read the cluster at ${location}: ${(err as Error).message}`);
+    } finally {
+      opts.progress?.done();
+    }
+    const entriesOffReason = entriesOff(config);
+    inputs = {
+      snapshot: snapshotFor(read.snapshot, config),
+      clusterFederatedTrustDomains: read.clusterFederatedTrustDomains,
+      ...(entriesOffReason ? { suppressDeletes: entriesOffReason } : {}),
+      skipped: 0,
+      source: { from: 'cluster', location, objects: countObjects({ ...read.snapshot, clusterFederatedTrustDomains: read.clusterFederatedTrustDomains }) },
+    };
+  }
+  opts.log.info(describeSource(inputs.source));
+  return inputs;
 }
 
 export function readEntriesDump(path: string): CurrentEntry[] {

@@ -1,106 +1,230 @@
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { ClaimedIds, type EntryPassResult, planPass, runEntryPass, SpireServerProbe } from '../entries/index.js';
+import type { ControllerConfig } from '../api/index.js';
+import {
+  ClaimedIds,
+  type EntryPassOptions,
+  type EntryPassResult,
+  isOurClass,
+  planPass,
+  runEntryPass,
+  type SelectionObserver,
+  SpireServerProbe,
+} from '../entries/index.js';
 import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
-import { formatProblem } from '../manifests/index.js';
-import { federationJson, federationTable } from './federation-report.js';
+import { spireClientFor, waitForSpire } from '../manager/spire-client.js';
 import { addConfigOptions, type ConfigFlags, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
-import { spireClientFor } from '../manager/spire-client.js';
-import { asCliError, isSkip, manifestPaths, manifestScopeWarnings, readEntriesDump, readManifests } from './inputs.js';
+import { federationJson, federationTable } from './federation-report.js';
+import { asCliError, describeSource, type Inputs, readEntriesDump, readInputs } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings } from './logging.js';
-import { applySummary, planJson, planTable } from './report.js';
+import { NO_PROGRESS, type Progress, terminalProgress } from './progress.js';
+import { appliedTable, machineOutput, notesTable, outputFormat, planReport, type PlanReport, planTable, summaryLine, wrapLines } from './report.js';
 
 export interface OnceFlags extends ConfigFlags {
   manifests?: string[];
   entries?: string;
   output?: string;
+  allowEmpty?: boolean;
+}
+
+export interface OnceOptions {
+  apply: boolean;
+  log?: Logger;
+  print: (s: string) => void;
+  /** The live cluster's configuration (tests); default: KUBECONFIG, ~/.kube/config or in-cluster. */
+  kubeConfig?: () => KubeConfig;
+  progress?: Progress;
+}
+
+/** What every one-pass command reads before it plans: the config, the engine's options and the cluster's objects. */
+export interface Prepared {
+  config: ControllerConfig;
+  log: Logger;
+  options: EntryPassOptions;
+  inputs: Inputs;
+}
+
+export async function prepare(flags: ConfigFlags & { manifests?: string[] }, opts: Pick<OnceOptions, 'log' | 'kubeConfig' | 'progress'> & { pod?: { namespace: string; name: string } }): Promise<Prepared> {
+  const { config, warnings } = loadContext(flags);
+  const log = opts.log ?? loggerFor(logSettings(config, {}).settings);
+  for (const w of warnings) log.warn(w);
+  const options = passOptions(config);
+  const inputs = await readInputs(flags.manifests, config, {
+    log,
+    ...(opts.kubeConfig ? { kubeConfig: opts.kubeConfig } : {}),
+    ...(opts.pod ? { pod: opts.pod } : {}),
+    ...(opts.progress ? { progress: opts.progress } : {}),
+  });
+  return { config, log, options: { ...options, ...(inputs.suppressDeletes ? { suppressDeletes: inputs.suppressDeletes } : {}) }, inputs };
+}
+
+export interface PassOutcome {
+  result: EntryPassResult;
+  federation?: FederationPassResult;
 }
 
 /**
- * One pass from manifests: a plan (nothing written) or, with `apply`, a
- * reconcile. Returns the exit code. Current entries come from --entries
- * (plan only) or the SPIRE socket.
+ * One pass over prepared inputs: entries (and federation relationships)
+ * planned against SPIRE's current state from --entries or the socket, and
+ * applied with `apply`. `observe` sees the selection walk (explain).
  */
-export async function runOnce(
-  flags: OnceFlags,
-  opts: { apply: boolean; log?: Logger; print: (s: string) => void },
-): Promise<{ code: number; result: EntryPassResult; federation?: FederationPassResult }> {
-  const output = flags.output ?? 'table';
-  if (output !== 'table' && output !== 'json') throw new CliError(`--output must be table or json, got "${output}"`);
-  const { config, warnings } = loadContext(flags);
-  const log = opts.log ?? loggerFor(logSettings(config, {}).settings);
-  for (const w of [...warnings, ...manifestScopeWarnings(config)]) log.warn(w);
-  const options = passOptions(config);
-  const manifests = await readManifests(manifestPaths(flags.manifests, config), config);
-  for (const p of manifests.problems) log.warn(formatProblem(p));
-  const passOpts = { ...options, explainMigration: true, ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}) };
-
-  let result: EntryPassResult;
-  let federation: FederationPassResult | undefined;
+export async function onePass(p: Prepared, flags: { entries?: string }, opts: { apply: boolean; observe?: SelectionObserver; progress?: Progress }): Promise<PassOutcome> {
+  const { config, log, inputs } = p;
+  const base: EntryPassOptions = { ...p.options, explainMigration: true };
+  const options: EntryPassOptions = opts.observe ? { ...base, settings: { ...base.settings, observe: opts.observe } } : base;
   if (flags.entries) {
     if (opts.apply) throw new CliError('--entries is for plan only: reconcile applies to the SPIRE server');
     // The dump holds entries only, so relationships are not planned; bundles are unknown, so federatesWith is left as declared.
-    result = planPass(manifests.snapshot, readEntriesDump(flags.entries), passOpts);
-  } else {
-    const spire = spireClientFor(config);
-    try {
-      await spire.waitUntilReady({ timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000) });
-      if (config.reconcile.clusterFederatedTrustDomains) {
-        federation = await runFederationPass(manifests.set.clusterFederatedTrustDomains, spire, {
-          ...federationOptions(config),
-          ours: new Set(),
-          dryRun: !opts.apply,
-        });
-      }
-      // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops (without it,
-      // a server older than 1.6.3 would get the same hint update on every run) and whether it keeps requested IDs.
-      const probe = new SpireServerProbe();
-      const warn = (m: string) => log.warn(m);
-      const unsupportedFields = opts.apply ? await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn) : undefined;
-      result = await runEntryPass(manifests.snapshot, spire, {
-        ...passOpts,
-        ...(probe.ignoresEntryIds ? { ownership: { ...options.ownership, serverAssignsIds: true } } : {}),
-        claims: new ClaimedIds(),
+    return { result: planPass(inputs.snapshot, readEntriesDump(flags.entries), options) };
+  }
+  const spire = spireClientFor(config);
+  try {
+    await waitForSpire(spire, { timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000), say: (line) => log.info(line) });
+    let federation: FederationPassResult | undefined;
+    if (config.reconcile.clusterFederatedTrustDomains) {
+      federation = await runFederationPass(inputs.clusterFederatedTrustDomains, spire, {
+        ...federationOptions(config),
+        ours: new Set(),
         dryRun: !opts.apply,
-        ...(federation ? { federatedBundles: federation.bundles } : {}),
-        ...(unsupportedFields ? { unsupportedFields } : {}),
       });
-      if (result.applied) probe.noticeAssignedIds(result.applied, warn);
-    } catch (err) {
-      throw asCliError(err);
-    } finally {
-      spire.close();
     }
+    // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops (without it,
+    // a server older than 1.6.3 would get the same hint update on every run) and whether it keeps requested IDs.
+    const probe = new SpireServerProbe();
+    const warn = (m: string) => log.warn(m);
+    const unsupportedFields = opts.apply ? await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn) : undefined;
+    const progress = opts.progress;
+    const result = await runEntryPass(inputs.snapshot, spire, {
+      ...options,
+      ...(probe.ignoresEntryIds ? { ownership: { ...options.ownership, serverAssignsIds: true } } : {}),
+      claims: new ClaimedIds(),
+      dryRun: !opts.apply,
+      ...(federation ? { federatedBundles: federation.bundles } : {}),
+      ...(unsupportedFields ? { unsupportedFields } : {}),
+      ...(progress ? { onWritten: (done: number, total: number) => progress.update(`writing entries: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`) } : {}),
+    });
+    progress?.done();
+    if (result.applied) probe.noticeAssignedIds(result.applied, warn);
+    return { result, ...(federation ? { federation } : {}) };
+  } catch (err) {
+    throw asCliError(err);
+  } finally {
+    spire.close();
+  }
+}
+
+/** Objects of another class, which the walk never reads: a likely reason for a plan that holds less than expected. */
+function otherClassObjects(inputs: Inputs, config: ControllerConfig): string[] {
+  const settings = { className: config.className, watchClassless: config.watchClassless };
+  return [
+    ...inputs.snapshot.clusterSPIFFEIDs.filter((o) => !isOurClass(o.spec?.className, settings)).map((o) => `ClusterSPIFFEID/${o.metadata.name}`),
+    ...inputs.snapshot.clusterStaticEntries.filter((o) => !isOurClass(o.spec?.className, settings)).map((o) => `ClusterStaticEntry/${o.metadata.name}`),
+  ];
+}
+
+/** True when no object this controller reads declares entries (none read, or all of another class, or their kinds turned off). */
+function nothingDeclares(inputs: Inputs, config: ControllerConfig): boolean {
+  const settings = { className: config.className, watchClassless: config.watchClassless };
+  return [...inputs.snapshot.clusterSPIFFEIDs, ...inputs.snapshot.clusterStaticEntries].every((o) => !isOurClass(o.spec?.className, settings));
+}
+
+/** Why the plan may hold less than expected, in words (table "Notes", JSON `notes`). */
+function planNotes(p: Prepared, result: EntryPassResult): { notes: string[]; empty: boolean } {
+  const { config, inputs } = p;
+  const notes: string[] = [];
+  const other = otherClassObjects(inputs, config);
+  if (other.length > 0) {
+    const ours = config.className ? `className "${config.className}"${config.watchClassless ? ' and classless objects' : ''}` : 'classless objects only';
+    notes.push(`${other.length} object${other.length === 1 ? '' : 's'} skipped by className (this controller reads ${ours}): ${other.join(', ')}`);
+  }
+  if (result.plan.outsideScope > 0) {
+    notes.push(`${result.plan.outsideScope} entr${result.plan.outsideScope === 1 ? 'y' : 'ies'} on the server outside entryScope ${config.entryScope} (IDs without the ${p.options.ownership.entryIDPrefix} prefix): never changed or deleted`);
+  }
+  const empty = !p.options.suppressDeletes && nothingDeclares(inputs, config);
+  if (empty) {
+    const where = inputs.source.from === 'manifests' ? `the manifests (${inputs.source.location}, ${inputs.source.files} files)` : `the cluster at ${inputs.source.location}`;
+    notes.push(
+      `WARNING: nothing in ${where} declares an entry (no ClusterSPIFFEID or ClusterStaticEntry of this controller's class), so a sync deletes every entry this controller owns (${result.plan.deletes.length} here). If that is meant, pass --allow-empty.`,
+    );
+  }
+  return { notes, empty };
+}
+
+/**
+ * One pass from manifests or the live cluster: a plan (nothing written) or,
+ * with `apply`, a reconcile. Returns the exit code. Current entries come
+ * from --entries (plan only) or the SPIRE socket.
+ */
+export async function runOnce(flags: OnceFlags, opts: OnceOptions): Promise<{ code: number; result: EntryPassResult; federation?: FederationPassResult; report: PlanReport }> {
+  const output = outputFormat(flags.output);
+  const progress = opts.progress ?? NO_PROGRESS;
+  const p = await prepare(flags, { ...opts, progress });
+  const { config, log, inputs } = p;
+
+  // With nothing declared, a sync deletes everything we own: look first, and apply only if asked to.
+  const guard = !flags.allowEmpty && !p.options.suppressDeletes && nothingDeclares(inputs, config);
+  let apply = opts.apply;
+  let outcome = await onePass(p, flags, { apply: apply && !guard, progress });
+  let refused = false;
+  if (guard && outcome.result.plan.deletes.length > 0) {
+    refused = true;
+  } else if (guard && apply) {
+    outcome = await onePass(p, flags, { apply: true, progress });
+  }
+  if (refused) apply = false;
+  const { result, federation } = outcome;
+
+  const { notes } = planNotes(p, result);
+  const podNames = new Map(inputs.snapshot.pods.map((pod) => [pod.metadata.uid, `${pod.metadata.namespace ?? ''}/${pod.metadata.name}`]));
+  const report = planReport(result, { source: inputs.source, podNames, notes, entryIDPrefix: p.options.ownership.entryIDPrefix });
+  if (federation) {
+    report.status.clusterFederatedTrustDomains = federation.status;
+    report.federation = federationJson(federation);
   }
 
-  if (output === 'json') {
-    const json = planJson(result, options.ownership.entryIDPrefix) as { status: Record<string, unknown> };
-    if (federation) json.status.clusterFederatedTrustDomains = federation.status;
-    opts.print(JSON.stringify({ ...json, ...(federation ? { federation: federationJson(federation) } : {}) }, null, 2));
+  if (output !== 'table') {
+    opts.print(machineOutput(report, output));
   } else {
-    opts.print(planTable(result, options.ownership.entryIDPrefix));
-    if (federation) opts.print(federationTable(federation));
-    if (result.applied) opts.print(`\n${applySummary(result)}`);
+    const parts = [`${capitalise(describeSource(inputs.source))}\n`, planTable(report)];
+    if (federation) parts.push(federationTable(federation));
+    if (report.applied) parts.push(appliedTable(report.applied));
+    parts.push(notesTable(report.notes), `\n${summaryLine(report.summary, report.applied)}`);
+    opts.print(parts.filter((s) => s !== '').join('\n'));
+  }
+  if (refused) {
+    const what = `nothing declares an entry, so this plan deletes every entry this controller owns (${result.plan.deletes.length})`;
+    log.error(opts.apply ? `not applied: ${what}; pass --allow-empty if that is meant` : `${what}; pass --allow-empty if that is meant`);
+    return { code: Exit.cannotRun, result, ...(federation ? { federation } : {}), report };
   }
   const failed =
     (result.applied?.failures.length ?? 0) +
     result.plan.conflicts.length +
     result.declared.renderFailures.length +
     (federation ? federation.plan.conflicts.length + federation.plan.invalid.length + (federation.applied?.failed.size ?? 0) : 0) +
-    manifests.set.problems.filter(isSkip).length;
-  return { code: opts.apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result, ...(federation ? { federation } : {}) };
+    inputs.skipped;
+  return { code: apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result, ...(federation ? { federation } : {}), report };
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** Table output on a terminal is folded to its width; anything else goes out as it is. */
+export function printer(output: string | undefined): (s: string) => void {
+  const fold = (output ?? 'table') === 'table' && process.stdout.isTTY;
+  return (s) => console.log(fold ? wrapLines(s, process.stdout.columns || 80) : s);
 }
 
 /** The options plan and reconcile share, and an action that runs one pass. */
 function oncePass(cmd: Command, apply: boolean): Command {
   return addConfigOptions(cmd)
-    .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
+    .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath; without either, the cluster through KUBECONFIG)')
     .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
-    .option('--output <format>', 'table or json', 'table')
+    .option('-o, --output <format>', 'table, json or yaml', 'table')
+    .option('--allow-empty', 'go on when nothing declares an entry, though a sync then deletes every entry this controller owns')
     .action(async (flags: OnceFlags) => {
-      const { code } = await runOnce(flags, { apply, print: (s) => console.log(s) });
+      const { code } = await runOnce(flags, { apply, print: printer(flags.output), progress: terminalProgress() });
       process.exitCode = code;
     });
 }
@@ -110,6 +234,6 @@ export function registerPlan(program: Command): void {
     .description('dry run: print what a reconcile would create, update and delete; writes nothing')
     .option('--entries <file>', 'current entries from `spire-server entry show -output json` instead of the SPIRE socket');
   oncePass(program.command('reconcile'), true)
-    .description('one reconcile pass from manifests against the SPIRE server: prints the plan, applies it, exits 1 if any item failed')
+    .description('one reconcile pass from manifests or the cluster against the SPIRE server: prints the plan, applies it, exits 1 if any item failed')
     .requiredOption('--once', 'run a single pass and exit (the long-running controller is `run`)');
 }

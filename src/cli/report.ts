@@ -1,3 +1,4 @@
+import { stringify } from 'yaml';
 import {
   type ComparedField,
   describeEntryConflict,
@@ -6,8 +7,11 @@ import {
   describeRenderFailure,
   type EntryPassResult,
   type EntrySpec,
+  type KeptEntry,
   objectName,
+  type StatusReport,
 } from '../entries/index.js';
+import type { SourceInfo } from './inputs.js';
 
 /** An entry as `plan --output json` prints it. */
 export interface EntryView {
@@ -26,7 +30,7 @@ export interface EntryView {
   storeSVID: boolean;
 }
 
-const FIELD_NAMES: Record<ComparedField, keyof EntryView> = {
+export const FIELD_NAMES: Record<ComparedField, keyof EntryView> = {
   x509SvidTtl: 'x509SVIDTTL',
   jwtSvidTtl: 'jwtSVIDTTL',
   federatesWith: 'federatesWith',
@@ -54,27 +58,146 @@ export function entryView(id: string, s: EntrySpec): EntryView {
   };
 }
 
+/** The fields of an update, before and after, by their JSON names. */
+export function changedValues(current: EntrySpec, next: EntrySpec, changed: readonly ComparedField[]): { old: Partial<EntryView>; new: Partial<EntryView> } {
+  const was = entryView('', current);
+  const now = entryView('', next);
+  const old: Record<string, unknown> = {};
+  const neu: Record<string, unknown> = {};
+  for (const f of changed) {
+    old[FIELD_NAMES[f]] = was[FIELD_NAMES[f]];
+    neu[FIELD_NAMES[f]] = now[FIELD_NAMES[f]];
+  }
+  return { old: old as Partial<EntryView>, new: neu as Partial<EntryView> };
+}
+
+/** The pod an entry is for: its UID, and `namespace/name` when the pod was read. */
+export type PodRef = { podUID?: string; pod?: string };
+
+export interface KeptView extends PodRef {
+  id: string;
+  reason: KeptEntry['reason'];
+  detail: string;
+}
+
+export interface AppliedView {
+  created: number;
+  updated: number;
+  deleted: number;
+  failed: ({ op: 'create' | 'update' | 'delete'; id: string; object?: string; code: string; message: string } & PodRef)[];
+  heldBack: KeptView[];
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  kept: number;
+  conflicts: number;
+  renderFailures: number;
+}
+
+/** Everything `plan` and `reconcile --once` say, as `--output json` prints it; the table is drawn from it. */
+export interface PlanReport {
+  source?: SourceInfo;
+  create: (EntryView & PodRef & { object: string })[];
+  update: ({ entry: EntryView; object: string; changed: (keyof EntryView)[]; old: Partial<EntryView> } & PodRef)[];
+  delete: (EntryView & PodRef & { reason: string })[];
+  conflicts: { object: string; entry: EntryView; heldBy: string[] }[];
+  renderFailures: { object: string; pod?: string; message: string }[];
+  federationOmissions: { object: string; spiffeID: string; missing: string[] }[];
+  kept: KeptView[];
+  status: StatusReport & { clusterFederatedTrustDomains?: Record<string, unknown> };
+  /** Why a plan may hold less than expected: objects of another class, entries outside entryScope, nothing declared. */
+  notes: string[];
+  summary: PlanSummary;
+  /** What a migration from spire-controller-manager has to deal with (entries it left), with the messages. */
+  migration?: NonNullable<EntryPassResult['migration']> & { messages: string[] };
+  /** reconcile --once only. */
+  applied?: AppliedView;
+  federation?: object;
+}
+
+export interface ReportContext {
+  source?: SourceInfo;
+  /** Pod UID to `namespace/name`, for the pods read. */
+  podNames: ReadonlyMap<string, string>;
+  notes: readonly string[];
+  /** The configured prefix, for the migration messages. */
+  entryIDPrefix?: string;
+}
+
 /** The migration notes with their messages; undefined when there is nothing to say. */
-function migrationReport(result: EntryPassResult, entryIDPrefix: string): (EntryPassResult['migration'] & { messages: string[] }) | undefined {
+function migrationReport(result: EntryPassResult, entryIDPrefix: string): PlanReport['migration'] {
   const notes = result.migration;
   if (!notes || (!notes.serverGenerated && !notes.legacy)) return undefined;
   return { ...notes, messages: describeMigration(notes, entryIDPrefix).map((m) => m.message) };
 }
 
-/** The plan as one JSON object (the documented `plan --output json` shape). */
-export function planJson(result: EntryPassResult, entryIDPrefix = ''): object {
-  const { plan, declared, status } = result;
-  const migration = migrationReport(result, entryIDPrefix);
+export function podRef(uid: string | undefined, names: ReadonlyMap<string, string>): PodRef {
+  if (uid === undefined) return {};
+  const name = names.get(uid);
+  return name ? { podUID: uid, pod: name } : { podUID: uid };
+}
+
+function keptView(k: KeptEntry, names: ReadonlyMap<string, string>): KeptView {
+  return { id: k.id, reason: k.reason, detail: k.detail, ...podRef(k.podUid, names) };
+}
+
+export function summarise(result: Pick<EntryPassResult, 'plan' | 'declared'>): PlanSummary {
+  const { plan, declared } = result;
   return {
-    create: plan.creates.map((c) => entryView(c.id, c.spec)),
-    update: plan.updates.map((u) => ({ entry: entryView(u.id, u.spec), changed: u.changed.map((f) => FIELD_NAMES[f]) })),
-    delete: plan.deletes.map((d) => entryView(d.id, d.current)),
+    create: plan.creates.length,
+    update: plan.updates.length,
+    delete: plan.deletes.length,
+    kept: plan.kept.length,
+    conflicts: plan.conflicts.length,
+    renderFailures: declared.renderFailures.length,
+  };
+}
+
+/** The plan (and what was applied) as one JSON object: the documented `--output json` shape. */
+export function planReport(result: EntryPassResult, ctx: ReportContext): PlanReport {
+  const { plan, declared, status, applied } = result;
+  const names = ctx.podNames;
+  const migration = migrationReport(result, ctx.entryIDPrefix ?? '');
+  return {
+    ...(ctx.source ? { source: ctx.source } : {}),
+    create: plan.creates.map((c) => ({ ...entryView(c.id, c.spec), object: objectName(c.owner), ...podRef(c.podUid, names) })),
+    update: plan.updates.map((u) => ({
+      entry: entryView(u.id, u.spec),
+      object: objectName(u.owner),
+      ...podRef(u.podUid, names),
+      changed: u.changed.map((f) => FIELD_NAMES[f]),
+      old: changedValues(u.current, u.spec, u.changed).old,
+    })),
+    delete: plan.deletes.map((d) => ({ ...entryView(d.id, d.current), reason: d.reason, ...podRef(d.podUid, names) })),
     conflicts: plan.conflicts.map((c) => ({ object: objectName(c.owner), entry: entryView('', c.spec), heldBy: c.foreignIds })),
     renderFailures: declared.renderFailures.map((f) => ({ object: objectName(f.owner), ...(f.pod ? { pod: f.pod } : {}), message: f.message })),
     federationOmissions: declared.federationOmissions.map((o) => ({ object: objectName(o.owner), spiffeID: o.spiffeId, missing: o.missing })),
-    kept: plan.kept,
+    kept: plan.kept.map((k) => keptView(k, names)),
     ...(migration ? { migration } : {}),
     status,
+    notes: [...ctx.notes],
+    summary: summarise(result),
+    ...(applied
+      ? {
+          applied: {
+            created: applied.created,
+            updated: applied.updated,
+            deleted: applied.deleted,
+            failed: applied.failures.map((f) => ({
+              op: f.op,
+              id: f.id,
+              ...(f.owner ? { object: objectName(f.owner) } : {}),
+              ...podRef(plan.deletes.find((d) => d.id === f.id)?.podUid, names),
+              code: f.codeName,
+              message: f.message,
+            })),
+            heldBack: applied.heldBack.map((k) => keptView(k, names)),
+          },
+        }
+      : {}),
   };
 }
 
@@ -83,7 +206,7 @@ function show(v: unknown): string {
   return String(v);
 }
 
-function entryLine(e: EntryView): string {
+export function entryLine(e: EntryView): string {
   const extras: string[] = [];
   if (e.dnsNames.length) extras.push(`dns=${e.dnsNames.join(',')}`);
   if (e.federatesWith.length) extras.push(`federatesWith=${e.federatesWith.join(',')}`);
@@ -96,34 +219,30 @@ function entryLine(e: EntryView): string {
   return `${e.spiffeID}  parent=${e.parentID}  selectors=${e.selectors.join(',')}${extras.length ? `  ${extras.join('  ')}` : ''}`;
 }
 
-function table(header: string[], rows: string[][]): string[] {
+export function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(header), ...rows.map(line)];
 }
 
+const podLabel = (p: PodRef) => (p.pod ? ` [pod ${p.pod}]` : p.podUID ? ` [pod UID ${p.podUID}]` : '');
+
 /** The plan for a terminal: creates, updates (old -> new), deletes, status, then what went wrong. */
-export function planTable(result: EntryPassResult, entryIDPrefix = ''): string {
-  const { plan, declared, status } = result;
+export function planTable(report: PlanReport): string {
   const out: string[] = [];
   const section = (title: string, count: number) => out.push('', `${title} (${count})`);
 
-  section('Create', plan.creates.length);
-  for (const c of plan.creates) out.push(`  + ${c.id}  ${entryLine(entryView(c.id, c.spec))}  [${objectName(c.owner)}]`);
-  section('Update', plan.updates.length);
-  for (const u of plan.updates) {
-    const now = entryView(u.id, u.current);
-    const next = entryView(u.id, u.spec);
-    out.push(`  ~ ${u.id}  ${u.spec.spiffeId}  [${objectName(u.owner)}]`);
-    for (const f of u.changed) {
-      const name = FIELD_NAMES[f];
-      out.push(`      ${name}: ${show(now[name])} -> ${show(next[name])}`);
-    }
+  section('Create', report.create.length);
+  for (const c of report.create) out.push(`  + ${c.id}  ${entryLine(c)}  [${c.object}]`);
+  section('Update', report.update.length);
+  for (const u of report.update) {
+    out.push(`  ~ ${u.entry.id}  ${u.entry.spiffeID}  [${u.object}]`);
+    for (const name of u.changed) out.push(`      ${name}: ${show(u.old[name])} -> ${show(u.entry[name])}`);
   }
-  section('Delete', plan.deletes.length);
-  for (const d of plan.deletes) out.push(`  - ${d.id}  ${entryLine(entryView(d.id, d.current))}  (${d.reason})`);
+  section('Delete', report.delete.length);
+  for (const d of report.delete) out.push(`  - ${d.id}  ${entryLine(d)}  (${d.reason})${podLabel(d)}`);
 
-  const csids = Object.entries(status.clusterSPIFFEIDs);
+  const csids = Object.entries(report.status.clusterSPIFFEIDs);
   if (csids.length > 0) {
     out.push('', 'ClusterSPIFFEID status');
     const rows = csids.map(([name, s]) =>
@@ -131,43 +250,102 @@ export function planTable(result: EntryPassResult, entryIDPrefix = ''): string {
     );
     out.push(...table(['NAME', 'NS SELECTED', 'NS IGNORED', 'PODS', 'RENDER FAILURES', 'TO SET', 'MASKED', 'ENTRY FAILURES'], rows).map((l) => `  ${l}`));
   }
-  const statics = Object.entries(status.clusterStaticEntries);
+  const statics = Object.entries(report.status.clusterStaticEntries);
   if (statics.length > 0) {
     out.push('', 'ClusterStaticEntry status');
     const rows = statics.map(([name, s]) => [name, String(s.rendered), String(s.masked), String(s.set)]);
     out.push(...table(['NAME', 'RENDERED', 'MASKED', 'SET'], rows).map((l) => `  ${l}`));
   }
-  if (plan.conflicts.length > 0) {
-    section('Conflicts: declared entries held by entries outside entryScope, not created', plan.conflicts.length);
-    for (const c of plan.conflicts) out.push(`  ! ${objectName(c.owner)}: ${describeEntryConflict(c)}`);
+  if (report.conflicts.length > 0) {
+    section('Conflicts: declared entries held by entries outside entryScope, not created', report.conflicts.length);
+    for (const c of report.conflicts) out.push(`  ! ${c.object}: ${describeEntryConflict({ spec: { spiffeId: c.entry.spiffeID }, foreignIds: c.heldBy })}`);
   }
-  if (declared.renderFailures.length > 0) {
-    section('Render failures', declared.renderFailures.length);
-    for (const f of declared.renderFailures) out.push(`  ! ${objectName(f.owner)}: ${describeRenderFailure(f)}`);
+  if (report.renderFailures.length > 0) {
+    section('Render failures', report.renderFailures.length);
+    for (const f of report.renderFailures) out.push(`  ! ${f.object}: ${describeRenderFailure(f)}`);
   }
-  if (declared.federationOmissions.length > 0) {
-    section('Set without some federatesWith (no bundle yet; completed once SPIRE has it)', declared.federationOmissions.length);
-    for (const o of declared.federationOmissions) out.push(`  ! ${objectName(o.owner)}: ${describeFederationOmission(o)}`);
+  if (report.federationOmissions.length > 0) {
+    section('Set without some federatesWith (no bundle yet; completed once SPIRE has it)', report.federationOmissions.length);
+    for (const o of report.federationOmissions) out.push(`  ! ${o.object}: ${describeFederationOmission({ spiffeId: o.spiffeID, missing: o.missing })}`);
   }
-  if (plan.kept.length > 0) {
-    section('Kept (not deleted or changed)', plan.kept.length);
-    for (const k of plan.kept) out.push(`  = ${k.id}: ${k.detail}`);
+  if (report.kept.length > 0) {
+    section('Kept (not deleted or changed)', report.kept.length);
+    for (const k of report.kept) out.push(`  = ${k.id}${podLabel(k)}: ${k.detail}`);
   }
-  const migration = migrationReport(result, entryIDPrefix);
-  if (migration) {
+  if (report.migration) {
     out.push('', 'Migration');
-    for (const m of migration.messages) out.push(`  ! ${m}`);
-    for (const id of migration.legacy?.leftAloneIds ?? []) out.push(`  = ${id}: former default prefix, owner unknown: left alone`);
+    for (const m of report.migration.messages) out.push(`  ! ${m}`);
+    for (const id of report.migration.legacy?.leftAloneIds ?? []) out.push(`  = ${id}: former default prefix, owner unknown: left alone`);
   }
   return out.join('\n').replace(/^\n/, '');
 }
 
-/** What an apply did, for the same terminal. */
-export function applySummary(result: EntryPassResult): string {
-  const a = result.applied;
-  if (!a) return '';
-  const lines = [`Applied: ${a.created} created, ${a.updated} updated, ${a.deleted} deleted, ${a.failures.length} failed`];
-  for (const f of a.failures) lines.push(`  ! ${f.op} ${f.id}${f.owner ? ` [${objectName(f.owner)}]` : ''}: ${f.codeName}: ${f.message}`);
-  for (const h of a.heldBack) lines.push(`  = ${h.id}: ${h.detail}`);
+/** What an apply did, item by item (the counts are in the summary line). */
+export function appliedTable(a: AppliedView): string {
+  const lines: string[] = [];
+  if (a.failed.length > 0) {
+    lines.push('', `Failed (${a.failed.length})`);
+    for (const f of a.failed) lines.push(`  ! ${f.op} ${f.id}${f.object ? ` [${f.object}]` : ''}${podLabel(f)}: ${f.code}: ${f.message}`);
+  }
+  if (a.heldBack.length > 0) {
+    lines.push('', `Held back (${a.heldBack.length})`);
+    for (const h of a.heldBack) lines.push(`  = ${h.id}${podLabel(h)}: ${h.detail}`);
+  }
   return lines.join('\n');
+}
+
+export function notesTable(notes: readonly string[]): string {
+  return notes.length === 0 ? '' : ['', 'Notes', ...notes.map((n) => `  * ${n}`)].join('\n');
+}
+
+/** The last line of plan and reconcile --once. */
+export function summaryLine(s: PlanSummary, applied?: AppliedView): string {
+  const rest = `${s.kept} kept, ${s.conflicts} conflict${s.conflicts === 1 ? '' : 's'}${s.renderFailures ? `, ${s.renderFailures} render failure${s.renderFailures === 1 ? '' : 's'}` : ''}`;
+  if (applied) return `Applied: ${applied.created} created, ${applied.updated} updated, ${applied.deleted} deleted, ${applied.failed.length} failed; ${rest}`;
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${rest}`;
+}
+
+/** JSON or YAML for machines. */
+export function machineOutput(value: unknown, format: 'json' | 'yaml'): string {
+  return format === 'json' ? JSON.stringify(value, null, 2) : stringify(value, { lineWidth: 0 }).trimEnd();
+}
+
+export type OutputFormat = 'table' | 'json' | 'yaml';
+
+export function outputFormat(flag: string | undefined): OutputFormat {
+  const output = flag ?? 'table';
+  if (output !== 'table' && output !== 'json' && output !== 'yaml') throw new Error(`--output must be table, json or yaml, got "${output}"`);
+  return output;
+}
+
+/**
+ * Long lines folded at spaces to fit a terminal `width` columns wide; a
+ * folded part is indented 4 more than its line, so it reads as a
+ * continuation. A word longer than the width is cut.
+ */
+export function wrapLines(text: string, width: number): string {
+  if (width < 20) return text;
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.length <= width) {
+      out.push(line);
+      continue;
+    }
+    const indent = `${/^ */.exec(line)![0]}    `;
+    let rest = line;
+    let first = true;
+    while (rest.length > 0) {
+      const room = first ? width : width - indent.length;
+      if (rest.length <= room) {
+        out.push(first ? rest : indent + rest);
+        break;
+      }
+      let cut = rest.lastIndexOf(' ', room);
+      if (cut <= (first ? indent.length : 0)) cut = room;
+      out.push((first ? '' : indent) + rest.slice(0, cut).trimEnd());
+      rest = rest.slice(cut).trimStart();
+      first = false;
+    }
+  }
+  return out.join('\n');
 }

@@ -1,21 +1,23 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
 import type { Command } from 'commander';
-import { ClaimedIds, entryPassProblems, logMigration, logProblems, runEntryPass, SpireServerProbe } from '../entries/index.js';
+import { ClaimedIds, entryPassProblems, logMigration, logProblems, runEntryPass, SpireServerProbe, trailingDotDnsNames } from '../entries/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import type { ClusterCache } from '../kube/cluster.js';
-import { ping, serveObservability } from '../manager/health.js';
+import { type Check, ping, serveObservability } from '../manager/health.js';
 import { startLive } from '../manager/live.js';
-import { ControllerMetrics } from '../manager/metrics.js';
+import { ControllerMetrics, passCounts } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
 import { startWebhook } from '../webhook/index.js';
 import { CoalescingTrigger } from '../manager/trigger.js';
 import { addConfigOptions, type ConfigFlags, loadContext, type LoadedContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
-import { spireClientFor } from '../manager/spire-client.js';
+import { checkSocketPath, spireClientFor } from '../manager/spire-client.js';
+import { parseSocket } from '../spire/target.js';
 import { asCliError, manifestPaths, manifestScopeWarnings, readManifests } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings, type ZapFlags } from './logging.js';
@@ -25,17 +27,36 @@ interface RunFlags extends ConfigFlags, ZapFlags {
   kubeconfig?: string;
 }
 
+/** The metrics and health servers of `run`, in either mode, as the config places them. */
+function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, readiness: Check[], log: Logger) {
+  return serveObservability({
+    metricsBindAddress: config.metricsBindAddress,
+    healthProbeBindAddress: config.healthProbeBindAddress,
+    readinessPath: config.readinessEndpointName,
+    livenessPath: config.livenessEndpointName,
+    metrics,
+    readiness,
+    liveness: [ping],
+    log,
+  });
+}
+
 /**
  * The long-running controller in manifest mode: a pass at start, whenever a
  * manifest file changes, and every gcInterval. Resolves when stopped by a
  * signal, after the pass in flight has finished.
  */
-async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
-  const paths = manifestPaths(flags.manifests, config);
+async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
   for (const w of manifestScopeWarnings(config)) log.warn(w);
   // Claims outlive a pass: an entry an older SPIRE stored under its own ID is still ours when its manifest goes.
   const options = { ...passOptions(config), claims: new ClaimedIds() };
-  const spire = spireClientFor(config);
+  const metrics = new ControllerMetrics();
+  // This process is the only writer: it leads.
+  metrics.setLeader(true);
+  // Health and metrics as in live mode, so the deploy patch's probes work here too. Nothing to
+  // sync: ready once serving (a sidecar's readiness is the SPIRE server pod's, so SPIRE is not part of it).
+  const observability = await serveFor(config, metrics, [], log);
+  const spire = spireClientFor(config, metrics.observeSpireRpc);
   const probe = new SpireServerProbe();
   const warn = (m: string) => log.warn(m);
   let migrationExplained = false;
@@ -50,6 +71,7 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
     });
   } catch (err) {
     spire.close();
+    await observability.close();
     if (!signal.aborted) throw asCliError(err);
     // Stopped before SPIRE ever answered: nothing was started, nothing to finish.
     log.info('stopped');
@@ -57,6 +79,8 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
   }
   log.info({ socket: spire.socketPath, manifests: paths }, 'manifest mode started');
 
+  // Said once while it lasts, not every pass.
+  let dottedSaid = false;
   const pass = async () => {
     const started = Date.now();
     try {
@@ -79,19 +103,25 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
         ...(federatedBundles ? { federatedBundles } : {}),
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
+        onPhase: (phase, seconds) => metrics.observePhase(phase, seconds),
       });
       if (result.applied) probe.noticeAssignedIds(result.applied, warn);
       if (!migrationExplained) logMigration(log, result.migration, options.ownership.entryIDPrefix);
       migrationExplained = true;
       logProblems(log, entryPassProblems(result));
+      const dotted = trailingDotDnsNames(result.declared.declared, config.clusterDomain);
+      if (dotted && !dottedSaid) log.warn(dotted);
+      dottedSaid = dotted !== undefined;
       const a = result.applied;
       log.info(
         { created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, kept: result.plan.kept.length, ms: Date.now() - started },
         'reconciled',
       );
+      metrics.observePass(passCounts(result), (Date.now() - started) / 1000);
     } catch (err) {
       // A failed pass changes nothing further; the next trigger or interval tries again.
       log.error(`reconcile pass failed: ${(err as Error).message}`);
+      metrics.passFailed();
     }
   };
 
@@ -123,6 +153,7 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
   for (const w of watchers) w.close();
   await trigger.stop();
   spire.close();
+  await observability.close();
   log.info('stopped');
 }
 
@@ -131,20 +162,21 @@ async function runManifestMode(flags: RunFlags, { config }: LoadedContext, log: 
  * account, as client-go would choose. Resolves after a graceful shutdown.
  */
 async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
+  let kc: KubeConfig;
+  try {
+    // --kubeconfig as controller-runtime takes it (the chart's external controller managers pass one).
+    kc = loadKubeConfig(flags.kubeconfig ? { file: flags.kubeconfig } : {});
+  } catch (err) {
+    if (err instanceof NoKubeConfigError) throw new CliError(`${err.message}; or give --manifests DIR (or staticManifestPath) for manifest mode`);
+    throw err;
+  }
+  log.info(`Kubernetes API server ${describeKubeConfig(kc)}`);
   if (!config.clusterDomain) {
     const detected = await detectClusterDomain();
     if (detected) config.clusterDomain = detected;
-    log.info(detected ? `cluster domain ${detected} (detected)` : 'cluster domain not detected; templates see it as ""');
+    if (detected) log.info(`cluster domain ${detected} (detected)`);
+    else log.warn('cluster domain not detected and clusterDomain is not set: templates see it as "", so DNS names built from .ClusterDomain end in "." (autoPopulateDNSNames leaves out its names with the domain)');
   }
-  const kc = new KubeConfig();
-  try {
-    // --kubeconfig as controller-runtime takes it (the chart's external controller managers pass one).
-    if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-    else kc.loadFromDefault();
-  } catch (err) {
-    throw new CliError(`no Kubernetes configuration (${flags.kubeconfig ? `--kubeconfig ${flags.kubeconfig}` : 'KUBECONFIG, ~/.kube/config or in-cluster'}): ${(err as Error).message}`);
-  }
-  if (!kc.getCurrentCluster()) throw new CliError('no Kubernetes configuration: set KUBECONFIG, or run in a cluster');
   const metrics = new ControllerMetrics();
   // Set before SPIRE answers (startLive waits for it): readiness must not.
   let cache: ClusterCache | undefined;
@@ -155,15 +187,12 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     webhookSpire = spireClientFor(config);
     webhook = await startWebhook({ config, kc, spire: webhookSpire, log, onOptionalAccess: (resource, denied) => metrics.setForbidden(resource, denied !== undefined) });
   }
-  const observability = await serveObservability({
-    metricsBindAddress: config.metricsBindAddress,
-    healthProbeBindAddress: config.healthProbeBindAddress,
-    readinessPath: config.readinessEndpointName,
-    livenessPath: config.livenessEndpointName,
+  // Readiness is the initial sync only: a sidecar's readiness is the SPIRE server pod's, so
+  // leadership and SPIRE reachability must not take SPIRE out of its Service.
+  const observability = await serveFor(
+    config,
     metrics,
-    // Readiness is the initial sync only: a sidecar's readiness is the SPIRE server pod's, so
-    // leadership and SPIRE reachability must not take SPIRE out of its Service.
-    readiness: [
+    [
       {
         name: 'informers-synced',
         check: () => (cache?.hasSynced ? { ok: true } : { ok: false, detail: cache ? `waiting for ${cache.unsynced().join(', ')}` : 'starting' }),
@@ -171,9 +200,8 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
       // Ready to serve admission requests only with a certificate (upstream #389).
       ...(webhook ? [{ name: 'webhook-certificate', check: () => webhook.ready() }] : []),
     ],
-    liveness: [ping],
     log,
-  });
+  );
   try {
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
@@ -209,7 +237,10 @@ export function registerRun(program: Command): void {
       const { settings, warnings } = logSettings(context.config, flags);
       const log = loggerFor(settings);
       for (const w of [...context.warnings, ...warnings]) log.warn(w);
-      if (flags.manifests || context.config.staticManifestPath) await runManifestMode(flags, context, log, stop.signal);
+      // Waiting will not turn a file or a directory into a socket: say so now rather than wait forever.
+      checkSocketPath(parseSocket(context.config.spireServerSocketPath).path);
+      const paths = manifestPaths(flags.manifests, context.config);
+      if (paths) await runManifestMode(paths, context, log, stop.signal);
       else await runLiveMode(flags, context, log, stop.signal);
     });
 }

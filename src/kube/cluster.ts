@@ -4,8 +4,9 @@ import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, 
 import type { ClusterSnapshot } from '../entries/index.js';
 import { fingerprints } from './fingerprint.js';
 import { compactPod, ResilientInformer } from './informer.js';
-import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
-import { KubeApiError, kubeRequest, listAll } from './rest.js';
+import type { OptionalAccessReporter } from './forbidden.js';
+import { listAll } from './rest.js';
+import { chooseServiceSource, type ServiceSource } from './service-source.js';
 import { type CacheScope, equalitySelector } from '../api/index.js';
 
 const CRD = '/apis/spire.spiffe.io/v1alpha1';
@@ -21,8 +22,8 @@ interface Resource {
   fieldSelector?: string;
 }
 
-/** One informer: a resource, or a resource within one namespace (`pods/shop`). */
-interface Watched extends Resource {
+/** One informer (or one-shot list): a resource, or a resource within one namespace (`pods/shop`). */
+export interface Watched extends Resource {
   key: string;
 }
 
@@ -54,6 +55,36 @@ function watchedFor(resources: readonly Resource[], scope: CacheScope): Watched[
   return out;
 }
 
+/**
+ * Everything a pass reads, as informers (live mode) or one-shot lists
+ * (plan, reconcile --once, explain) read it: one list per resource, or per
+ * cached namespace, with the scope's selectors.
+ */
+export function watchedResources(serviceSource: ServiceSource, scope: CacheScope): Watched[] {
+  const services: Resource[] = {
+    endpointslices: [
+      {
+        name: 'endpointslices',
+        path: '/apis/discovery.k8s.io/v1/endpointslices',
+        fingerprint: fingerprints.endpointslices,
+        inNamespace: (ns: string) => `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
+      },
+    ],
+    endpoints: [{ name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints, inNamespace: (ns: string) => `/api/v1/namespaces/${ns}/endpoints` }],
+    none: [],
+  }[serviceSource];
+  const resources: Resource[] = [
+    { name: 'clusterspiffeids', path: `${CRD}/clusterspiffeids`, fingerprint: fingerprints.crd },
+    { name: 'clusterstaticentries', path: `${CRD}/clusterstaticentries`, fingerprint: fingerprints.crd },
+    { name: 'clusterfederatedtrustdomains', path: `${CRD}/clusterfederatedtrustdomains`, fingerprint: fingerprints.crd },
+    { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces },
+    { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes },
+    { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods, compact: compactPod, inNamespace: (ns) => `/api/v1/namespaces/${ns}/pods` },
+    ...services,
+  ];
+  return watchedFor(resources, scope);
+}
+
 export interface ClusterCacheOptions {
   kc: KubeConfig;
   log: Logger;
@@ -68,13 +99,7 @@ export interface ClusterCacheOptions {
   onOptionalAccess?: OptionalAccessReporter;
 }
 
-/**
- * Where Services' pod targets (autoPopulateDNSNames) are read from:
- * EndpointSlices; core Endpoints, as upstream reads them, where the
- * EndpointSlice API is not served or may not be listed (the SPIRE helm
- * chart's ClusterRole grants Endpoints only); or nowhere, when neither may be.
- */
-export type ServiceSource = 'endpointslices' | 'endpoints' | 'none';
+export type { ServiceSource };
 
 function keyOf(obj: KubernetesObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
@@ -101,28 +126,7 @@ export class ClusterCache {
 
   async start(): Promise<void> {
     this.serviceSource = await this.chooseServiceSource();
-    const services: Resource[] = {
-      endpointslices: [
-        {
-          name: 'endpointslices',
-          path: '/apis/discovery.k8s.io/v1/endpointslices',
-          fingerprint: fingerprints.endpointslices,
-          inNamespace: (ns: string) => `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
-        },
-      ],
-      endpoints: [{ name: 'endpoints', path: '/api/v1/endpoints', fingerprint: fingerprints.endpoints, inNamespace: (ns: string) => `/api/v1/namespaces/${ns}/endpoints` }],
-      none: [],
-    }[this.serviceSource];
-    const resources: Resource[] = [
-      { name: 'clusterspiffeids', path: `${CRD}/clusterspiffeids`, fingerprint: fingerprints.crd },
-      { name: 'clusterstaticentries', path: `${CRD}/clusterstaticentries`, fingerprint: fingerprints.crd },
-      { name: 'clusterfederatedtrustdomains', path: `${CRD}/clusterfederatedtrustdomains`, fingerprint: fingerprints.crd },
-      { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces },
-      { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes },
-      { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods, compact: compactPod, inNamespace: (ns) => `/api/v1/namespaces/${ns}/pods` },
-      ...services,
-    ];
-    for (const r of watchedFor(resources, this.opts.scope ?? {})) {
+    for (const r of watchedResources(this.serviceSource, this.opts.scope ?? {})) {
       const selectors = { ...(r.labelSelector ? { labelSelector: r.labelSelector } : {}), ...(r.fieldSelector ? { fieldSelector: r.fieldSelector } : {}) };
       const informer = new ResilientInformer<KubernetesObject>(this.opts.kc, {
         name: r.key,
@@ -145,43 +149,10 @@ export class ClusterCache {
     await Promise.all([...this.informers.values()].map((i) => i.start()));
   }
 
-  /**
-   * EndpointSlices if they are served and may be listed, else core Endpoints if they may be,
-   * else none. Asked once at start with a one-item list: a permission granted later is seen
-   * at the next start (the log and the metric say so meanwhile).
-   */
   private async chooseServiceSource(): Promise<ServiceSource> {
-    const report = this.opts.onOptionalAccess ?? (() => {});
-    const denied: string[] = [];
-    const probe = async (resource: string, path: string): Promise<'ok' | 'absent' | 'denied'> => {
-      try {
-        await kubeRequest(this.opts.kc, 'GET', path, { query: { limit: '1' } });
-        report(resource, undefined);
-        return 'ok';
-      } catch (err) {
-        if (err instanceof KubeApiError && err.statusCode === 404) return 'absent';
-        if (isForbidden(err)) {
-          denied.push(resource);
-          report(resource, { message: err.message });
-          return 'denied';
-        }
-        // Unknown: take it as there; its informer reports and retries.
-        return 'ok';
-      }
-    };
-    const slices = await probe('endpointslices', '/apis/discovery.k8s.io/v1/endpointslices');
-    if (slices === 'ok') return 'endpointslices';
-    const endpoints = await probe('endpoints', '/api/v1/endpoints');
-    const why = slices === 'absent' ? 'the EndpointSlice API is not served' : 'EndpointSlices may not be listed (403 Forbidden)';
-    if (endpoints === 'ok') {
-      this.opts.log[slices === 'denied' ? 'warn' : 'info'](`${why}: Service DNS names (autoPopulateDNSNames) come from core Endpoints`);
-      if (slices === 'denied') this.serviceSourceDenied = `${why}; Service DNS names come from core Endpoints`;
-      return 'endpoints';
-    }
-    const message = `${why}, and core Endpoints ${endpoints === 'denied' ? 'may not be listed either (403 Forbidden)' : 'are not served'}: autoPopulateDNSNames adds no Service DNS names`;
-    this.opts.log.warn(message);
-    if (denied.length > 0) this.serviceSourceDenied = message;
-    return 'none';
+    const chosen = await chooseServiceSource(this.opts.kc, this.opts.log, this.opts.onOptionalAccess);
+    this.serviceSourceDenied = chosen.denied;
+    return chosen.source;
   }
 
   private seenOf(r: Watched): Map<string, KubernetesObject> {

@@ -76,7 +76,9 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
   } catch (err) {
     // A connection that failed (a rotated CA, a server gone) is not reused: the next request starts afresh.
     forgetDispatcher(kc);
-    throw err;
+    // undici says only "fetch failed": name the server, and the reason it keeps in `cause`.
+    if (opts.signal?.aborted) throw err;
+    throw new Error(`${method} ${path}: cannot reach the Kubernetes API server at ${cluster.server}: ${failureReason(err)}`, { cause: err });
   }
   const text = opts.dropManagedFields && res.ok ? textWithoutManagedFields(Buffer.from(await res.arrayBuffer())) : await res.text();
   if (!res.ok) {
@@ -89,6 +91,12 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
     throw new KubeApiError(res.status, `${method} ${path}: ${res.status} ${message}`);
   }
   return JSON.parse(text) as T;
+}
+
+function failureReason(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof Error) return cause.message;
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**

@@ -36,9 +36,12 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
     expect(code).toBe(0);
     expect(JSON.parse(out)).toEqual({
       create: [
-        entry({ id: NEW_ID, spiffeID: 'spiffe://demo.example/cluster/demo/nodes', parentID: 'spiffe://demo.example/spire/server', selectors: ['k8s_psat:cluster:demo'] }),
+        entry({ id: NEW_ID, spiffeID: 'spiffe://demo.example/cluster/demo/nodes', parentID: 'spiffe://demo.example/spire/server', selectors: ['k8s_psat:cluster:demo'], object: 'ClusterStaticEntry/demo-nodes' }),
         entry({
           id: NEW_ID,
+          object: 'ClusterSPIFFEID/payments',
+          pod: 'payments/worker-0',
+          podUID: '3e2d1c0b-0000-4000-8000-0000000000b2',
           spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-worker',
           parentID: nodeC,
           selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b2', 'k8s:sa:payments-worker'],
@@ -47,13 +50,24 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
         }),
         entry({
           id: NEW_ID,
+          object: 'ClusterSPIFFEID/storefront',
+          pod: 'storefront/web-7d9f6c-fghij',
+          podUID: '3e2d1c0b-0000-4000-8000-0000000000a2',
           spiffeID: 'spiffe://demo.example/storefront/web',
           parentID: nodeB,
           selectors: ['k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000a2'],
           dnsNames: ['web', 'web.storefront', 'web.storefront.svc', 'web.storefront.svc.cluster.local'],
           hint: 'storefront',
         }),
-        entry({ id: NEW_ID, spiffeID: 'spiffe://demo.example/ns/monitoring/sa/prometheus', parentID: nodeB, selectors: ['k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000c1'] }),
+        entry({
+          id: NEW_ID,
+          object: 'ClusterSPIFFEID/default',
+          pod: 'monitoring/prometheus-0',
+          podUID: '3e2d1c0b-0000-4000-8000-0000000000c1',
+          spiffeID: 'spiffe://demo.example/ns/monitoring/sa/prometheus',
+          parentID: nodeB,
+          selectors: ['k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000c1'],
+        }),
       ],
       update: [
         {
@@ -65,7 +79,11 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
             dnsNames: ['payments-api.payments.svc.cluster.local'],
             x509SVIDTTL: 3600,
           }),
+          object: 'ClusterSPIFFEID/payments',
+          pod: 'payments/api-5c8b7f-xk2lm',
+          podUID: '3e2d1c0b-0000-4000-8000-0000000000b1',
           changed: ['dnsNames'],
+          old: { dnsNames: ['payments-api.payments.svc'] },
         },
       ],
       delete: [
@@ -76,6 +94,9 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
           selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b0', 'k8s:sa:payments-api'],
           dnsNames: ['payments-api.payments.svc.cluster.local'],
           x509SVIDTTL: 3600,
+          // The pod is gone, so only its UID is known.
+          reason: 'undeclared',
+          podUID: '3e2d1c0b-0000-4000-8000-0000000000b0',
         }),
       ],
       conflicts: [],
@@ -90,6 +111,14 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
         },
         clusterStaticEntries: { 'demo-nodes': { rendered: true, masked: false, set: true } },
       },
+      source: {
+        from: 'manifests',
+        location: join(DEMO_DIR, 'manifests'),
+        files: 6,
+        objects: { ClusterSPIFFEID: 3, ClusterStaticEntry: 1, ClusterFederatedTrustDomain: 0, Namespace: 5, Node: 3, Pod: 8, EndpointSlice: 1, Endpoints: 0 },
+      },
+      notes: ['1 entry on the server outside entryScope prefixed (IDs without the scm- prefix): never changed or deleted'],
+      summary: { create: 4, update: 1, delete: 1, kept: 0, conflicts: 0, renderFailures: 0 },
     });
   });
 
@@ -135,7 +164,7 @@ describe('plan against a SPIRE socket never writes; reconcile --once applies and
     mkdirSync(manifests);
     // Without the payments ClusterSPIFFEID, its entries are deleted, and the delete is made to fail.
     writeFileSync(join(manifests, 'empty.yaml'), 'apiVersion: v1\nkind: List\nitems: []\n');
-    const { code, result } = await runOnce({ config: demoFlags.config, manifests: [manifests], socket: spire.socketPath }, { apply: true, log: quiet, print: () => {} });
+    const { code, result } = await runOnce({ config: demoFlags.config, manifests: [manifests], socket: spire.socketPath, allowEmpty: true }, { apply: true, log: quiet, print: () => {} });
     expect(result.applied?.failures.length).toBeGreaterThan(0);
     expect(code).toBe(1);
   });

@@ -1,0 +1,98 @@
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { type CacheScope, type ClusterFederatedTrustDomain, inCachedNamespaces, type Pod } from '../api/index.js';
+import type { ClusterSnapshot } from '../entries/index.js';
+import { watchedResources } from './cluster.js';
+import { compactPod, stripManagedFields } from './informer.js';
+import { KubeApiError, kubeRequest, listAll } from './rest.js';
+import { chooseServiceSource } from './service-source.js';
+
+export interface ClusterRead {
+  snapshot: ClusterSnapshot;
+  clusterFederatedTrustDomains: ClusterFederatedTrustDomain[];
+}
+
+export interface ReadClusterOptions {
+  /** What the controller reads (cacheNamespaces, the ClusterSPIFFEID label selector): the same here. */
+  scope?: CacheScope;
+  /** Told after each page of each list: the resource and how many of it so far. */
+  onProgress?: (resource: string, listed: number) => void;
+  /**
+   * Read only what this pod's entries depend on (the pod, its namespace and
+   * node, its namespace's EndpointSlices) besides the spire.spiffe.io
+   * objects, instead of every pod in the cluster.
+   */
+  pod?: { namespace: string; name: string };
+  /** Told where Service DNS names come from when that is not EndpointSlices. */
+  log?: { info(msg: string): void; warn(msg: string): void };
+}
+
+/** Where each resource's objects go in a snapshot. */
+const BUCKETS: Record<string, keyof ClusterSnapshot | 'clusterFederatedTrustDomains'> = {
+  clusterspiffeids: 'clusterSPIFFEIDs',
+  clusterstaticentries: 'clusterStaticEntries',
+  clusterfederatedtrustdomains: 'clusterFederatedTrustDomains',
+  namespaces: 'namespaces',
+  nodes: 'nodes',
+  pods: 'pods',
+  endpointslices: 'endpointSlices',
+  endpoints: 'endpoints',
+};
+
+/**
+ * The cluster as one-shot paged lists, no informers and no watches: for the
+ * commands that make one pass (plan, reconcile --once, explain). The lists
+ * are live mode's (the same resources, scope and selectors), made one after
+ * another, so the API server sees one request at a time.
+ */
+export async function readCluster(kc: KubeConfig, opts: ReadClusterOptions = {}): Promise<ClusterRead> {
+  const scope = opts.scope ?? {};
+  const { source } = await chooseServiceSource(kc, opts.log ?? { info: () => {}, warn: () => {} });
+  const out: Record<string, KubernetesObject[]> = Object.fromEntries(Object.values(BUCKETS).map((b) => [b, []]));
+  const wanted = opts.pod;
+  for (const w of watchedResources(source, scope)) {
+    // For one pod: its own namespace's objects only, and the pod, namespace and node by name below.
+    if (wanted && (w.name === 'pods' || w.name === 'namespaces' || w.name === 'nodes')) continue;
+    let path = w.path;
+    if (wanted && w.inNamespace) {
+      const own = w.inNamespace(wanted.namespace);
+      // Scoped to namespaces, there is a list per cached namespace: the pod's only.
+      if (scope.namespaces && path !== own) continue;
+      path = own;
+    }
+    const compact = w.compact ?? stripManagedFields;
+    let listed = 0;
+    const result = await listAll<KubernetesObject>(kc, path, {
+      dropManagedFields: true,
+      ...(w.labelSelector ? { labelSelector: w.labelSelector } : {}),
+      ...(w.fieldSelector ? { fieldSelector: w.fieldSelector } : {}),
+      onPage: (items) => {
+        for (const o of items) compact(o);
+        listed += items.length;
+        opts.onProgress?.(w.name, listed);
+      },
+    });
+    out[BUCKETS[w.name]!]!.push(...result.items);
+  }
+  if (wanted) {
+    const ns = encodeURIComponent(wanted.namespace);
+    const pod = await getOrNone<Pod & KubernetesObject>(kc, `/api/v1/namespaces/${ns}/pods/${encodeURIComponent(wanted.name)}`);
+    // A pod outside the scope is one the controller never reads.
+    if (pod && inCachedNamespaces(pod, scope)) out.pods!.push(compactPod(pod));
+    const namespace = await getOrNone(kc, `/api/v1/namespaces/${ns}`);
+    if (namespace) out.namespaces!.push(namespace);
+    const nodeName = pod?.spec?.nodeName;
+    const node = nodeName ? await getOrNone(kc, `/api/v1/nodes/${encodeURIComponent(nodeName)}`) : undefined;
+    if (node) out.nodes!.push(node);
+  }
+  const { clusterFederatedTrustDomains, ...snapshot } = out as unknown as ClusterSnapshot & { clusterFederatedTrustDomains: ClusterFederatedTrustDomain[] };
+  return { snapshot, clusterFederatedTrustDomains };
+}
+
+async function getOrNone<T extends KubernetesObject>(kc: KubeConfig, path: string): Promise<T | undefined> {
+  try {
+    return stripManagedFields(await kubeRequest<T>(kc, 'GET', path, { dropManagedFields: true }));
+  } catch (err) {
+    if (err instanceof KubeApiError && err.statusCode === 404) return undefined;
+    throw err;
+  }
+}
