@@ -1,7 +1,7 @@
 export * from './kube.js';
 export * from './crds.js';
 export { durationToSeconds, parseGoDuration } from './duration.js';
-export { compileLabelSelector, type LabelMatcher, LabelSelectorError, labelSetProblems, type SelectorProblem } from './labels.js';
+export { compileLabelSelector, describeLabels, describeLabelSelector, type LabelMatcher, LabelSelectorError, labelSetProblems, type SelectorProblem } from './labels.js';
 export * from './config.js';
 export { expandEnv } from './env.js';
 export { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';

@@ -149,3 +149,24 @@ export function compileLabelSelector(selector: LabelSelector | undefined | null)
   }
   return (labels) => tests.every((t) => t(labels));
 }
+
+/** A label selector as kubectl writes one (`app=web,tier in (a,b),!legacy`); an empty one selects everything. */
+export function describeLabelSelector(selector: LabelSelector | undefined | null): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) parts.push(`${key}=${value}`);
+  for (const req of selector?.matchExpressions ?? []) {
+    const values = (req.values ?? []).join(',');
+    if (req.operator === 'In') parts.push(`${req.key} in (${values})`);
+    else if (req.operator === 'NotIn') parts.push(`${req.key} notin (${values})`);
+    else if (req.operator === 'Exists') parts.push(req.key);
+    else if (req.operator === 'DoesNotExist') parts.push(`!${req.key}`);
+    else parts.push(`${req.key} ${req.operator} (${values})`);
+  }
+  return parts.length === 0 ? '(empty: selects everything)' : parts.join(',');
+}
+
+/** Labels as `key=value,...`, or `(no labels)`. */
+export function describeLabels(labels: Record<string, string> | undefined): string {
+  const parts = Object.entries(labels ?? {}).map(([k, v]) => `${k}=${v}`);
+  return parts.length === 0 ? '(no labels)' : parts.join(',');
+}

@@ -110,3 +110,8 @@ export function addConfigOptions(cmd: Command): Command {
     .option('--cluster-name <name>', 'override clusterName')
     .option('--cluster-domain <domain>', 'override clusterDomain');
 }
+
+/** Which objects this controller reads by class, in words. */
+export function describeClassRule(config: Pick<ControllerConfig, 'className' | 'watchClassless'>): string {
+  return config.className ? `className "${config.className}"${config.watchClassless ? ' and classless objects' : ''}` : 'classless objects only';
+}

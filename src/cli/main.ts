@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDemo } from './demo.js';
 import { CliError, Exit } from './exit.js';
+import { registerExplain } from './explain.js';
 import { registerMemorySpire } from './memory-spire.js';
 import { registerPlan } from './plan.js';
 import { registerRender } from './render.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerPlan(program);
   registerRender(program);
+  registerExplain(program);
   registerValidate(program);
   registerDemo(program);
   registerMemorySpire(program);

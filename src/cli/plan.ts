@@ -14,7 +14,7 @@ import {
 } from '../entries/index.js';
 import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
 import { spireClientFor, waitForSpire } from '../manager/spire-client.js';
-import { addConfigOptions, type ConfigFlags, loadContext, passOptions } from './context.js';
+import { addConfigOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { federationJson, federationTable } from './federation-report.js';
 import { asCliError, describeSource, type Inputs, readEntriesDump, readInputs } from './inputs.js';
@@ -137,8 +137,7 @@ function planNotes(p: Prepared, result: EntryPassResult): { notes: string[]; emp
   const notes: string[] = [];
   const other = otherClassObjects(inputs, config);
   if (other.length > 0) {
-    const ours = config.className ? `className "${config.className}"${config.watchClassless ? ' and classless objects' : ''}` : 'classless objects only';
-    notes.push(`${other.length} object${other.length === 1 ? '' : 's'} skipped by className (this controller reads ${ours}): ${other.join(', ')}`);
+    notes.push(`${other.length} object${other.length === 1 ? '' : 's'} skipped by className (this controller reads ${describeClassRule(config)}): ${other.join(', ')}`);
   }
   if (result.plan.outsideScope > 0) {
     notes.push(`${result.plan.outsideScope} entr${result.plan.outsideScope === 1 ? 'y' : 'ies'} on the server outside entryScope ${config.entryScope} (IDs without the ${p.options.ownership.entryIDPrefix} prefix): never changed or deleted`);

@@ -96,7 +96,8 @@ export type PodSkip = 'unscheduled' | 'finished';
 export type PodVerdict =
   | { outcome: 'not-selected' }
   | { outcome: 'fallback-suppressed' }
-  | { outcome: PodSkip }
+  | { outcome: 'unscheduled' }
+  | { outcome: 'finished' }
   | { outcome: 'failed'; message: string }
   | { outcome: 'declared'; key: string; spec: EntrySpec };
 

@@ -84,6 +84,8 @@ export interface EntryPassResult {
   reused?: boolean;
   /** With `explainMigration`. */
   migration?: MigrationNotes;
+  /** SPIRE's entries the plan was made against (dry runs only: explain reads them). */
+  current?: readonly CurrentEntry[];
 }
 
 /**
@@ -110,7 +112,7 @@ export function planPass(
   bundles?: ReadonlySet<string>,
 ): Omit<EntryPassResult, 'applied'> {
   const { declared, plan, migration } = declareAndPlan(snapshot, current, opts, bundles);
-  return { declared, plan, status: computeStatus(declared, plan), ...(migration ? { migration } : {}) };
+  return { declared, plan, status: computeStatus(declared, plan), current, ...(migration ? { migration } : {}) };
 }
 
 // Status is left to the caller: after an apply it depends on what was written.

@@ -1,0 +1,157 @@
+import { type ClusterSPIFFEID, type ClusterSPIFFEIDStats, describeLabelSelector, type Namespace, type Pod } from '../api/index.js';
+import { objectName, type Owner, type PodVerdict, type SelectionObserver } from '../entries/index.js';
+import { describeSide, type PlanIndex, type SpireSide } from './explain-spire.js';
+import { type EntryView, entryView } from './report.js';
+
+const podName = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
+const pattern = (re: RegExp) => re.source.replace(/^\^\(\?:/, '').replace(/\)\$$/, '');
+
+/** Records what the walk decided for one ClusterSPIFFEID, namespace by namespace and pod by pod. */
+export class ObjectTrace implements SelectionObserver {
+  otherClass_?: string;
+  invalid_?: string;
+  readonly selected: string[] = [];
+  readonly ignored: { name: string; pattern: string }[] = [];
+  notSelected = 0;
+  readonly pods = new Map<string, { pod: Pod; verdict: PodVerdict }>();
+
+  constructor(private readonly uid: string) {}
+
+  otherClass(owner: Owner, className: string): void {
+    if (owner.uid === this.uid && owner.kind === 'ClusterSPIFFEID') this.otherClass_ = className;
+  }
+
+  invalid(owner: Owner, message: string): void {
+    if (owner.uid === this.uid) this.invalid_ = message;
+  }
+
+  namespace(owner: Owner, ns: Namespace, verdict: { selected: false } | { selected: true; ignoredBy?: RegExp }): void {
+    if (owner.uid !== this.uid) return;
+    if (!verdict.selected) this.notSelected++;
+    else if (verdict.ignoredBy) this.ignored.push({ name: ns.metadata.name, pattern: pattern(verdict.ignoredBy) });
+    else this.selected.push(ns.metadata.name);
+  }
+
+  pod(owner: Owner, pod: Pod, verdict: PodVerdict): void {
+    if (owner.uid === this.uid) this.pods.set(pod.metadata.uid, { pod, verdict });
+  }
+}
+
+export interface ObjectExplanation {
+  object: string;
+  className: string;
+  /** False when the object is of another class: this controller does not read it. */
+  ours: boolean;
+  fallback: boolean;
+  /** The spec's problems, when it does not parse (it then selects nothing). */
+  invalid?: string;
+  namespaceSelector: string;
+  podSelector: string;
+  namespaces: { selected: string[]; ignored: { name: string; pattern: string }[]; notSelected: number };
+  pods: {
+    /** Pods its podSelector matches in selected, not ignored namespaces. */
+    selected: number;
+    notSelected: number;
+    withEntry: number;
+    renderFailures: { pod: string; message: string }[];
+    unscheduled: string[];
+    finished: string[];
+    /** Pods another (non-fallback) ClusterSPIFFEID gives an entry, so this fallback does not. */
+    fallbackSuppressed: string[];
+  };
+  entries: { pod: string; entry: EntryView; spire: SpireSide }[];
+  /** Entries by where they stand on the server. */
+  spire: Record<SpireSide['state'], number>;
+  status?: ClusterSPIFFEIDStats;
+  summary: string;
+}
+
+/** One ClusterSPIFFEID, as the walk and the plan saw it. */
+export function explainObject(obj: ClusterSPIFFEID, trace: ObjectTrace, plan: PlanIndex, status: ClusterSPIFFEIDStats | undefined, classRule: string): ObjectExplanation {
+  const owner: Owner = { kind: 'ClusterSPIFFEID', name: obj.metadata.name, uid: obj.metadata.uid, creationTimestamp: obj.metadata.creationTimestamp ?? '' };
+  const pods: ObjectExplanation['pods'] = { selected: 0, notSelected: 0, withEntry: 0, renderFailures: [], unscheduled: [], finished: [], fallbackSuppressed: [] };
+  const entries: ObjectExplanation['entries'] = [];
+  const spire: ObjectExplanation['spire'] = { registered: 0, outdated: 0, waiting: 0, conflict: 0, masked: 0, kept: 0 };
+  for (const { pod, verdict } of trace.pods.values()) {
+    if (verdict.outcome === 'not-selected') {
+      pods.notSelected++;
+      continue;
+    }
+    pods.selected++;
+    if (verdict.outcome === 'fallback-suppressed') pods.fallbackSuppressed.push(podName(pod));
+    else if (verdict.outcome === 'unscheduled') pods.unscheduled.push(podName(pod));
+    else if (verdict.outcome === 'finished') pods.finished.push(podName(pod));
+    else if (verdict.outcome === 'failed') pods.renderFailures.push({ pod: podName(pod), message: verdict.message });
+    else {
+      pods.withEntry++;
+      const side = plan.side(verdict.key, owner);
+      spire[side.state]++;
+      entries.push({ pod: podName(pod), entry: entryView('id' in side ? side.id : '', verdict.spec), spire: side });
+    }
+  }
+  const x: ObjectExplanation = {
+    object: objectName(owner),
+    className: obj.spec?.className ?? '',
+    ours: trace.otherClass_ === undefined,
+    fallback: obj.spec?.fallback ?? false,
+    ...(trace.invalid_ !== undefined ? { invalid: trace.invalid_ } : {}),
+    namespaceSelector: describeLabelSelectorOf(obj, 'namespaceSelector'),
+    podSelector: describeLabelSelectorOf(obj, 'podSelector'),
+    namespaces: { selected: trace.selected, ignored: trace.ignored, notSelected: trace.notSelected },
+    pods,
+    entries,
+    spire,
+    ...(status ? { status } : {}),
+    summary: '',
+  };
+  x.summary = summarise(x, classRule);
+  return x;
+}
+
+function describeLabelSelectorOf(obj: ClusterSPIFFEID, field: 'namespaceSelector' | 'podSelector'): string {
+  return describeLabelSelector(obj.spec?.[field]);
+}
+
+function summarise(x: ObjectExplanation, classRule: string): string {
+  if (!x.ours) return `${x.object} is not read: className ${x.className ? `"${x.className}"` : 'unset'} is not this controller's (it reads ${classRule}).`;
+  if (x.invalid) return `${x.object} is invalid and selects no pod: ${x.invalid}`;
+  const parts = [`${x.pods.withEntry} of ${x.pods.selected} selected pods get an entry`];
+  if (x.spire.registered) parts.push(`${x.spire.registered} registered`);
+  if (x.spire.outdated) parts.push(`${x.spire.outdated} to update`);
+  if (x.spire.waiting) parts.push(`${x.spire.waiting} waiting to be created`);
+  if (x.spire.conflict) parts.push(`${x.spire.conflict} in conflict`);
+  if (x.spire.masked) parts.push(`${x.spire.masked} masked by other objects`);
+  if (x.spire.kept) parts.push(`${x.spire.kept} kept`);
+  if (x.pods.renderFailures.length) parts.push(`${x.pods.renderFailures.length} render failures`);
+  return `${x.object}: ${parts.join(', ')}.`;
+}
+
+const LIST_LIMIT = 10;
+
+function listed(items: readonly string[]): string[] {
+  const shown = items.slice(0, LIST_LIMIT).map((s) => `    ${s}`);
+  if (items.length > LIST_LIMIT) shown.push(`    ... and ${items.length - LIST_LIMIT} more (--output json lists all)`);
+  return shown;
+}
+
+/** The explanation for a terminal, lists cut at 10 items so it fits a screen. */
+export function objectTable(x: ObjectExplanation, sourceLine: string): string {
+  const out: string[] = [`${x.object}  className ${x.className ? `"${x.className}"` : '(none)'}${x.fallback ? '  fallback' : ''}`, sourceLine, ''];
+  if (!x.ours || x.invalid) {
+    out.push(x.summary);
+    return out.join('\n');
+  }
+  const ns = x.namespaces;
+  out.push(`Namespaces  namespaceSelector ${x.namespaceSelector}: ${ns.selected.length} selected, ${ns.ignored.length} ignored, ${ns.notSelected} not selected`);
+  if (ns.selected.length) out.push('  selected:', ...listed(ns.selected));
+  if (ns.ignored.length) out.push('  ignored (ignoreNamespaces):', ...listed(ns.ignored.map((i) => `${i.name} (pattern "${i.pattern}")`)));
+  const p = x.pods;
+  out.push(`Pods  podSelector ${x.podSelector}: ${p.selected} selected, ${p.notSelected} not selected; ${p.withEntry} with an entry`);
+  if (p.renderFailures.length) out.push(`  render failures (${p.renderFailures.length}):`, ...listed(p.renderFailures.map((f) => `${f.pod}: ${f.message}`)));
+  if (p.unscheduled.length) out.push(`  not scheduled yet (${p.unscheduled.length}):`, ...listed(p.unscheduled));
+  if (p.finished.length) out.push(`  finished (${p.finished.length}):`, ...listed(p.finished));
+  if (p.fallbackSuppressed.length) out.push(`  given an entry by another ClusterSPIFFEID, so not by this fallback (${p.fallbackSuppressed.length}):`, ...listed(p.fallbackSuppressed));
+  if (x.entries.length) out.push(`Entries (${x.entries.length})`, ...listed(x.entries.map((e) => `${e.pod}  ${e.entry.spiffeID}: ${describeSide(e.spire)}`)));
+  out.push('', x.summary);
+  return out.join('\n');
+}

@@ -1,0 +1,245 @@
+import { type ClusterSPIFFEID, describeLabels, describeLabelSelector, type Namespace, type Pod } from '../api/index.js';
+import type { CurrentEntry, Owner, PodVerdict, SelectionObserver } from '../entries/index.js';
+import { describeSide, isRegistered, type PlanIndex, type SpireSide } from './explain-spire.js';
+import { type EntryView, entryView, table } from './report.js';
+
+/** The selection walk's decisions about one pod, per ClusterSPIFFEID (by UID). */
+interface Seen {
+  otherClass?: string;
+  invalid?: string;
+  namespace?: { selected: false } | { selected: true; ignoredBy?: RegExp };
+  pod?: PodVerdict;
+}
+
+/** Records what the walk decided for one pod (and its namespace), and nothing else. */
+export class PodTrace implements SelectionObserver {
+  readonly seen = new Map<string, Seen>();
+
+  constructor(
+    private readonly podUid: string,
+    private readonly namespaceName: string,
+  ) {}
+
+  private at(owner: Owner): Seen {
+    let s = this.seen.get(owner.uid);
+    if (!s) this.seen.set(owner.uid, (s = {}));
+    return s;
+  }
+
+  otherClass(owner: Owner, className: string): void {
+    if (owner.kind === 'ClusterSPIFFEID') this.at(owner).otherClass = className;
+  }
+
+  invalid(owner: Owner, message: string): void {
+    this.at(owner).invalid = message;
+  }
+
+  namespace(owner: Owner, ns: Namespace, verdict: Seen['namespace']): void {
+    if (ns.metadata.name === this.namespaceName) this.at(owner).namespace = verdict;
+  }
+
+  pod(owner: Owner, pod: Pod, verdict: PodVerdict): void {
+    if (pod.metadata.uid === this.podUid) this.at(owner).pod = verdict;
+  }
+}
+
+/** Each step of the walk, in the walk's order, up to the one that decided. */
+export type CheckName = 'className' | 'spec' | 'namespace' | 'namespaceSelector' | 'ignoreNamespaces' | 'podSelector' | 'fallback' | 'scheduled' | 'running' | 'render';
+
+export interface Check {
+  check: CheckName;
+  ok: boolean;
+  detail: string;
+}
+
+/** What stopped a ClusterSPIFFEID from giving the pod an entry, or `declared` when it gave one. */
+export type Outcome =
+  | 'other-class'
+  | 'invalid'
+  | 'namespace-missing'
+  | 'namespace-not-selected'
+  | 'namespace-ignored'
+  | 'pod-not-selected'
+  | 'fallback-suppressed'
+  | 'unscheduled'
+  | 'finished'
+  | 'render-failed'
+  | 'declared';
+
+export interface ObjectResult {
+  object: string;
+  outcome: Outcome;
+  /** The deciding check, in words. */
+  detail: string;
+  checks: Check[];
+  entry?: EntryView;
+  spire?: SpireSide;
+  /** federatesWith trust domains left out until SPIRE has their bundle. */
+  missingFederation?: string[];
+}
+
+export interface OtherEntry {
+  entry: EntryView;
+  state: 'to-delete' | 'kept' | 'outside-scope';
+  /** Why it is deleted or kept. */
+  detail?: string;
+}
+
+export interface PodExplanation {
+  pod: string;
+  uid: string;
+  node?: string;
+  phase?: string;
+  namespace: { name: string; found: boolean; labels?: Record<string, string> };
+  /** Every entry the pod should have is on the server as declared (and it should have at least one). */
+  registered: boolean;
+  summary: string;
+  clusterSPIFFEIDs: ObjectResult[];
+  /** The pod's entries on the server that no ClusterSPIFFEID declares now. */
+  otherEntries: OtherEntry[];
+}
+
+export interface PodContext {
+  pod: Pod;
+  namespace: Namespace | undefined;
+  objects: readonly ClusterSPIFFEID[];
+  trace: PodTrace;
+  plan: PlanIndex;
+  current: readonly CurrentEntry[];
+  /** How this controller selects by class, in words. */
+  classRule: string;
+}
+
+const pattern = (re: RegExp) => re.source.replace(/^\^\(\?:/, '').replace(/\)\$$/, '');
+
+/** The walk's decisions for one ClusterSPIFFEID and the pod, as checks ending at the deciding one. */
+function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly string[]): ObjectResult {
+  const object = `ClusterSPIFFEID/${obj.metadata.name}`;
+  const seen = ctx.trace.seen.get(obj.metadata.uid) ?? {};
+  const checks: Check[] = [];
+  const done = (outcome: Outcome, ok: boolean, check: CheckName, detail: string, extra: Partial<ObjectResult> = {}): ObjectResult => {
+    checks.push({ check, ok, detail });
+    return { object, outcome, detail, checks, ...extra };
+  };
+  const pass = (check: CheckName, detail: string) => checks.push({ check, ok: true, detail });
+  const nsName = ctx.pod.metadata.namespace ?? '';
+  const podName = `${nsName}/${ctx.pod.metadata.name}`;
+
+  const className = obj.spec?.className ?? '';
+  if (seen.otherClass !== undefined) {
+    return done('other-class', false, 'className', `className ${className ? `"${className}"` : 'unset'} is not this controller's (it reads ${ctx.classRule}), so the object is not read`);
+  }
+  pass('className', className ? `className "${className}" is this controller's` : `no className (this controller reads ${ctx.classRule})`);
+  if (seen.invalid !== undefined) {
+    return done('invalid', false, 'spec', `invalid, so it selects no pod (and no pod entry is deleted while it is): ${seen.invalid}`);
+  }
+  pass('spec', 'valid');
+  const ns = seen.namespace;
+  if (!ns || !ctx.namespace) return done('namespace-missing', false, 'namespace', `namespace ${nsName} was not read, so no ClusterSPIFFEID reaches its pods`);
+  pass('namespace', `namespace ${nsName} was read`);
+  const nsLabels = describeLabels(ctx.namespace.metadata.labels);
+  const nsSelector = describeLabelSelector(obj.spec?.namespaceSelector);
+  if (!ns.selected) return done('namespace-not-selected', false, 'namespaceSelector', `namespaceSelector ${nsSelector} does not match namespace ${nsName} (${nsLabels})`);
+  pass('namespaceSelector', `namespaceSelector ${nsSelector} matches namespace ${nsName} (${nsLabels})`);
+  if (ns.ignoredBy) return done('namespace-ignored', false, 'ignoreNamespaces', `namespace ${nsName} is ignored: it matches ignoreNamespaces pattern "${pattern(ns.ignoredBy)}"`);
+  pass('ignoreNamespaces', `namespace ${nsName} matches no ignoreNamespaces pattern`);
+
+  const verdict = seen.pod;
+  const podSelector = describeLabelSelector(obj.spec?.podSelector);
+  const podLabels = describeLabels(ctx.pod.metadata.labels);
+  if (!verdict || verdict.outcome === 'not-selected') return done('pod-not-selected', false, 'podSelector', `podSelector ${podSelector} does not match the pod's labels (${podLabels})`);
+  pass('podSelector', `podSelector ${podSelector} matches the pod's labels (${podLabels})`);
+  if (verdict.outcome === 'fallback-suppressed') {
+    return done('fallback-suppressed', false, 'fallback', `a fallback, not applied: ${givers.join(', ')} gives ${givers.length > 1 ? 'the pod entries' : 'the pod an entry'}`);
+  }
+  if (obj.spec?.fallback) pass('fallback', 'a fallback, applied: no other ClusterSPIFFEID gives the pod an entry');
+  if (verdict.outcome === 'unscheduled') return done('unscheduled', false, 'scheduled', 'the pod is not scheduled yet (no spec.nodeName): it gets an entry once it is');
+  pass('scheduled', `scheduled on node ${ctx.pod.spec?.nodeName}`);
+  if (verdict.outcome === 'finished') return done('finished', false, 'running', `the pod has finished (phase ${ctx.pod.status?.phase}): finished pods get no entry`);
+  pass('running', `phase ${ctx.pod.status?.phase ?? 'unknown'}`);
+  if (verdict.outcome === 'failed') return done('render-failed', false, 'render', `render failed for pod ${podName}: ${verdict.message}`);
+  const spire = ctx.plan.side(verdict.key, ownerOf(obj));
+  const missing = ctx.plan.omissions.get(`${obj.metadata.uid}\u0000${verdict.spec.spiffeId}`);
+  return done('declared', true, 'render', `entry ${verdict.spec.spiffeId}: ${describeSide(spire)}`, {
+    entry: entryView(spire.state === 'registered' || spire.state === 'outdated' || spire.state === 'kept' ? spire.id : '', verdict.spec),
+    spire,
+    ...(missing ? { missingFederation: missing } : {}),
+  });
+}
+
+function ownerOf(obj: ClusterSPIFFEID): Owner {
+  return { kind: 'ClusterSPIFFEID', name: obj.metadata.name, uid: obj.metadata.uid, creationTimestamp: obj.metadata.creationTimestamp ?? '' };
+}
+
+/** Why this pod has, or lacks, each entry: every ClusterSPIFFEID's verdict and where each entry stands on the server. */
+export function explainPod(ctx: PodContext): PodExplanation {
+  const { pod } = ctx;
+  const uid = pod.metadata.uid;
+  const nsName = pod.metadata.namespace ?? '';
+  const name = `${nsName}/${pod.metadata.name}`;
+  // Non-fallback objects that gave the pod an entry (what suppresses a fallback).
+  const givers = ctx.objects.filter((o) => !o.spec?.fallback && ctx.trace.seen.get(o.metadata.uid)?.pod?.outcome === 'declared').map((o) => `ClusterSPIFFEID/${o.metadata.name}`);
+  const results = ctx.objects.map((o) => explainObject(o, ctx, givers));
+
+  const declaredIds = new Set(results.flatMap((r) => (r.spire && 'id' in r.spire ? [r.spire.id] : [])));
+  const otherEntries: OtherEntry[] = [];
+  for (const e of ctx.current) {
+    if (e.podUid !== uid || declaredIds.has(e.id)) continue;
+    const fate = ctx.plan.fate(e);
+    if (!fate) continue;
+    otherEntries.push({
+      entry: entryView(e.id, e.spec),
+      state: fate.state,
+      ...(fate.state === 'to-delete' ? { detail: fate.reason } : fate.state === 'kept' ? { detail: fate.detail } : {}),
+    });
+  }
+
+  const declared = results.filter((r) => r.outcome === 'declared');
+  const registered = declared.length > 0 && declared.every((r) => isRegistered(r.spire!));
+  return {
+    pod: name,
+    uid,
+    ...(pod.spec?.nodeName ? { node: pod.spec.nodeName } : {}),
+    ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
+    namespace: ctx.namespace ? { name: nsName, found: true, labels: ctx.namespace.metadata.labels ?? {} } : { name: nsName, found: false },
+    registered,
+    summary: summary(name, results, registered),
+    clusterSPIFFEIDs: results,
+    otherEntries,
+  };
+}
+
+function summary(pod: string, results: readonly ObjectResult[], registered: boolean): string {
+  const declared = results.filter((r) => r.outcome === 'declared');
+  if (registered) return `${pod} is registered: ${declared.length === 1 ? 'its entry is' : `its ${declared.length} entries are`} on the server as declared.`;
+  if (declared.length === 0) {
+    if (results.length === 0) return `${pod} is not registered: there is no ClusterSPIFFEID.`;
+    const failed = results.filter((r) => r.outcome === 'render-failed');
+    if (failed.length > 0) return `${pod} is not registered: its entry could not be rendered (${failed.map((r) => r.object).join(', ')}); its current entries, if any, are kept.`;
+    return `${pod} is not registered: no ClusterSPIFFEID gives it an entry (each one's reason is above).`;
+  }
+  const pending = declared.filter((r) => !isRegistered(r.spire!)).map((r) => `${r.object}: ${describeSide(r.spire!)}`);
+  return `${pod} is not registered as declared: ${pending.join('; ')}.`;
+}
+
+/** The explanation for a terminal: the pod, one line per ClusterSPIFFEID, the pod's other entries, the verdict. */
+export function podTable(x: PodExplanation, sourceLine: string): string {
+  const out: string[] = [];
+  out.push(`Pod ${x.pod}  uid ${x.uid}  node ${x.node ?? '(none)'}  phase ${x.phase ?? '(unknown)'}`);
+  out.push(x.namespace.found ? `Namespace ${x.namespace.name}  labels ${describeLabels(x.namespace.labels)}` : `Namespace ${x.namespace.name}  (not read)`);
+  out.push(sourceLine, '');
+  if (x.clusterSPIFFEIDs.length === 0) out.push('No ClusterSPIFFEID was read.');
+  else out.push(...table(['CLUSTERSPIFFEID', 'RESULT'], x.clusterSPIFFEIDs.map((r) => [r.object.slice('ClusterSPIFFEID/'.length), r.detail])));
+  for (const r of x.clusterSPIFFEIDs) {
+    if (r.missingFederation) out.push(`  ! ${r.object}: set without federatesWith ${r.missingFederation.join(', ')} until SPIRE has a bundle for it`);
+  }
+  if (x.otherEntries.length > 0) {
+    out.push('', `Other entries of this pod on the server (${x.otherEntries.length})`);
+    for (const e of x.otherEntries) {
+      const what = e.state === 'to-delete' ? `to be deleted (${e.detail})` : e.state === 'kept' ? `kept: ${e.detail}` : 'outside entryScope: left alone';
+      out.push(`  ${e.entry.id}  ${e.entry.spiffeID}: ${what}`);
+    }
+  }
+  out.push('', x.summary);
+  return out.join('\n');
+}
