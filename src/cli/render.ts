@@ -1,63 +1,112 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parseAllDocuments } from 'yaml';
-import type { ClusterSPIFFEID, Node, Pod } from '../api/index.js';
-import { formatFieldErrors, parseClusterSPIFFEID, renderParentId, renderPodEntry } from '../entries/index.js';
-import { type ConfigFlags, loadContext, passOptions } from './context.js';
+import { type ClusterSPIFFEID, describeLabelSelector, type Namespace, type Node } from '../api/index.js';
+import { type ClusterSnapshot, planPass } from '../entries/index.js';
+import { formatProblem, loadManifests, type ManifestSet } from '../manifests/index.js';
+import { addConfigOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
-import { addConfigOptions } from './context.js';
-import { entryView } from './report.js';
-
-function readObject<T>(path: string, kind: string): T {
-  let docs;
-  try {
-    docs = parseAllDocuments(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new CliError(`${path}: ${(err as Error).message}`);
-  }
-  for (const doc of Array.isArray(docs) ? docs : [docs]) {
-    if (doc.errors.length > 0) throw new CliError(`${path}: YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
-    const obj = doc.toJS() as { kind?: string } | null;
-    if (obj?.kind === kind) return obj as T;
-  }
-  throw new CliError(`${path}: no ${kind} in this file`);
-}
+import { explainPod, PodTrace } from './explain-pod.js';
+import { PlanIndex } from './explain-spire.js';
+import { isSkip } from './inputs.js';
 
 interface RenderFlags extends ConfigFlags {
   clusterspiffeid: string;
+  name?: string;
   pod: string;
   node?: string;
+  namespace?: string;
+  endpoints?: string[];
 }
 
-/** Renders the entry one pod gets from one ClusterSPIFFEID; returns the output and exit code. */
-export function renderCommand(flags: RenderFlags): { output: string; code: number } {
+/** Reads files as manifest mode does (multi-document, `kind: List`, the CRD schemas); a skipped object is an error here. */
+async function read(paths: string[], flag: string): Promise<ManifestSet> {
+  const set = await loadManifests(paths);
+  const bad = set.problems.filter(isSkip);
+  if (bad.length > 0) throw new CliError(`${flag}: ${formatProblem(bad[0]!)}`);
+  return set;
+}
+
+function pick(objects: ClusterSPIFFEID[], file: string, name: string | undefined): ClusterSPIFFEID {
+  if (name !== undefined) {
+    const found = objects.find((o) => o.metadata.name === name);
+    if (!found) throw new CliError(`${file}: no ClusterSPIFFEID named ${name} (it holds ${objects.map((o) => o.metadata.name).join(', ') || 'none'})`);
+    return found;
+  }
+  if (objects.length === 1) return objects[0]!;
+  if (objects.length === 0) throw new CliError(`${file}: no ClusterSPIFFEID in this file`);
+  throw new CliError(`${file} holds ${objects.length} ClusterSPIFFEIDs (${objects.map((o) => o.metadata.name).join(', ')}): pick one with --name`);
+}
+
+/**
+ * The entry one pod gets from one ClusterSPIFFEID, selected as reconcile
+ * selects (class, namespaceSelector, ignoreNamespaces, podSelector,
+ * scheduled, finished) and rendered by the engine's own pass; or why not.
+ * Returns the output (stdout when the code is 0) and the notes (stderr).
+ */
+export async function renderCommand(flags: RenderFlags): Promise<{ output: string; code: number; notes: string[] }> {
   const { config } = loadContext(flags);
-  const { settings } = passOptions(config);
-  const csid = readObject<ClusterSPIFFEID>(flags.clusterspiffeid, 'ClusterSPIFFEID');
-  const pod = readObject<Pod>(flags.pod, 'Pod');
+  const options = passOptions(config);
+  const csids = await read([flags.clusterspiffeid], '--clusterspiffeid');
+  const csid = pick(csids.clusterSPIFFEIDs, flags.clusterspiffeid, flags.name);
+  const pods = (await read([flags.pod], '--pod')).pods;
+  if (pods.length !== 1) throw new CliError(`--pod ${flags.pod}: expected one Pod, found ${pods.length}`);
+  const pod = pods[0]!;
+  const nsName = pod.metadata.namespace ?? 'default';
+  const others = await read([...(flags.node ? [flags.node] : []), ...(flags.namespace ? [flags.namespace] : []), ...(flags.endpoints ?? [])], '--node/--namespace/--endpoints');
+  const notes: string[] = [];
+
   // Without a node file, a stand-in keeps the parent ID visible; its UID is a placeholder.
-  const node: Node = flags.node
-    ? readObject<Node>(flags.node, 'Node')
-    : { metadata: { name: pod.spec?.nodeName ?? 'node', uid: 'NODE-UID' }, spec: {} };
+  const nodeName = pod.spec?.nodeName;
+  const node: Node | undefined = others.nodes.find((n) => n.metadata.name === nodeName) ?? (nodeName ? { metadata: { name: nodeName, uid: 'NODE-UID' }, spec: {} } : undefined);
+  if (nodeName && !flags.node) notes.push('no --node given: the node UID shows as NODE-UID');
+  let namespace: Namespace | undefined = others.namespaces.find((n) => n.metadata.name === nsName);
+  if (!namespace) {
+    if (describeLabelSelector(csid.spec?.namespaceSelector) !== '(empty: selects everything)') {
+      throw new CliError(`cannot tell whether namespaceSelector ${describeLabelSelector(csid.spec.namespaceSelector)} selects namespace ${nsName}: give --namespace FILE (kubectl get namespace ${nsName} -o yaml)`);
+    }
+    // Every namespace matches an empty selector; the API server sets this label on each.
+    namespace = { metadata: { name: nsName, uid: `namespace:${nsName}`, labels: { 'kubernetes.io/metadata.name': nsName } } };
+  }
+  if (csid.spec?.autoPopulateDNSNames && !flags.endpoints) notes.push('autoPopulateDNSNames is on, but no --endpoints were given: Service DNS names are left out');
+  if (csid.spec?.fallback) notes.push('a fallback: reconcile applies it only when no other ClusterSPIFFEID gives the pod an entry (`explain pod` weighs them all)');
+
   csid.metadata.uid ??= 'cli';
-  const parsed = parseClusterSPIFFEID(csid);
-  if ('errors' in parsed) return { output: formatFieldErrors('ClusterSPIFFEID', csid.metadata.name, parsed.errors), code: Exit.itemsFailed };
-  const parent = renderParentId(node, settings);
-  if ('error' in parent) return { output: parent.error, code: Exit.itemsFailed };
-  const r = renderPodEntry(parsed.parsed, pod, node, parent.parentId, settings, []);
-  if ('error' in r) return { output: r.error, code: Exit.itemsFailed };
-  const { id: _id, ...view } = entryView('', r.spec);
-  return { output: JSON.stringify(view, null, 2), code: Exit.ok };
+  const snapshot: ClusterSnapshot = {
+    clusterSPIFFEIDs: [csid],
+    clusterStaticEntries: [],
+    namespaces: [namespace],
+    pods: [pod],
+    nodes: node ? [node] : [],
+    endpointSlices: others.endpointSlices,
+    endpoints: others.endpoints,
+  };
+  const trace = new PodTrace(pod.metadata.uid, nsName);
+  const result = planPass(snapshot, [], { ...options, settings: { ...options.settings, observe: trace } });
+  const x = explainPod({ pod, namespace, objects: [csid], trace, plan: new PlanIndex(result, options.ownership), current: [], classRule: describeClassRule(config) });
+  const verdict = x.clusterSPIFFEIDs[0]!;
+  if (verdict.outcome === 'declared') {
+    const { id: _id, ...view } = verdict.entry!;
+    return { output: JSON.stringify(view, null, 2), code: Exit.ok, notes };
+  }
+  if (verdict.outcome === 'render-failed') {
+    // The exact render error, as the reconcile reports it.
+    const failure = result.declared.renderFailures[0];
+    return { output: failure?.message ?? verdict.detail, code: Exit.itemsFailed, notes };
+  }
+  return { output: `not selected: ${verdict.detail}`, code: Exit.itemsFailed, notes };
 }
 
 export function registerRender(program: Command): void {
   addConfigOptions(program.command('render'))
-    .description('print the entry one pod gets from one ClusterSPIFFEID, or the exact render error')
-    .requiredOption('--clusterspiffeid <file>', 'YAML file with the ClusterSPIFFEID')
+    .description('print the entry one pod gets from one ClusterSPIFFEID, selected as reconcile selects; or why it gets none, or the exact render error')
+    .requiredOption('--clusterspiffeid <file>', 'YAML with the ClusterSPIFFEID (a file of several, or a `kind: List`, with --name)')
+    .option('--name <name>', 'which ClusterSPIFFEID of the file')
     .requiredOption('--pod <file>', 'YAML file with the Pod (e.g. kubectl get pod NAME -o yaml)')
     .option('--node <file>', "YAML file with the pod's Node (without it the node UID shows as NODE-UID)")
-    .action((flags: RenderFlags) => {
-      const { output, code } = renderCommand(flags);
+    .option('--namespace <file>', "YAML file with the pod's Namespace, for namespaceSelector (needed unless the selector is empty)")
+    .option('--endpoints <file...>', "the pod namespace's EndpointSlices or Endpoints, for autoPopulateDNSNames")
+    .action(async (flags: RenderFlags) => {
+      const { output, code, notes } = await renderCommand(flags);
+      for (const n of notes) console.error(`note: ${n}`);
       if (code === Exit.ok) console.log(output);
       else console.error(output);
       process.exitCode = code;

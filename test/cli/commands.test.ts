@@ -278,7 +278,7 @@ describe('plan says which entries will be set without a federated trust domain S
   });
 });
 
-describe('`render` shows the entry one pod would get, or the exact render error', () => {
+describe('`render` shows the entry one pod would get, selected as reconcile selects, or why not, or the exact render error', () => {
   const csid = join(DEMO_DIR, 'manifests/spire/clusterspiffeids.yaml');
   let dir: string;
   beforeEach(() => {
@@ -288,12 +288,15 @@ describe('`render` shows the entry one pod would get, or the exact render error'
       'apiVersion: v1\nkind: Pod\nmetadata: {name: api-1, namespace: payments, uid: p-1, labels: {app: api, app.kubernetes.io/name: payments-api}}\nspec: {nodeName: node-a, serviceAccountName: payments-api}\n',
     );
     writeFileSync(join(dir, 'node.yaml'), 'apiVersion: v1\nkind: Node\nmetadata: {name: node-a, uid: n-1}\n');
+    writeFileSync(join(dir, 'ns.yaml'), 'apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Namespace, metadata: {name: payments, labels: {team: payments}}}]\n');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const flags = () => ({ clusterspiffeid: csid, pod: join(dir, 'pod.yaml'), node: join(dir, 'node.yaml'), namespace: join(dir, 'ns.yaml'), config: demoFlags.config });
 
-  it('renders the first ClusterSPIFFEID of the file for the pod', () => {
-    const r = renderCommand({ clusterspiffeid: csid, pod: join(dir, 'pod.yaml'), node: join(dir, 'node.yaml'), config: demoFlags.config });
+  it('renders the ClusterSPIFFEID --name picks from a file of several, for the pod, its node and namespace', async () => {
+    const r = await renderCommand({ ...flags(), name: 'payments' });
     expect(r.code).toBe(0);
+    expect(r.notes).toEqual([]);
     expect(JSON.parse(r.output)).toEqual(
       entry({
         spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-api',
@@ -305,11 +308,46 @@ describe('`render` shows the entry one pod would get, or the exact render error'
     );
   });
 
-  it('prints the render error with what failed', () => {
+  it('refuses to guess which object of several, and names them', async () => {
+    await expect(renderCommand(flags())).rejects.toThrow(`${csid} holds 3 ClusterSPIFFEIDs (payments, storefront, default): pick one with --name`);
+  });
+
+  it('says why a pod is not selected, as reconcile decides it', async () => {
+    const notSelected = await renderCommand({ ...flags(), name: 'storefront' });
+    expect(notSelected).toMatchObject({ code: 1, output: 'not selected: namespaceSelector team=web does not match namespace payments (team=payments)' });
+    writeFileSync(join(dir, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: job, namespace: payments, uid: p-2, labels: {app: api}}\nspec: {nodeName: node-a}\nstatus: {phase: Succeeded}\n');
+    expect(await renderCommand({ ...flags(), name: 'payments' })).toMatchObject({ code: 1, output: 'not selected: the pod has finished (phase Succeeded): finished pods get no entry' });
+    writeFileSync(join(dir, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: dns, namespace: kube-system, uid: p-3}\nspec: {nodeName: node-a}\n');
+    expect(await renderCommand({ ...flags(), name: 'default' })).toMatchObject({
+      code: 1,
+      output: 'not selected: namespace kube-system is ignored: it matches ignoreNamespaces pattern "kube-system"',
+      notes: ['a fallback: reconcile applies it only when no other ClusterSPIFFEID gives the pod an entry (`explain pod` weighs them all)'],
+    });
+  });
+
+  it('needs the namespace when the namespaceSelector is not empty, and adds Service DNS names from --endpoints', async () => {
+    await expect(renderCommand({ ...flags(), namespace: undefined, name: 'payments' })).rejects.toThrow(
+      'cannot tell whether namespaceSelector team=payments selects namespace payments: give --namespace FILE (kubectl get namespace payments -o yaml)',
+    );
+    writeFileSync(join(dir, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: storefront, uid: w-1, labels: {app: web}}\nspec: {nodeName: node-a}\n');
+    writeFileSync(join(dir, 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: {name: storefront, labels: {team: web}}\n');
+    const without = await renderCommand({ ...flags(), name: 'storefront' });
+    expect(without.notes).toEqual(['autoPopulateDNSNames is on, but no --endpoints were given: Service DNS names are left out']);
+    expect(JSON.parse(without.output)).toMatchObject({ dnsNames: [] });
+    writeFileSync(
+      join(dir, 'slices.yaml'),
+      'apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: web-x, namespace: storefront, labels: {kubernetes.io/service-name: web}}\naddressType: IPv4\nendpoints: [{addresses: [10.0.0.1], targetRef: {kind: Pod, name: web-1, namespace: storefront, uid: w-1}}]\n',
+    );
+    const withSlices = await renderCommand({ ...flags(), name: 'storefront', endpoints: [join(dir, 'slices.yaml')] });
+    expect(JSON.parse(withSlices.output)).toMatchObject({ dnsNames: ['web', 'web.storefront', 'web.storefront.svc', 'web.storefront.svc.cluster.local'] });
+  });
+
+  it('prints the render error with what failed', async () => {
     writeFileSync(join(dir, 'csid.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterSPIFFEID\nmetadata: {name: bad}\nspec:\n  spiffeIDTemplate: "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.tier }}"\n');
-    const r = renderCommand({ clusterspiffeid: join(dir, 'csid.yaml'), pod: join(dir, 'pod.yaml'), trustDomain: 'demo.example', clusterName: 'demo' });
+    const r = await renderCommand({ clusterspiffeid: join(dir, 'csid.yaml'), pod: join(dir, 'pod.yaml'), trustDomain: 'demo.example', clusterName: 'demo' });
     expect(r).toEqual({
       code: 1,
+      notes: ['no --node given: the node UID shows as NODE-UID'],
       output:
         'failed to render SPIFFE ID: invalid SPIFFE ID "spiffe://demo.example/<no value>": path segment characters are limited to letters, numbers, dots, dashes, and underscores',
     });
