@@ -5,6 +5,7 @@ import { expandEnv } from './env.js';
 import { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 import type { CachedNamespace } from './cache-scope.js';
 import { labelSetProblems } from './labels.js';
+import { nearestName } from './suggest.js';
 
 export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
 export const CONFIG_KIND = 'ControllerManagerConfig';
@@ -117,6 +118,8 @@ export class ConfigError extends Error {
   constructor(
     readonly source: string,
     readonly problems: string[],
+    /** Warnings found beside the errors (unknown fields, unset variables): worth showing too. */
+    readonly warnings: string[] = [],
   ) {
     super(`${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
     this.name = 'ConfigError';
@@ -143,6 +146,8 @@ const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'list' 
 function str(p: Problems): Reader {
   return (v, field) => {
     if (typeof v === 'string') return v;
+    // `field:` with no value: Go's YAML reads it as "", so it is unset, and reported once (as required, if it is).
+    if (v === null) return undefined;
     p.errors.push(`${field}: must be a string, got ${kindOf(v)}`);
     return undefined;
   };
@@ -257,7 +262,7 @@ function ignored(p: Problems, why: string): Reader {
 function object(p: Problems, fields: Record<string, Reader>): Reader {
   return (v, field) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      p.errors.push(`${field}: must be a mapping, got ${kindOf(v)}`);
+      p.errors.push(field ? `${field}: must be a mapping, got ${kindOf(v)}` : `the document must be a mapping, got ${kindOf(v)}`);
       return undefined;
     }
     const out: Record<string, unknown> = {};
@@ -265,7 +270,8 @@ function object(p: Problems, fields: Record<string, Reader>): Reader {
       const path = field ? `${field}.${k}` : k;
       const read = fields[k];
       if (!read) {
-        p.warnings.push(`${path}: unknown field, ignored (a typo?)`);
+        const near = nearestName(k, Object.keys(fields));
+        p.warnings.push(`${path}: unknown field, ignored (${near ? `did you mean ${near}?` : 'a typo?'})`);
         continue;
       }
       const got = read(val, path);
@@ -280,13 +286,15 @@ const passthrough: Reader = (v) => v;
 /** Reads a ControllerManagerConfig document, reporting every problem at once. */
 export function parseConfig(text: string, source: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {
   const env = opts.env ?? process.env;
-  const expanded = opts.expandEnv ? expandEnv(text, env) : text;
+  const unset = new Set<string>();
+  const expanded = opts.expandEnv ? expandEnv(text, env, (name) => unset.add(name)) : text;
   const doc = parseDocument(expanded);
   if (doc.errors.length > 0) {
     throw new ConfigError(source, doc.errors.map((e) => `YAML: ${e.message.split('\n')[0]}`));
   }
   const raw: unknown = doc.toJS() ?? {};
   const p = new Problems();
+  for (const name of unset) p.warnings.push(`$${name} is not set: --expand-env replaced it with ""`);
   const read = object(p, {
     apiVersion: str(p),
     kind: str(p),
@@ -346,7 +354,7 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
   // Upstream's switch: anything but "false" leaves the webhook on.
   if (env.ENABLE_WEBHOOKS === 'false') config.webhook.enabled = false;
   checkSemantics(config, o, p);
-  if (p.errors.length > 0) throw new ConfigError(source, p.errors);
+  if (p.errors.length > 0) throw new ConfigError(source, p.errors, p.warnings);
   return { config, warnings: p.warnings, given: new Set(Object.keys(o)) };
 }
 

@@ -4,8 +4,9 @@
  * variable becomes "", a `$` not followed by a name stays, `${}` and an
  * unterminated `${` are dropped, and the shell's one-character special names
  * ($0-$9, $*, $#, $$, $@, $!, $?, $-) are looked up like any other.
+ * `onUnset` hears each name that had no value, so a caller can say which.
  */
-export function expandEnv(text: string, env: Record<string, string | undefined>): string {
+export function expandEnv(text: string, env: Record<string, string | undefined>, onUnset?: (name: string) => void): string {
   if (!text.includes('$')) return text;
   let out = '';
   let from = 0;
@@ -18,7 +19,9 @@ export function expandEnv(text: string, env: Record<string, string | undefined>)
     } else if (name === '') {
       out += '$';
     } else {
-      out += env[name] ?? '';
+      const value = env[name];
+      if (value === undefined) onUnset?.(name);
+      out += value ?? '';
     }
     j += width;
     from = j + 1;

@@ -42,7 +42,7 @@ export function loadContext(flags: ConfigFlags): LoadedContext {
       given = loaded.given;
       warnings.push(...loaded.warnings.map((w) => `${flags.config}: ${w}`));
     } catch (err) {
-      if (err instanceof ConfigError) throw new CliError(err.message);
+      if (err instanceof ConfigError) throw new CliError([err.message, ...err.warnings.map((w) => `  warning: ${w}`)].join('\n'));
       throw err;
     }
     // passOptions compiles it again, but only here is the file known to name.

@@ -8,6 +8,7 @@ import {
   type EntryPassResult,
   isOurClass,
   planPass,
+  trailingDotDnsNames,
   runEntryPass,
   type SelectionObserver,
   SpireServerProbe,
@@ -142,6 +143,8 @@ function planNotes(p: Prepared, result: EntryPassResult): { notes: string[]; emp
   if (result.plan.outsideScope > 0) {
     notes.push(`${result.plan.outsideScope} entr${result.plan.outsideScope === 1 ? 'y' : 'ies'} on the server outside entryScope ${config.entryScope} (IDs without the ${p.options.ownership.entryIDPrefix} prefix): never changed or deleted`);
   }
+  const dotted = trailingDotDnsNames(result.declared.declared, config.clusterDomain);
+  if (dotted) notes.push(dotted);
   const empty = !p.options.suppressDeletes && nothingDeclares(inputs, config);
   if (empty) {
     const where = inputs.source.from === 'manifests' ? `the manifests (${inputs.source.location}, ${inputs.source.files} files)` : `the cluster at ${inputs.source.location}`;

@@ -1,11 +1,40 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ConfigError, loadConfigFile, parseConfig } from '../api/index.js';
+import { parseAllDocuments } from 'yaml';
+import { ConfigError, parseConfig } from '../api/index.js';
 import { formatProblem, loadManifests } from '../manifests/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
-import { Exit } from './exit.js';
+import { CliError, Exit } from './exit.js';
 
 const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
+const EMBEDDED_CONFIG_KIND = /^\s+kind:\s*ControllerManagerConfig\s*$/m;
+
+/**
+ * The ControllerManagerConfig documents a file holds: the file itself, or
+ * the values of a ConfigMap's `data` that are one (deploy/configmap.yaml
+ * carries the config so), each with where it sits in the file.
+ */
+export function configDocuments(text: string): { where: string; text: string }[] {
+  if (CONFIG_KIND.test(text)) return [{ where: '', text }];
+  // Parsed again only when a config may be embedded: manifests are parsed once, by loadManifests.
+  if (!EMBEDDED_CONFIG_KIND.test(text)) return [];
+  let docs;
+  try {
+    docs = parseAllDocuments(text);
+  } catch {
+    return [];
+  }
+  const found: { where: string; text: string }[] = [];
+  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+    if (doc.errors.length > 0) continue;
+    const obj = doc.toJS() as { kind?: unknown; metadata?: { name?: unknown }; data?: unknown } | null;
+    if (obj?.kind !== 'ConfigMap' || typeof obj.data !== 'object' || obj.data === null) continue;
+    for (const [key, value] of Object.entries(obj.data)) {
+      if (typeof value === 'string' && CONFIG_KIND.test(value)) found.push({ where: `ConfigMap/${String(obj.metadata?.name)}: data[${key}]: `, text: value });
+    }
+  }
+  return found;
+}
 
 /**
  * Checks config files and manifests: YAML syntax, the CRD schemas, and the
@@ -19,7 +48,11 @@ const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
 export async function validatePaths(paths: string[], opts: { trustDomain?: string; expandEnv?: boolean } = {}): Promise<{ lines: string[]; errors: number }> {
   const lines: string[] = [];
   let errors = 0;
+  // A line said once, however many ways the same problem is reached.
+  const said = new Set<string>();
   const error = (line: string) => {
+    if (said.has(line)) return;
+    said.add(line);
     lines.push(line);
     errors++;
   };
@@ -29,15 +62,21 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
     else error(formatProblem(p));
   }
   for (const file of all.files) {
-    // Config files hold no object of our kinds, so reading them here costs no second parse of a manifest.
+    // A file is parsed again only if it holds a config (configDocuments): manifests are checked below, from the set.
     const text = readFileSync(file, 'utf8');
-    if (!CONFIG_KIND.test(text)) continue;
-    try {
-      const { warnings } = parseConfig(text, file, { expandEnv: opts.expandEnv ?? false });
-      for (const w of warnings) lines.push(`warning: ${file}: ${w}`);
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      for (const p of err.problems) error(`${file}: ControllerManagerConfig: ${p}`);
+    for (const config of configDocuments(text)) {
+      const at = `${file}: ${config.where}ControllerManagerConfig`;
+      // Warnings name the file (and the ConfigMap key) and the field, as the config's own warnings do in run's log.
+      const warnAt = `${file}: ${config.where}`;
+      try {
+        const { warnings } = parseConfig(config.text, file, { expandEnv: opts.expandEnv ?? false });
+        for (const w of warnings) lines.push(`warning: ${warnAt}${w}`);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        for (const p of err.problems) error(`${at}: ${p}`);
+        // Unknown fields explain many errors (a misspelt required field): shown beside them.
+        for (const w of err.warnings) lines.push(`warning: ${warnAt}${w}`);
+      }
     }
   }
   for (const p of checkManifestObjects(all, opts.trustDomain)) error(formatProblem(p));
@@ -48,17 +87,26 @@ export function registerValidate(program: Command): void {
   program
     .command('validate')
     .description('check manifests and config files; one line per problem (file, kind/name, field, reason); exit 1 if any')
-    .argument('<paths...>', 'files or directories (read recursively)')
+    .argument('[paths...]', 'files or directories (read recursively)')
     .option('--config <file>', 'a ControllerManagerConfig to validate too; its trustDomain is used as --trust-domain')
     .option('--expand-env', 'expand $VAR and ${VAR} in ControllerManagerConfig files (--config and any among the paths), as run --expand-env does')
     .option('--trust-domain <name>', 'the SPIRE server\'s trust domain: bare-path static entry IDs resolve against it, and SPIFFE ID templates fixed to another one or ClusterFederatedTrustDomains for it are refused, as the webhook refuses them')
     .action(async (paths: string[], flags: { config?: string; expandEnv?: boolean; trustDomain?: string }) => {
+      if (paths.length === 0 && !flags.config) throw new CliError('validate: give files or directories to check, or --config FILE');
       const expandEnv = flags.expandEnv ?? false;
       let trustDomain = flags.trustDomain;
       if (flags.config) {
+        let text: string;
+        try {
+          text = readFileSync(flags.config, 'utf8');
+        } catch (err) {
+          throw new CliError(`--config ${flags.config}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        }
+        const configs = configDocuments(text);
+        if (configs.length === 0) throw new CliError(`--config ${flags.config}: not a ControllerManagerConfig (kind: ControllerManagerConfig), nor a ConfigMap holding one`);
         paths = [flags.config, ...paths];
         try {
-          trustDomain ??= loadConfigFile(flags.config, { expandEnv }).config.trustDomain;
+          trustDomain ??= parseConfig(configs[0]!.text, flags.config, { expandEnv }).config.trustDomain;
         } catch {
           // Reported below, with the config's other problems, as a validation finding.
         }

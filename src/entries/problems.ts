@@ -1,6 +1,6 @@
 import type { ApplyResult } from './apply.js';
 import type { DeclaredState, RenderFailure } from './declare.js';
-import type { Owner } from './model.js';
+import type { DeclaredEntry, Owner } from './model.js';
 import type { Plan } from './plan.js';
 
 /**
@@ -53,4 +53,23 @@ export function entryPassProblems(r: { declared: Pick<DeclaredState, 'renderFail
     ...(r.declared.federationOmissions ?? []).map((o): PassProblem => ({ owner: o.owner, level: 'warn', event: 'FederatesWithIncomplete', message: describeFederationOmission(o) })),
     ...(r.applied?.failures ?? []).map((f): PassProblem => ({ ...(f.owner ? { owner: f.owner } : {}), level: 'error', message: `${f.op} entry ${f.id}: ${f.codeName}: ${f.message}` })),
   ];
+}
+
+/**
+ * With clusterDomain empty, `{{ .ClusterDomain }}` in a DNS name template
+ * gives names ending in a dot (`web.ns.svc.`): almost never what was meant.
+ * Undefined when no declared name is so.
+ */
+export function trailingDotDnsNames(declared: readonly Pick<DeclaredEntry, 'spec'>[], clusterDomain: string): string | undefined {
+  if (clusterDomain !== '') return undefined;
+  let count = 0;
+  let example: string | undefined;
+  for (const d of declared) {
+    const name = d.spec.dnsNames.find((n) => n.endsWith('.'));
+    if (name === undefined) continue;
+    count++;
+    example ??= name;
+  }
+  if (count === 0) return undefined;
+  return `clusterDomain is empty, so ${count} entr${count === 1 ? 'y has' : 'ies have'} DNS names ending in "." (e.g. ${example}): set clusterDomain in the config or --cluster-domain`;
 }

@@ -132,7 +132,34 @@ describe('a bad config file is reported in full, each problem naming its field',
 
   it('warns about an unknown field, naming it, because it may be a typo', () => {
     const { warnings } = parseConfig('trustDomain: example.org\nclusterName: c\ntrustdomain: x\nleaderElection:\n  leaderelect: true\n', 'x');
-    expect(warnings).toEqual(['trustdomain: unknown field, ignored (a typo?)', 'leaderElection.leaderelect: unknown field, ignored (a typo?)']);
+    expect(warnings).toEqual(['trustdomain: unknown field, ignored (did you mean trustDomain?)', 'leaderElection.leaderelect: unknown field, ignored (did you mean leaderElect?)']);
+    expect(parseConfig('trustDomain: example.org\nclusterName: c\ngcIntervl: 1s\nwhatever: 1\n', 'x').warnings).toEqual([
+      'gcIntervl: unknown field, ignored (did you mean gcInterval?)',
+      'whatever: unknown field, ignored (a typo?)',
+    ]);
+  });
+
+  it('keeps the warnings beside the errors: an unknown field often explains a missing one', () => {
+    const err = (() => {
+      try {
+        parseConfig('trustDomian: example.org\nclusterName: c\n', 'x');
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('no error');
+    })();
+    expect(err.problems).toEqual(['trustDomain: is required']);
+    expect(err.warnings).toEqual(['trustDomian: unknown field, ignored (did you mean trustDomain?)']);
+  });
+
+  it('an empty field is unset (as Go reads it), reported once; a document that is not a mapping says so without a dangling colon', () => {
+    expect(() => parseConfig('trustDomain:\nclusterName: c\n', 'x')).toThrow(/^x: 1 problem:\n {2}trustDomain: is required$/);
+    expect(() => parseConfig('- a\n', 'x')).toThrow(/^x: \d problems?:\n {2}the document must be a mapping, got list/);
+  });
+
+  it('--expand-env names a variable that is not set', () => {
+    const { warnings } = parseConfig('trustDomain: example.org\nclusterName: ${CLUSTER}x\n', 'x', { expandEnv: true, env: {} });
+    expect(warnings).toEqual(['$CLUSTER is not set: --expand-env replaced it with ""']);
   });
 
   it.each([

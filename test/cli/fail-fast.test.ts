@@ -1,0 +1,71 @@
+/**
+ * Commands that cannot work say so at once, naming what is missing, and say
+ * what they wait for when waiting may help.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_DIR } from '../../src/cli/demo.js';
+import { runOnce } from '../../src/cli/plan.js';
+import type { PlanReport } from '../../src/cli/report.js';
+import { exitCode, spawnCli } from '../support/cli.js';
+
+const manifests = join(DEMO_DIR, 'manifests');
+
+describe('fail fast, and say what is waited for', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fail-fast-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function config(extra = ''): string {
+    const path = join(dir, 'config.yaml');
+    writeFileSync(path, `apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: demo.example\nclusterName: demo\nclusterDomain: cluster.local\nlogLevel: info\n${extra}`);
+    return path;
+  }
+
+  it('a SPIRE socket path that is a file fails at once, for plan and for run', async () => {
+    const file = join(dir, 'not-a-socket');
+    writeFileSync(file, '');
+    const message = `${file} exists but is not a socket: spireServerSocketPath (or --socket) must name the SPIRE server's API socket`;
+    await expect(runOnce({ config: config(), manifests: [manifests], socket: file }, { apply: false, log: pino({ level: 'silent' }), print: () => {} })).rejects.toThrow(message);
+    // run would wait for SPIRE forever; it stops at once instead.
+    const run = spawnCli(['run', '--config', config(), '--manifests', manifests, '--socket', file]);
+    expect(await exitCode(run)).toBe(2);
+    expect(run.output()).toContain(message);
+  });
+
+  it('says at once that it waits for SPIRE, where and for how long, then names the socket it gave up on', async () => {
+    const socket = join(dir, 'absent.sock');
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push((JSON.parse(l) as { msg: string }).msg) });
+    const started = Date.now();
+    const outcome = runOnce({ config: config('spireRpcTimeout: 2s\n'), manifests: [manifests], socket }, { apply: false, log, print: () => {} });
+    await expect(outcome).rejects.toThrow(`SPIRE server not reachable at ${socket} after 2s: no socket file at ${socket} (is the SPIRE server running?)`);
+    const waiting = lines.indexOf(`waiting for SPIRE at ${socket} (up to 2 s)`);
+    expect(waiting).toBeGreaterThanOrEqual(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('run in live mode without any Kubernetes configuration exits with what it looked for', async () => {
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    const run = spawnCli(['run', '--config', config(`spireServerSocketPath: ${join(dir, 'api.sock')}\n`)], { env: { KUBECONFIG: '', HOME: home, KUBERNETES_SERVICE_HOST: '' } });
+    expect(await exitCode(run)).toBe(2);
+    expect(run.output()).toContain(`spire-reconciler: no Kubernetes configuration: KUBECONFIG is not set, ${join(home, '.kube', 'config')} does not exist, and there is no in-cluster service account`);
+    expect(run.output()).not.toContain('skipTLSVerify');
+  });
+
+  it('an empty clusterDomain that gives DNS names ending in "." is a note in the plan', async () => {
+    const path = join(dir, 'no-domain.yaml');
+    writeFileSync(path, 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: demo.example\nclusterName: demo\n');
+    let out = '';
+    await runOnce({ config: path, manifests: [manifests], entries: join(DEMO_DIR, 'spire-entries.json'), output: 'json' }, { apply: false, log: pino({ level: 'silent' }), print: (s) => (out += s) });
+    expect((JSON.parse(out) as PlanReport).notes).toContain(
+      'clusterDomain is empty, so 2 entries have DNS names ending in "." (e.g. payments-api.payments.svc.): set clusterDomain in the config or --cluster-domain',
+    );
+  });
+});
