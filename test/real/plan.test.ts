@@ -1,0 +1,89 @@
+/**
+ * `plan` against a real API server, as the controller's ServiceAccount under
+ * deploy/ RBAC: the same plan as over the same objects written as manifests,
+ * and `explain pod` from the cluster.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { DEMO_DIR } from '../../src/cli/demo.js';
+import { explainPodCommand } from '../../src/cli/explain.js';
+import { runOnce } from '../../src/cli/plan.js';
+import type { PlanReport } from '../../src/cli/report.js';
+import { loadManifests } from '../../src/manifests/index.js';
+import { type ControlPlane, startControlPlane } from '../support/real-k8s/index.js';
+import { controllerKubeConfig, DEPLOY_RBAC, type Obj } from './world.js';
+
+const quiet = pino({ level: 'silent' });
+const config = join(DEMO_DIR, 'config.yaml');
+const entries = join(DEMO_DIR, 'spire-entries.json');
+
+const KINDS: [string, string, string][] = [
+  ['spire.spiffe.io/v1alpha1', 'ClusterSPIFFEID', '/apis/spire.spiffe.io/v1alpha1/clusterspiffeids'],
+  ['spire.spiffe.io/v1alpha1', 'ClusterStaticEntry', '/apis/spire.spiffe.io/v1alpha1/clusterstaticentries'],
+  ['v1', 'Namespace', '/api/v1/namespaces'],
+  ['v1', 'Node', '/api/v1/nodes'],
+  ['v1', 'Pod', '/api/v1/pods'],
+  ['discovery.k8s.io/v1', 'EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices'],
+];
+
+const comparable = ({ source: _source, ...rest }: PlanReport) => ({ ...rest, create: rest.create.map((c) => ({ ...c, id: 'NEW' })) });
+
+describe('plan and explain against a real API server', () => {
+  let plane: ControlPlane;
+  let kc: KubeConfig;
+  let dir: string;
+
+  beforeAll(async () => {
+    plane = await startControlPlane();
+    kc = await controllerKubeConfig(plane, DEPLOY_RBAC);
+    dir = mkdtempSync(join(tmpdir(), 'real-plan-'));
+    const demo = await loadManifests([join(DEMO_DIR, 'manifests')]);
+    const objects = [...demo.namespaces, ...demo.nodes, ...demo.clusterSPIFFEIDs, ...demo.clusterStaticEntries, ...demo.pods, ...demo.endpointSlices] as unknown as Obj[];
+    for (const obj of objects) {
+      const { uid: _uid, creationTimestamp: _created, ...metadata } = obj.metadata as Obj['metadata'] & { creationTimestamp?: string };
+      const { status, ...rest } = obj as Obj & { status?: { phase?: string } };
+      const stored = await plane.apply<Obj>({ ...rest, metadata });
+      // What the kubelet would write: a finished pod's phase.
+      if (obj.kind === 'Pod' && status?.phase) await plane.request('PATCH', `/api/v1/namespaces/${stored.metadata.namespace}/pods/${stored.metadata.name}/status`, { body: { status: { phase: status.phase } }, contentType: 'application/merge-patch+json' });
+    }
+    // The same objects, as the API server holds them, as one manifest file.
+    const items: object[] = [];
+    for (const [apiVersion, kind, path] of KINDS) {
+      const list = await plane.request<{ items: object[] }>('GET', path);
+      items.push(...list.items.map((o) => ({ apiVersion, kind, ...o })));
+    }
+    writeFileSync(join(dir, 'cluster.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items }));
+  });
+  afterAll(async () => {
+    await plane?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('plan from the cluster is the plan from the same objects as manifests', async () => {
+    let live = '';
+    await runOnce({ config, entries, output: 'json' }, { apply: false, log: quiet, print: (s) => (live += s), kubeConfig: () => kc });
+    let files = '';
+    await runOnce({ config, entries, manifests: [dir], output: 'json' }, { apply: false, log: quiet, print: (s) => (files += s) });
+    const liveReport = JSON.parse(live) as PlanReport;
+    expect(liveReport.source).toMatchObject({ from: 'cluster', location: expect.stringContaining(plane.url) as string, objects: { ClusterSPIFFEID: 3, ClusterStaticEntry: 1, Pod: 8, Node: 3 } });
+    expect(liveReport.create.length).toBeGreaterThan(0);
+    expect(comparable(liveReport)).toEqual(comparable(JSON.parse(files) as PlanReport));
+  });
+
+  it('explain pod reads the pod, its namespace and node from the cluster', async () => {
+    let out = '';
+    const { explanation } = await explainPodCommand('payments/worker-0', { config, entries }, { log: quiet, print: (s) => (out += s), kubeConfig: () => kc });
+    // In the order the API server lists them: by name.
+    expect(explanation.clusterSPIFFEIDs.map((r) => [r.object, r.outcome])).toEqual([
+      ['ClusterSPIFFEID/default', 'fallback-suppressed'],
+      ['ClusterSPIFFEID/payments', 'declared'],
+      ['ClusterSPIFFEID/storefront', 'namespace-not-selected'],
+    ]);
+    expect(out).toContain(`Read from the cluster at ${plane.url}`);
+  });
+});
