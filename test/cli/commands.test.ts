@@ -471,7 +471,7 @@ describe('a --config whose parentIDTemplate does not parse stops the command, na
 });
 
 describe('every command answers --help', () => {
-  it.each(['run', 'plan', 'reconcile', 'render', 'validate', 'demo', 'memory-spire'])('%s --help', async (cmd) => {
+  it.each(['run', 'plan', 'reconcile', 'explain', 'render', 'validate', 'demo', 'memory-spire'])('%s --help', async (cmd) => {
     const cli = spawnCli([cmd, '--help']);
     expect(await exitCode(cli)).toBe(0);
     expect(cli.output()).toContain(`Usage: spire-reconciler ${cmd}`);
