@@ -14,7 +14,7 @@ export const NO_PROGRESS: Progress = { update: () => {}, done: () => {} };
 
 export function terminalProgress(stream: NodeJS.WriteStream = process.stderr, minIntervalMs = 100): Progress {
   if (!stream.isTTY) return NO_PROGRESS;
-  let last = 0;
+  let last = Number.NEGATIVE_INFINITY;
   let shown = false;
   return {
     update(text) {
@@ -28,7 +28,7 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr, mi
     done() {
       if (shown) stream.write('\r\u001b[2K');
       shown = false;
-      last = 0;
+      last = Number.NEGATIVE_INFINITY;
     },
   };
 }

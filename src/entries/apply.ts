@@ -27,7 +27,7 @@ export interface ApplyResult {
   assigned: Map<string, string>;
 }
 
-/** Told, after each batch, how many of the plan's writes have been answered, of how many. */
+/** Told, at the start (0) and after each batch, how many of the plan's writes have been answered, of how many. */
 export type WriteProgress = (done: number, total: number) => void;
 
 interface Sending {
@@ -38,6 +38,7 @@ interface Sending {
 function sending(signal: AbortSignal | undefined, plan: Plan, onWritten: WriteProgress | undefined): Sending {
   if (!onWritten) return signal ? { signal } : {};
   const total = plan.creates.length + plan.updates.length + plan.deletes.length;
+  if (total > 0) onWritten(0, total);
   let done = 0;
   return { ...(signal ? { signal } : {}), onBatchDone: (items) => onWritten((done += items), total) };
 }

@@ -232,7 +232,7 @@ export async function runPodPass(
   });
   opts.onPhase?.('plan', (performance.now() - started) / 1000);
   started = performance.now();
-  const applied = await applyPlan(plan, spire, opts.signal);
+  const applied = await applyPlan(plan, spire, opts.signal, opts.onWritten);
   opts.state.record(plan, applied);
   opts.claims?.record(plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);

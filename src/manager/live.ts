@@ -44,6 +44,7 @@ import { StatusWriter } from '../kube/status.js';
 import type { SpireClient } from '../spire/index.js';
 import { spireClientFor } from './spire-client.js';
 import { type ControllerMetrics, countInvalidObjects } from './metrics.js';
+import { ProgressReporter } from './progress.js';
 import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
@@ -127,6 +128,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const claims = new ClaimedIds();
   const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache }, claims };
   const events = new EventRecorder(opts.kc, log);
+  // Cold-start and long-pass progress, in the log (at most every 5 s) and the metrics.
+  const progress = new ProgressReporter(log, metrics);
+  let podsSyncedSaid = false;
   const optionalAccess = (resource: string, denied: { message: string } | undefined) => metrics?.setForbidden(resource, denied !== undefined);
   events.onOptionalAccess = optionalAccess;
   let passes = 0;
@@ -213,7 +217,14 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         },
       },
       spire,
-      { ...passOptions, ownership: ownership(), signal, state: currentState, ...(probe.fields ? { unsupportedFields: probe.fields } : {}) },
+      {
+        ...passOptions,
+        ownership: ownership(),
+        signal,
+        state: currentState,
+        ...(probe.fields ? { unsupportedFields: probe.fields } : {}),
+        onWritten: (done, total) => progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
+      },
     );
     probe.noticeAssignedIds(r.applied, warn);
     opts.onPass?.(r, (Date.now() - started) / 1000);
@@ -275,6 +286,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       if (probe.fields === undefined) return false;
       if (currentState.needsList()) await currentState.replaceFromPages(spire.entryPages());
       const r = await applyPods(pods, [], signal, started);
+      progress.writtenWhileListing(r.applied.created + r.applied.updated);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
       if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) {
         currentState.invalidate();
@@ -298,6 +310,10 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     // that follows renders and plans every pod, and their entries need not wait for that.
     while (firstListPods.length > 0 && (await firstListPass()));
     if (!cache.hasSynced) return;
+    if (!podsSyncedSaid) {
+      podsSyncedSaid = true;
+      progress.podsSynced();
+    }
     firstListPods = [];
     if (!term || term.aborted) return;
     const signal = term;
@@ -361,6 +377,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         ...(memo ? { last: memo } : {}),
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
         ...(metrics ? { onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) } : {}),
+        onWritten: (done, total) => progress.written('full pass', done, total),
       });
       memo = result.memo;
       if (result.applied) probe.noticeAssignedIds(result.applied, warn);
@@ -432,6 +449,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       trigger.trigger();
     },
     onFirstPodPage: (pods) => {
+      progress.podsListed(pods.length);
       for (const p of pods) firstListPods.push(p);
       trigger.trigger();
     },

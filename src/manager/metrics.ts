@@ -82,6 +82,8 @@ export class ControllerMetrics {
   private readonly leader: Gauge;
   private readonly lastSuccessTimestamp: Gauge;
   private readonly forbidden: Gauge<'resource'>;
+  private readonly podsListed: Gauge;
+  private readonly passWrites: Gauge<'state'>;
   /**
    * Monotonic clock reading of the last successful pass; before the first
    * one, of the start. A monotonic clock, so a wall-clock step (NTP) cannot
@@ -175,6 +177,17 @@ export class ControllerMetrics {
       labelNames: ['resource'],
       registers,
     });
+    this.podsListed = new Gauge({
+      name: 'spire_reconciler_pods_listed',
+      help: 'Pods the first list of pods has brought so far (at start, and after a relist); with cold-start progress logs.',
+      registers,
+    });
+    this.passWrites = new Gauge({
+      name: 'spire_reconciler_pass_writes',
+      help: 'Writes (creates, updates, deletes) of the pass in flight, or of the last one: planned, and done (answered by SPIRE). done/planned is its progress.',
+      labelNames: ['state'],
+      registers,
+    });
     const since = () => this.secondsSinceLastSuccess();
     new Gauge({
       name: 'spire_reconciler_seconds_since_last_success',
@@ -192,6 +205,7 @@ export class ControllerMetrics {
     for (const op of ENTRY_OPS) this.entries.inc({ op }, 0);
     for (const kind of INVALID_KINDS) this.invalidObjects.set({ kind }, 0);
     this.leader.set(0);
+    this.setPassWrites(0, 0);
 
     this.observeSpireRpc = (rpc, code, seconds) => rpcSeconds.observe({ method: rpc, code }, seconds);
   }
@@ -242,6 +256,15 @@ export class ControllerMetrics {
   /** An optional resource the controller may (false) or may not (true) access, as last seen. */
   setForbidden(resource: string, forbidden: boolean): void {
     this.forbidden.set({ resource }, forbidden ? 1 : 0);
+  }
+
+  setPodsListed(n: number): void {
+    this.podsListed.set(n);
+  }
+
+  setPassWrites(done: number, planned: number): void {
+    this.passWrites.set({ state: 'done' }, done);
+    this.passWrites.set({ state: 'planned' }, planned);
   }
 
   /** Also usable by a health check that wants to report a stalled loop. */

@@ -42,7 +42,7 @@ export async function runBatches<I, R>(
   failed: (item: I, status: ItemStatus) => R,
   signal?: AbortSignal,
   concurrency = 1,
-  /** Told the size of each batch once its call has returned (whatever its items' outcomes). */
+  /** Told the size of each batch once its call has returned or failed (whatever its items' outcomes). */
   onBatchDone?: (items: number) => void,
 ): Promise<BatchOutcome<R>> {
   const step = Math.max(1, Math.floor(size));
@@ -72,6 +72,7 @@ export async function runBatches<I, R>(
         const code = rpcError?.code ?? 13;
         const message = (err as Error).message;
         done[i] = chunk.map((item) => failed(item, { ok: false, code, codeName: codeName(code), message: `outcome unknown: ${message}` }));
+        onBatchDone?.(chunk.length);
         stop ??= {
           notSent: { ok: false, code, codeName: codeName(code), message: `not sent: an earlier batch failed: ${message}` },
           ...(rpcError ? { rpcError } : {}),

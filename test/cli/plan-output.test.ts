@@ -14,6 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { readSeedFile } from '../../src/cli/memory-spire.js';
 import { type OnceFlags, runOnce } from '../../src/cli/plan.js';
+import { terminalProgress } from '../../src/cli/progress.js';
 import { type PlanReport, wrapLines } from '../../src/cli/report.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 
@@ -137,5 +138,31 @@ describe('tables are folded to the terminal width', () => {
     );
     // A word longer than the line is cut rather than overflowing.
     expect(wrapLines('x'.repeat(50), 20).split('\n').every((l) => l.length <= 20)).toBe(true);
+  });
+});
+
+describe('the progress line on a terminal', () => {
+  it('rewrites one line on stderr at most every 100 ms, erases it when done, and is silent off a terminal', () => {
+    let written = '';
+    let now = 0;
+    const realNow = Date.now;
+    Date.now = () => now;
+    try {
+      const stream = { isTTY: true, columns: 30, write: (s: string) => (written += s) } as unknown as NodeJS.WriteStream;
+      const progress = terminalProgress(stream);
+      progress.update('listing pods: 500');
+      now += 50;
+      progress.update('listing pods: 1,000');
+      now += 100;
+      progress.update(`writing entries: 3,000 of 100,000 ${'x'.repeat(40)}`);
+      progress.done();
+      expect(written.split('\r')).toEqual(['', '\u001b[2Klisting pods: 500', '\u001b[2Kwriting entries: 3,000 of 10…', '\u001b[2K']);
+      let silent = '';
+      const pipe = { isTTY: false, write: (s: string) => (silent += s) } as unknown as NodeJS.WriteStream;
+      terminalProgress(pipe).update('listing pods: 500');
+      expect(silent).toBe('');
+    } finally {
+      Date.now = realNow;
+    }
   });
 });
