@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, spawnCli, waitForOutput } from '../support/cli.js';
+import { exitCode, httpGet, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
 
 async function until(cond: () => boolean, timeoutMs = 20_000): Promise<void> {
   const started = Date.now();
@@ -22,7 +22,17 @@ describe('`run` in manifest mode keeps SPIRE equal to the manifest files', () =>
     cpSync(join(DEMO_DIR, 'manifests'), join(dir, 'manifests'), { recursive: true });
     writeFileSync(
       join(dir, 'config.yaml'),
-      ['trustDomain: demo.example', 'clusterName: demo', 'clusterDomain: cluster.local', 'gcInterval: 1h', 'logEncoding: json', `staticManifestPath: ${join(dir, 'manifests')}`].join('\n'),
+      [
+        'trustDomain: demo.example',
+        'clusterName: demo',
+        'clusterDomain: cluster.local',
+        'gcInterval: 1h',
+        'logEncoding: json',
+        `staticManifestPath: ${join(dir, 'manifests')}`,
+        // Any free port on loopback (the defaults are :8080 and :8081 on every address).
+        'metrics: {bindAddress: "127.0.0.1:0"}',
+        'health: {healthProbeBindAddress: "127.0.0.1:0"}',
+      ].join('\n'),
     );
     spire = await MemorySpireServer.start({ socketPath: join(dir, 'api.sock'), trustDomain: 'demo.example' });
   });
@@ -49,6 +59,32 @@ describe('`run` in manifest mode keeps SPIRE equal to the manifest files', () =>
     }
     expect(await exitCode(cli)).toBe(0);
     expect(cli.output()).toContain('"msg":"stopped"');
+  });
+
+  it('serves health probes and metrics, as live mode does, so the deploy patch\'s probes hold in manifest mode too', async () => {
+    const cli = spawnCli(['run', '--config', join(dir, 'config.yaml'), '--socket', join(dir, 'later.sock')]);
+    try {
+      const health = await servedAt(cli, 'health probes');
+      const metrics = await servedAt(cli, 'metrics');
+      // Ready before SPIRE answers: a sidecar's readiness is the SPIRE server pod's.
+      await waitForOutput(cli, /waiting for the SPIRE server/);
+      expect(await httpGet(`${health}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
+      expect(await httpGet(`${health}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
+      const late = await MemorySpireServer.start({ socketPath: join(dir, 'later.sock'), trustDomain: 'demo.example' });
+      try {
+        await waitForOutput(cli, /"msg":"reconciled"/);
+        const body = (await httpGet(`${metrics}/metrics`)).body;
+        expect(body).toMatch(/^spire_reconciler_entries_total\{op="created"\} 6$/m);
+        expect(body).toMatch(/^spire_reconciler_leader 1$/m);
+        expect(body).toMatch(/^spire_reconciler_pass_seconds_count 1$/m);
+      } finally {
+        cli.kill('SIGTERM');
+        expect(await exitCode(cli)).toBe(0);
+        await late.stop();
+      }
+    } finally {
+      if (cli.exitCode === null) cli.kill('SIGKILL');
+    }
   });
 
   it('exits 0 on SIGTERM while still waiting for a SPIRE server that never answers', async () => {

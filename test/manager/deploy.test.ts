@@ -34,7 +34,9 @@ const clusterRole = only('clusterrole.yaml');
 const role = only('role.yaml');
 const serviceAccount = only('serviceaccount.yaml');
 const configMap = only('configmap.yaml');
-const patch = only('spire-server-sidecar-patch.yaml');
+const SIDECAR = join(DEPLOY, 'sidecar');
+const patch = readYaml(join(SIDECAR, 'spire-server-sidecar-patch.yaml'))[0]!;
+const sidecarKustomization = readYaml(join(SIDECAR, 'kustomization.yaml'))[0]!;
 const loaded = parseConfig(configMap.data['config.yaml'], 'deploy/configmap.yaml');
 const config = loaded.config;
 const container: Obj = patch.spec.template.spec.containers.find((c: Obj) => c.name === 'spire-reconciler');
@@ -95,10 +97,10 @@ describe('deploy/ is a kustomization kubectl can apply', () => {
     const resources: string[] = kustomization.resources;
     for (const r of resources) expect(existsSync(join(DEPLOY, r)), r).toBe(true);
     const listed = resources.filter((r) => !r.startsWith('..'));
-    const expected = yamlFiles.filter((f) => f !== 'kustomization.yaml' && f !== 'spire-server-sidecar-patch.yaml').sort();
+    const expected = yamlFiles.filter((f) => f !== 'kustomization.yaml').sort();
     expect([...listed].sort()).toEqual(expected);
     // The patch targets a StatefulSet this kustomization does not hold: listing it would fail the build.
-    expect(JSON.stringify(kustomization)).not.toContain('spire-server-sidecar-patch');
+    expect(JSON.stringify(kustomization)).not.toContain('sidecar');
   });
 
   it('takes the CRDs from ../crds through a kustomization there (kustomize refuses files outside deploy/)', () => {
@@ -111,6 +113,19 @@ describe('deploy/ is a kustomization kubectl can apply', () => {
     const crdFiles = readdirSync(crdDir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
     expect([...innerResources].sort()).toEqual(crdFiles.sort());
     for (const r of innerResources) expect(relative(crdDir, join(crdDir, r)).startsWith('..'), r).toBe(false);
+  });
+});
+
+describe('the install steps say what works', () => {
+  it('builds and pushes the image first, names it once (the sidecar kustomization), and installs the CRDs with -k', () => {
+    const readme = readFileSync(join(DEPLOY, 'README.md'), 'utf8');
+    const install = readme.slice(readme.indexOf('## Install'));
+    const steps = [...install.matchAll(/^(\d)\. (.*)$/gm)].map((m) => [m[1], m[2]]);
+    expect(steps[0]).toEqual(['1', '**Build and push the image first.** No public image is published: build it from this']);
+    expect(install).toContain('--patch "$(kubectl kustomize deploy/sidecar)"');
+    const crds = readFileSync(join(DEPLOY, '../crds/README.md'), 'utf8');
+    expect(crds).toContain('`kubectl apply -k crds/`');
+    expect(crds).not.toMatch(/kubectl apply -f crds/);
   });
 });
 
@@ -131,7 +146,6 @@ describe('the admission webhook is wired end to end', () => {
       expect(w.clientConfig.caBundle).toBeUndefined();
     }
     expect(svc.spec.ports[0].targetPort).toBe('sr-webhook');
-    const patch = readYaml(join(DEPLOY, 'spire-server-sidecar-patch.yaml'))[0] as Obj;
     const container = (patch.spec.template.spec.containers as Obj[]).find((c) => c.name === 'spire-reconciler')!;
     expect((container.ports as Obj[]).find((p) => p.name === 'sr-webhook')?.containerPort).toBe(config.webhook.port);
   });
@@ -221,7 +235,10 @@ describe('the sidecar runs locked down, beside the SPIRE server it serves', () =
     expect(patch.kind).toBe('StatefulSet');
     expect(patch.metadata).toEqual({ name: 'spire-server', namespace: 'spire-server' });
     expect(container).toBeDefined();
-    expect(container.image).toBe('ghcr.io/example/spire-reconciler:0.1.0');
+    // The image is named once, by the sidecar kustomization's `images:`, which rewrites this name.
+    expect(container.image).toBe('spire-reconciler');
+    expect(sidecarKustomization.resources).toEqual(['spire-server-sidecar-patch.yaml']);
+    expect(sidecarKustomization.images).toEqual([{ name: 'spire-reconciler', newName: expect.any(String), newTag: expect.any(String) }]);
     expect(container.args).toEqual(['run', '--config', '/config/config.yaml']);
   });
 

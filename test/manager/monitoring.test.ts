@@ -106,7 +106,7 @@ describe('deploy/monitoring/', () => {
 
   it('the PodMonitor scrapes the port the sidecar patch names, and the kustomization lists what is here', () => {
     const podMonitor = parseYaml(readFileSync(join(MONITORING, 'podmonitor.yaml'), 'utf8')) as { spec: { podMetricsEndpoints: { port: string; path: string }[] } };
-    const patch = parseYaml(readFileSync(join(repoRoot, 'deploy/spire-server-sidecar-patch.yaml'), 'utf8')) as {
+    const patch = parseYaml(readFileSync(join(repoRoot, 'deploy/sidecar/spire-server-sidecar-patch.yaml'), 'utf8')) as {
       spec: { template: { spec: { containers: { name: string; ports: { name: string; containerPort: number }[] }[] } } };
     };
     const ports = patch.spec.template.spec.containers.find((c) => c.name === 'spire-reconciler')!.ports;
