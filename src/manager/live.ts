@@ -43,7 +43,7 @@ import { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
 import type { SpireClient } from '../spire/index.js';
 import { spireClientFor } from './spire-client.js';
-import { type ControllerMetrics, countInvalidObjects } from './metrics.js';
+import { type ControllerMetrics, passCounts } from './metrics.js';
 import { ProgressReporter } from './progress.js';
 import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
@@ -401,21 +401,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
       opts.onPass?.(result, (Date.now() - started) / 1000);
-      metrics?.observePass(
-        {
-          created: a?.created ?? 0,
-          updated: a?.updated ?? 0,
-          deleted: a?.deleted ?? 0,
-          failed: a?.failures.length ?? 0,
-          renderFailures: result.declared.renderFailures.length,
-          invalidObjects: countInvalidObjects(result.declared.renderFailures),
-          conflicts: result.plan.conflicts.length,
-          withoutFederation: result.declared.federationOmissions.length,
-          staticEntryFailures: result.declared.renderFailures.filter((f) => f.owner.kind === 'ClusterStaticEntry').length,
-          kept: result.plan.kept.length + (a?.heldBack.length ?? 0),
-        },
-        (Date.now() - started) / 1000,
-      );
+      metrics?.observePass(passCounts(result), (Date.now() - started) / 1000);
       if (a?.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
       else passBackoff.reset();
     } catch (err) {

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EntryPassResult } from '../entries/index.js';
 import type { RpcObserver } from '../spire/rpc.js';
 import { UpstreamMetrics } from './upstream-metrics.js';
 
@@ -38,6 +39,23 @@ export function countInvalidObjects(failures: readonly { owner: { kind: string }
     if (f.pod === undefined && INVALID_KINDS.includes(kind)) out[kind] = (out[kind] ?? 0) + 1;
   }
   return out;
+}
+
+/** The counts of a finished entry pass, in either mode. */
+export function passCounts(result: Pick<EntryPassResult, 'applied' | 'declared' | 'plan'>): PassCounts {
+  const a = result.applied;
+  return {
+    created: a?.created ?? 0,
+    updated: a?.updated ?? 0,
+    deleted: a?.deleted ?? 0,
+    failed: a?.failures.length ?? 0,
+    renderFailures: result.declared.renderFailures.length,
+    invalidObjects: countInvalidObjects(result.declared.renderFailures),
+    conflicts: result.plan.conflicts.length,
+    withoutFederation: result.declared.federationOmissions.length,
+    staticEntryFailures: result.declared.renderFailures.filter((f) => f.owner.kind === 'ClusterStaticEntry').length,
+    kept: result.plan.kept.length + (a?.heldBack.length ?? 0),
+  };
 }
 
 /**
