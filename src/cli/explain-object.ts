@@ -4,7 +4,6 @@ import { describeSide, type PlanIndex, type SpireSide } from './explain-spire.js
 import { type EntryView, entryView } from './report.js';
 
 const podName = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
-const pattern = (re: RegExp) => re.source.replace(/^\^\(\?:/, '').replace(/\)\$$/, '');
 
 /** Records what the walk decided for one ClusterSPIFFEID, namespace by namespace and pod by pod. */
 export class ObjectTrace implements SelectionObserver {
@@ -25,10 +24,10 @@ export class ObjectTrace implements SelectionObserver {
     if (owner.uid === this.uid) this.invalid_ = message;
   }
 
-  namespace(owner: Owner, ns: Namespace, verdict: { selected: false } | { selected: true; ignoredBy?: RegExp }): void {
+  namespace(owner: Owner, ns: Namespace, verdict: { selected: false } | { selected: true; ignoredBy?: string }): void {
     if (owner.uid !== this.uid) return;
     if (!verdict.selected) this.notSelected++;
-    else if (verdict.ignoredBy) this.ignored.push({ name: ns.metadata.name, pattern: pattern(verdict.ignoredBy) });
+    else if (verdict.ignoredBy) this.ignored.push({ name: ns.metadata.name, pattern: verdict.ignoredBy });
     else this.selected.push(ns.metadata.name);
   }
 

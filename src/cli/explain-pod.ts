@@ -7,7 +7,7 @@ import { type EntryView, entryView, table } from './report.js';
 interface Seen {
   otherClass?: string;
   invalid?: string;
-  namespace?: { selected: false } | { selected: true; ignoredBy?: RegExp };
+  namespace?: { selected: false } | { selected: true; ignoredBy?: string };
   pod?: PodVerdict;
 }
 
@@ -110,7 +110,6 @@ export interface PodContext {
   classRule: string;
 }
 
-const pattern = (re: RegExp) => re.source.replace(/^\^\(\?:/, '').replace(/\)\$$/, '');
 
 /** The walk's decisions for one ClusterSPIFFEID and the pod, as checks ending at the deciding one. */
 function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly string[]): ObjectResult {
@@ -141,7 +140,7 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly s
   const nsSelector = describeLabelSelector(obj.spec?.namespaceSelector);
   if (!ns.selected) return done('namespace-not-selected', false, 'namespaceSelector', `namespaceSelector ${nsSelector} does not match namespace ${nsName} (${nsLabels})`);
   pass('namespaceSelector', `namespaceSelector ${nsSelector} matches namespace ${nsName} (${nsLabels})`);
-  if (ns.ignoredBy) return done('namespace-ignored', false, 'ignoreNamespaces', `namespace ${nsName} is ignored: it matches ignoreNamespaces pattern "${pattern(ns.ignoredBy)}"`);
+  if (ns.ignoredBy) return done('namespace-ignored', false, 'ignoreNamespaces', `namespace ${nsName} is ignored: it matches ignoreNamespaces pattern "${ns.ignoredBy}"`);
   pass('ignoreNamespaces', `namespace ${nsName} matches no ignoreNamespaces pattern`);
 
   const verdict = seen.pod;
