@@ -106,7 +106,7 @@ describe('explain pod: one test per reason a pod can lack its entry', () => {
   it('an invalid ClusterSPIFFEID selects nothing, with the exact problem', async () => {
     const { x } = await explain([...base().slice(0, -1), csid('web', { podSelector: { matchExpressions: [{ key: 'app', operator: 'Equals', values: ['web'] }] } })]);
     expect(only(x)).toMatchObject({ outcome: 'invalid' });
-    expect(only(x).detail).toContain('spec.podSelector: matchExpressions[0].operator: "Equals" is not a valid label selector operator');
+    expect(only(x).detail).toContain('ClusterSPIFFEID web: spec.podSelector.matchExpressions[0].operator: "Equals" is not a valid label selector operator');
   });
 
   it("the pod's namespace was not read", async () => {

@@ -27,7 +27,7 @@ describe('validate and the config inside a ConfigMap', () => {
       errors: 1,
       lines: [
         `${at}: trustDomain: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores`,
-        `warning: ${at}: gcIntervl: unknown field, ignored (did you mean gcInterval?)`,
+        `warning: ${broken}: ConfigMap/spire-reconciler-config: data[config.yaml]: gcIntervl: unknown field, ignored (did you mean gcInterval?)`,
       ],
     });
   });
@@ -45,7 +45,7 @@ describe('validate and the config inside a ConfigMap', () => {
     writeFileSync(join(dir, 'config.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: ${TD}\nclusterName: c\n');
     expect(await validatePaths([join(dir, 'config.yaml')], { expandEnv: true })).toEqual({
       errors: 1,
-      lines: [`${join(dir, 'config.yaml')}: ControllerManagerConfig: trustDomain: is required`, `warning: ${join(dir, 'config.yaml')}: ControllerManagerConfig: $TD is not set: --expand-env replaced it with ""`],
+      lines: [`${join(dir, 'config.yaml')}: ControllerManagerConfig: trustDomain: is required`, `warning: ${join(dir, 'config.yaml')}: $TD is not set: --expand-env replaced it with ""`],
     });
   });
 });
