@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, httpGet, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
+import { exitCode, httpGet, killIfRunning, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
 
 async function until(cond: () => boolean, timeoutMs = 20_000): Promise<void> {
   const started = Date.now();
@@ -83,7 +83,7 @@ describe('`run` in manifest mode keeps SPIRE equal to the manifest files', () =>
         await late.stop();
       }
     } finally {
-      if (cli.exitCode === null) cli.kill('SIGKILL');
+      await killIfRunning(cli);
     }
   });
 

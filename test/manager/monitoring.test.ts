@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments, stringify as toYaml } from 'yaml';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, httpGet, repoRoot, servedAt, spawnCli } from '../support/cli.js';
+import { httpGet, killIfRunning, repoRoot, servedAt, spawnCli } from '../support/cli.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { parseExposition } from './prom-text.js';
 
@@ -73,11 +73,7 @@ describe('deploy/monitoring/', () => {
   }, 120_000);
 
   afterAll(async () => {
-    if (cli && cli.exitCode === null) {
-      const exited = exitCode(cli);
-      cli.kill('SIGTERM');
-      await exited;
-    }
+    await killIfRunning(cli);
     await spire?.stop();
     await kube?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
