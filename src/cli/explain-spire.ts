@@ -1,4 +1,4 @@
-import { classifyEntryId, type CurrentEntry, type EntryPassResult, objectName, type Ownership, type Owner } from '../entries/index.js';
+import { classifyEntry, type CurrentEntry, type EntryPassResult, objectName, type Ownership, type Owner } from '../entries/index.js';
 import { changedValues, type EntryView, FIELD_NAMES } from './report.js';
 
 /**
@@ -38,7 +38,11 @@ export class PlanIndex {
     for (const c of plan.conflicts) this.conflicts.set(c.key, c.foreignIds);
     for (const k of plan.kept) this.kept.set(k.id, k.detail);
     for (const d of plan.deletes) this.deletes.set(d.id, d.reason);
-    for (const e of result.current ?? []) if (classifyEntryId(e.id, ownership) === 'managed' && !this.managedByKey.has(e.key)) this.managedByKey.set(e.key, e);
+    // Ours by ID, or adopted this pass (an entry whose ID does not say so, holding a key we declare).
+    const adopted = new Set(plan.adopted);
+    for (const e of result.current ?? []) {
+      if ((classifyEntry(e, ownership) === 'managed' || adopted.has(e.id)) && !this.managedByKey.has(e.key)) this.managedByKey.set(e.key, e);
+    }
     for (const o of result.declared.federationOmissions) this.omissions.set(`${o.owner.uid}\u0000${o.spiffeId}`, o.missing);
   }
 
@@ -63,7 +67,7 @@ export class PlanIndex {
     if (reason) return { state: 'to-delete', reason };
     const kept = this.kept.get(entry.id);
     if (kept) return { state: 'kept', detail: kept };
-    if (classifyEntryId(entry.id, this.ownership) === 'foreign') return { state: 'outside-scope' };
+    if (classifyEntry(entry, this.ownership) === 'foreign') return { state: 'outside-scope' };
     return undefined;
   }
 }
