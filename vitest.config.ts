@@ -1,10 +1,13 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+// test/real-spire/ needs a real spire-server (`npm run test:real-spire` builds one and sets this).
+const realSpire = process.env.SPIRE_CONFORMANCE_SERVER === 'real';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The real API server lane needs Go-built binaries: `npm run test:real` (vitest.real.config.ts).
-    exclude: [...configDefaults.exclude, 'test/real/**'],
+    exclude: [...configDefaults.exclude, 'test/real/**', ...(realSpire ? [] : ['test/real-spire/**'])],
     // Tests start real gRPC servers on Unix sockets; a generous timeout keeps a
     // loaded CI machine from turning slowness into failures. Nothing asserts speed.
     testTimeout: 30_000,

@@ -113,7 +113,7 @@ describe('BatchCreateEntry answers exactly as a real SPIRE server', () => {
     await expectCreateRejected(
       entry({ parent_id: { trust_domain: 'other.org', path: '/n' } }),
       3,
-      `${CONVERT}invalid parent ID: "spiffe://other.org/n" is not a member of trust domain "example.org"`,
+      `${CONVERT}invalid parent ID: "spiffe://other.org/n" is not a member of trust domain "${TD}"`,
     );
   });
 
@@ -121,7 +121,7 @@ describe('BatchCreateEntry answers exactly as a real SPIRE server', () => {
     await expectCreateRejected(
       entry({ parent_id: { trust_domain: TD, path: '' } }),
       3,
-      `${CONVERT}invalid parent ID: "spiffe://example.org" is not a member of trust domain "example.org"; path is empty`,
+      `${CONVERT}invalid parent ID: "spiffe://${TD}" is not a member of trust domain "${TD}"; path is empty`,
     );
   });
 
@@ -137,7 +137,7 @@ describe('BatchCreateEntry answers exactly as a real SPIRE server', () => {
     await expectCreateRejected(
       entry({ spiffe_id: { trust_domain: TD, path: '/spire/x' } }),
       3,
-      `${CONVERT}invalid spiffe ID: "spiffe://example.org/spire/x" is not a workload in trust domain "example.org"; path is in the reserved namespace`,
+      `${CONVERT}invalid spiffe ID: "spiffe://${TD}/spire/x" is not a workload in trust domain "${TD}"; path is in the reserved namespace`,
     );
   });
 
@@ -376,13 +376,13 @@ describe('BatchCreateEntry follows the rest of spire-semantics §2.1–§2.3', (
   });
 
   it('federating with the own trust domain works because its bundle exists', async () => {
-    const r = await createOne(entry({ federates_with: ['example.org', 'domain1.org'] }));
+    const r = await createOne(entry({ federates_with: [TD, 'domain1.org'] }));
     expect(r.status).toEqual(OK);
-    expect(new Set(r.entry?.federates_with)).toEqual(new Set(['example.org', 'domain1.org']));
+    expect(new Set(r.entry?.federates_with)).toEqual(new Set([TD, 'domain1.org']));
   });
 
   it('a trust domain given as a SPIFFE ID in SPIFFEID.trust_domain is reduced to its name', async () => {
-    const r = await createOne(entry({ spiffe_id: { trust_domain: 'spiffe://example.org/ignored', path: '/td-uri' } }));
+    const r = await createOne(entry({ spiffe_id: { trust_domain: `spiffe://${TD}/ignored`, path: '/td-uri' } }));
     expect(r.status).toEqual(OK);
     expect(r.entry?.spiffe_id).toEqual({ trust_domain: TD, path: '/td-uri' });
   });
@@ -430,7 +430,7 @@ describe('BatchCreateEntry follows the rest of spire-semantics §2.1–§2.3', (
     await expectCreateRejected(
       { parent_id: { trust_domain: 'other.org', path: '/n' }, spiffe_id: null, dns_names: [''], selectors: [] },
       3,
-      `${CONVERT}invalid parent ID: "spiffe://other.org/n" is not a member of trust domain "example.org"`,
+      `${CONVERT}invalid parent ID: "spiffe://other.org/n" is not a member of trust domain "${TD}"`,
     );
     await expectCreateRejected(entry({ dns_names: [''], federates_with: ['Bad'], selectors: [] }), 3, `${CONVERT}invalid DNS name: empty or only whitespace`);
     await expectCreateRejected(entry({ federates_with: ['Bad'], selectors: [] }), 3, /^failed to convert entry: invalid federated trust domain: /);

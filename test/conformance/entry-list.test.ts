@@ -176,24 +176,24 @@ describe('ListEntries and CountEntries beyond the checklist', () => {
     await expectRpcError(
       w.raw.entry.ListEntries({ filter: { by_spiffe_id: { trust_domain: TD, path: '/spire/agent/x' } } }),
       3,
-      'malformed SPIFFE ID filter: "spiffe://example.org/spire/agent/x" is not a workload in trust domain "example.org"; path is in the reserved namespace',
+      `malformed SPIFFE ID filter: "spiffe://${TD}/spire/agent/x" is not a workload in trust domain "${TD}"; path is in the reserved namespace`,
     );
     await expectRpcError(
       w.raw.entry.ListEntries({ filter: { by_parent_id: { trust_domain: TD, path: '' } } }),
       3,
-      'malformed parent ID filter: "spiffe://example.org" is not a member of trust domain "example.org"; path is empty',
+      `malformed parent ID filter: "spiffe://${TD}" is not a member of trust domain "${TD}"; path is empty`,
     );
   });
 
   it('by_federates_with matches bare or URI names and never matches entries without federates_with', async () => {
-    const [one] = await createMany(1, () => ({ federates_with: ['domain1.org', 'example.org'] }));
+    const [one] = await createMany(1, () => ({ federates_with: ['domain1.org', TD] }));
     const fw = (trust_domains: string[], match: 'MATCH_EXACT' | 'MATCH_SUBSET' | 'MATCH_SUPERSET' | 'MATCH_ANY') =>
       listIds({ by_federates_with: { trust_domains, match } });
     expect(await fw(['spiffe://domain1.org'], 'MATCH_ANY')).toEqual([one]);
     expect(await fw(['domain1.org'], 'MATCH_SUPERSET')).toEqual([one]);
     expect(await fw(['domain1.org'], 'MATCH_EXACT')).toEqual([]);
-    expect(await fw(['domain1.org', 'example.org', 'domain1.org'], 'MATCH_EXACT')).toEqual([one]);
-    expect(await fw(['domain1.org', 'example.org', 'x.org'], 'MATCH_SUBSET')).toEqual([one]);
+    expect(await fw(['domain1.org', TD, 'domain1.org'], 'MATCH_EXACT')).toEqual([one]);
+    expect(await fw(['domain1.org', TD, 'x.org'], 'MATCH_SUBSET')).toEqual([one]);
     expect(await fw(['x.org'], 'MATCH_SUBSET')).toEqual([]);
   });
 

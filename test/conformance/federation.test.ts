@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bundle, FederationRelationship, FederationRelationshipOut } from '../../src/spire/types.js';
-import { caDer, entry, expectRpcError, OK, startWorld, type World } from './support.js';
+import { caDer, entry, expectRpcError, OK, startWorld, TD, type World } from './support.js';
 
 let w: World;
 beforeEach(async () => {
@@ -78,7 +78,7 @@ describe('BatchCreateFederationRelationship answers exactly as a real SPIRE serv
   });
 
   it('#50 a relationship for the server trust domain is rejected', async () => {
-    await expectCreateRejected({ ...A_TEST, trust_domain: 'example.org' }, 3, 'unable to create federation relationship for server trust domain');
+    await expectCreateRejected({ ...A_TEST, trust_domain: TD }, 3, 'unable to create federation relationship for server trust domain');
   });
 
   it.each([
@@ -256,7 +256,7 @@ describe('federation relationships beyond the checklist', () => {
 
 describe('federation relationships follow the rest of spire-semantics §3', () => {
   it('an update for the server trust domain is "record not found"', async () => {
-    const r = await updateFr({ ...A_TEST, trust_domain: 'example.org' });
+    const r = await updateFr({ ...A_TEST, trust_domain: TD });
     expect(r.status).toEqual({
       code: 13,
       message: 'failed to update federation relationship: unable to fetch federation relationship: record not found',

@@ -8,9 +8,11 @@ import { expect } from 'vitest';
 import { createCertificateAuthority } from '../../src/memspire/ca.js';
 import { SpireRpcError } from '../../src/spire/errors.js';
 import type { Entry, EntryOut } from '../../src/spire/types.js';
-import { startTestSpire, type TestSpire } from '../support/spire.js';
+import type { RawStubs } from '../support/spire.js';
+import { acquireServer, TARGET_TRUST_DOMAIN } from './target.js';
 
-export const TD = 'example.org';
+/** The trust domain of the server under test (example.org unless an external server says otherwise). */
+export const TD = TARGET_TRUST_DOMAIN;
 
 /** Selectors of E0: type k8s with values that themselves contain ':'. */
 export const E0_SELECTORS = [
@@ -26,8 +28,8 @@ export const E0_INPUT: Entry = {
 };
 
 export interface World {
-  spire: TestSpire;
-  raw: TestSpire['raw'];
+  socketPath: string;
+  raw: RawStubs;
   /** E0 as the server returned it when it was created. */
   e0: EntryOut;
   close(): Promise<void>;
@@ -39,19 +41,22 @@ export async function caDer(trustDomain: string): Promise<Buffer> {
 }
 
 /**
- * A fresh server in the checklist's default state. E0 is created over the
- * socket, so it carries the server's own id, revision and created_at.
+ * A server (see target.ts) in the checklist's default state. The bundle and E0
+ * are written over the socket, so E0 carries the server's own id, revision and
+ * created_at.
  */
 export async function startWorld(opts: { withE0?: boolean } = {}): Promise<World> {
-  const spire = await startTestSpire();
-  spire.server.seed({ federatedBundles: [{ trust_domain: 'domain1.org', x509_authorities: [{ asn1: await caDer('domain1.org') }] }] });
+  const server = await acquireServer();
+  const { raw } = server;
+  const set = await raw.bundle.BatchSetFederatedBundle({ bundle: [{ trust_domain: 'domain1.org', x509_authorities: [{ asn1: await caDer('domain1.org') }] }] });
+  expect(set.results[0]?.status).toEqual(OK);
   let e0 = undefined as unknown as EntryOut;
   if (opts.withE0 !== false) {
-    const res = await spire.raw.entry.BatchCreateEntry({ entries: [E0_INPUT] });
-    expect(res.results[0]?.status).toEqual({ code: 0, message: 'OK' });
+    const res = await raw.entry.BatchCreateEntry({ entries: [E0_INPUT] });
+    expect(res.results[0]?.status).toEqual(OK);
     e0 = res.results[0]?.entry as EntryOut;
   }
-  return { spire, raw: spire.raw, e0, close: () => spire.close() };
+  return { socketPath: server.socketPath, raw, e0, close: () => server.release() };
 }
 
 /** A valid entry distinct from E0, with overrides. */
@@ -79,13 +84,13 @@ export async function expectRpcError(call: Promise<unknown>, code: number, messa
 }
 
 /** Every entry, unpaged, in the server's order. */
-export async function listAll(raw: TestSpire['raw']): Promise<EntryOut[]> {
+export async function listAll(raw: RawStubs): Promise<EntryOut[]> {
   const res = await raw.entry.ListEntries({});
   expect(res.next_page_token).toBe('');
   return res.entries;
 }
 
-export async function entryIds(raw: TestSpire['raw']): Promise<string[]> {
+export async function entryIds(raw: RawStubs): Promise<string[]> {
   return (await listAll(raw)).map((e) => e.id);
 }
 

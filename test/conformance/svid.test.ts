@@ -1,16 +1,20 @@
 import { webcrypto } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EC_P256, x509 } from '../../src/x509/index.js';
-import { startTestSpire, type TestSpire } from '../support/spire.js';
-import { expectRpcError, TD } from './support.js';
+import type { RawStubs } from '../support/spire.js';
+import { expectRpcError, startWorld, TD, type World } from './support.js';
+import { TARGET_DEFAULT_X509_SVID_TTL } from './target.js';
 
-let spire: TestSpire;
+let spire: World;
 beforeEach(async () => {
-  spire = await startTestSpire();
+  spire = await startWorld({ withE0: false });
 });
 afterEach(async () => {
   await spire.close();
 });
+
+/** SPIRE backdates NotBefore by 10 s, so the default lifetime is the default TTL plus 10 s. */
+const DEFAULT_LIFETIME = TARGET_DEFAULT_X509_SVID_TTL + 10;
 
 type SanName = { type: 'url' | 'dns' | 'ip' | 'email'; value: string };
 
@@ -28,7 +32,7 @@ async function csr(sans: SanName[] | undefined, name = 'CN=requested,O=Acme'): P
 const uri = (value: string): SanName => ({ type: 'url', value });
 const dns = (value: string): SanName => ({ type: 'dns', value });
 
-async function bundleCa(raw: TestSpire['raw']): Promise<x509.X509Certificate[]> {
+async function bundleCa(raw: RawStubs): Promise<x509.X509Certificate[]> {
   const own = await raw.bundle.GetBundle({});
   return own.x509_authorities.map((a) => new x509.X509Certificate(a.asn1));
 }
@@ -57,7 +61,7 @@ describe('MintX509SVID answers exactly as a real SPIRE server', () => {
     ]);
     expect(leaf.subjectName.getField('CN')).toEqual(['a.test']);
     expect(leaf.subjectName.getField('O')).toEqual(['Acme']);
-    expect(seconds(leaf.notAfter) - seconds(leaf.notBefore)).toBe(3610);
+    expect(seconds(leaf.notAfter) - seconds(leaf.notBefore)).toBe(DEFAULT_LIFETIME);
     expect(Number(svid?.expires_at)).toBe(seconds(leaf.notAfter));
 
     const cas = await bundleCa(spire.raw);
@@ -89,7 +93,7 @@ describe('MintX509SVID answers exactly as a real SPIRE server', () => {
     await expectRpcError(
       spire.raw.svid.MintX509SVID({ csr: der }),
       3,
-      'CSR URI SAN is invalid: "spiffe://another.org/w" is not a member of trust domain "example.org"',
+      `CSR URI SAN is invalid: "spiffe://another.org/w" is not a member of trust domain "${TD}"`,
     );
   });
 
@@ -98,7 +102,7 @@ describe('MintX509SVID answers exactly as a real SPIRE server', () => {
     await expectRpcError(
       spire.raw.svid.MintX509SVID({ csr: der }),
       3,
-      'CSR URI SAN is invalid: "spiffe://example.org" is not a workload in trust domain "example.org"; path is empty',
+      `CSR URI SAN is invalid: "spiffe://${TD}" is not a workload in trust domain "${TD}"; path is empty`,
     );
   });
 
@@ -124,7 +128,7 @@ describe('MintX509SVID beyond the checklist', () => {
     const { der } = await csr([uri(`spiffe://${TD}/w`)]);
     const res = await spire.raw.svid.MintX509SVID({ csr: der, ttl: -5 });
     const leaf = new x509.X509Certificate(res.svid!.cert_chain[0]!);
-    expect(seconds(leaf.notAfter) - seconds(leaf.notBefore)).toBe(3610);
+    expect(seconds(leaf.notAfter) - seconds(leaf.notBefore)).toBe(DEFAULT_LIFETIME);
   });
 
   it('the leaf carries SPIRE\'s X509-SVID extensions and only the URI and DNS SANs', async () => {
@@ -158,7 +162,7 @@ describe('MintX509SVID beyond the checklist', () => {
     await expectRpcError(
       spire.raw.svid.MintX509SVID({ csr: (await csr([uri(`spiffe://${TD}/spire/agent/x`)])).der }),
       3,
-      'CSR URI SAN is invalid: "spiffe://example.org/spire/agent/x" is not a workload in trust domain "example.org"; path is in the reserved namespace',
+      `CSR URI SAN is invalid: "spiffe://${TD}/spire/agent/x" is not a workload in trust domain "${TD}"; path is in the reserved namespace`,
     );
     await expectRpcError(
       spire.raw.svid.MintX509SVID({ csr: (await csr([uri(`spiffe://${TD}/w`), dns('a.com.')])).der }),
@@ -173,16 +177,13 @@ describe('MintX509SVID beyond the checklist', () => {
   });
 
   it('the lifetime is capped at the CA certificate\'s NotAfter', async () => {
-    const short = await startTestSpire({ caTtlSeconds: 100 });
-    try {
-      const [ca] = await bundleCa(short.raw);
-      const { der } = await csr([uri(`spiffe://${TD}/w`)]);
-      const res = await short.raw.svid.MintX509SVID({ csr: der, ttl: 0 });
-      const leaf = new x509.X509Certificate(res.svid!.cert_chain[0]!);
-      expect(leaf.notAfter.getTime()).toBe(ca!.notAfter.getTime());
-      expect(Number(res.svid?.expires_at)).toBe(seconds(ca!.notAfter));
-    } finally {
-      await short.close();
-    }
+    const [ca] = await bundleCa(spire.raw);
+    // A TTL a day past the CA's own end: whatever the server's ca_ttl, the leaf must stop with the CA.
+    const ttl = Math.ceil((ca!.notAfter.getTime() - Date.now()) / 1000) + 86_400;
+    const { der } = await csr([uri(`spiffe://${TD}/w`)]);
+    const res = await spire.raw.svid.MintX509SVID({ csr: der, ttl });
+    const leaf = new x509.X509Certificate(res.svid!.cert_chain[0]!);
+    expect(leaf.notAfter.getTime()).toBe(ca!.notAfter.getTime());
+    expect(Number(res.svid?.expires_at)).toBe(seconds(ca!.notAfter));
   });
 });

@@ -31,11 +31,8 @@ export interface TestSpire {
   close(): Promise<void>;
 }
 
-/** Starts an in-memory SPIRE server on a fresh socket under a temp folder. */
-export async function startTestSpire(opts: Partial<MemorySpireServerOptions> = {}): Promise<TestSpire> {
-  const dir = mkdtempSync(join(tmpdir(), 'spire-test-'));
-  const socketPath = join(dir, 'api.sock');
-  const server = await MemorySpireServer.start({ socketPath, ...opts });
+/** Generated gRPC stubs on a SPIRE admin socket (any server: ours or a real one). */
+export function openRawStubs(socketPath: string): { raw: RawStubs; closeStubs(): void } {
   const pkg = loadSpireGrpc();
   const creds = grpc.credentials.createInsecure();
   const target = `unix://${socketPath}`;
@@ -47,17 +44,31 @@ export async function startTestSpire(opts: Partial<MemorySpireServerOptions> = {
   ] as const;
   const settings = (service: string) => ({ service, socketPath, deadlineMs: 10_000, waitForReady: false });
   return {
-    server,
-    dir,
-    socketPath,
     raw: {
       entry: unaryApi<EntryDefinition>(clients[0], settings('Entry')),
       trustDomain: unaryApi<TrustDomainDefinition>(clients[1], settings('TrustDomain')),
       bundle: unaryApi<BundleDefinition>(clients[2], settings('Bundle')),
       svid: unaryApi<SVIDDefinition>(clients[3], settings('SVID')),
     },
-    async close() {
+    closeStubs() {
       for (const c of clients) c.close();
+    },
+  };
+}
+
+/** Starts an in-memory SPIRE server on a fresh socket under a temp folder. */
+export async function startTestSpire(opts: Partial<MemorySpireServerOptions> = {}): Promise<TestSpire> {
+  const dir = mkdtempSync(join(tmpdir(), 'spire-test-'));
+  const socketPath = join(dir, 'api.sock');
+  const server = await MemorySpireServer.start({ socketPath, ...opts });
+  const { raw, closeStubs } = openRawStubs(socketPath);
+  return {
+    server,
+    dir,
+    socketPath,
+    raw,
+    async close() {
+      closeStubs();
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
