@@ -41,7 +41,8 @@ export async function signLeaf(ca: CertificateAuthority, req: LeafRequest, now =
   const notBefore = new Date((nowSec - 10) * 1000);
   const wanted = (nowSec + req.ttlSeconds) * 1000;
   const notAfter = new Date(Math.min(wanted, ca.cert.notAfter.getTime()));
-  const names: x509.JsonGeneralName[] = [{ type: 'url', value: req.uri }, ...req.dnsNames.map((d) => ({ type: 'dns' as const, value: d }))];
+  // Go's x509 writes SANs by kind: DNS names first, then URIs (seen on SPIRE v1.15.3).
+  const names: x509.JsonGeneralName[] = [...req.dnsNames.map((d) => ({ type: 'dns' as const, value: d })), { type: 'url', value: req.uri }];
   return x509.X509CertificateGenerator.create({
     subject: req.subject,
     issuer: ca.cert.subjectName.toJSON(),

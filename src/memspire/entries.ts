@@ -238,6 +238,16 @@ export class EntryStore {
     return n;
   }
 
+  /** Bundle delete in DELETE mode: the entries federating with it go too. */
+  deleteFederatingWith(td: string): void {
+    for (const [, e] of this.table.scan()) if (e.federatesWith.includes(td)) this.delete(e.id);
+  }
+
+  /** Bundle delete in DISSOCIATE mode: the trust domain leaves every entry's federates_with. */
+  dissociate(td: string): void {
+    for (const [, e] of this.table.scan()) if (e.federatesWith.includes(td)) e.federatesWith = e.federatesWith.filter((x) => x !== td);
+  }
+
   private missingBundle(tds: string[]): string | undefined {
     return tds.find((td) => !this.hasBundle(td));
   }
@@ -322,7 +332,7 @@ export class EntryStore {
       stored.row = this.table.insert(stored);
       this.byId.set(stored.id, stored);
       this.index(stored);
-      return { status: OK, entry: toProto(stored, outputMask) };
+      return { status: OK, entry: writtenToProto(stored, outputMask) };
     } catch (err) {
       if (err instanceof ItemFailure) return { status: err.status };
       return { status: spireStatus(Code.INTERNAL, CREATE, (err as Error).message) };
@@ -382,7 +392,7 @@ export class EntryStore {
       this.table.replace(existing.row, updated);
       this.byId.set(updated.id, updated);
       this.index(updated);
-      return { status: OK, entry: toProto(updated, outputMask) };
+      return { status: OK, entry: writtenToProto(updated, outputMask) };
     } catch (err) {
       if (err instanceof ItemFailure) return { status: err.status };
       return { status: spireStatus(Code.INTERNAL, UPDATE, (err as Error).message) };
@@ -479,6 +489,23 @@ function compileFilter(f: ParsedFilter): { pre: (e: StoredEntry) => boolean; pos
 }
 
 /** Renders a stored entry as the API returns it, honouring an output mask. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * An entry as a successful create or update answers it: SPIRE reads the new row back with
+ * its selectors and DNS names in the order of the sqlite indexes on them, sorted by
+ * (type, value) and by value, while GetEntry and ListEntries keep the order they were
+ * written in (seen on SPIRE v1.15.3).
+ */
+export function writtenToProto(e: StoredEntry, mask: EntryMaskOut | null): Entry {
+  const sorted: StoredEntry = {
+    ...e,
+    selectors: [...e.selectors].sort((a, b) => byBytes(a.type, b.type) || byBytes(a.value, b.value)),
+    dnsNames: [...e.dnsNames].sort(byBytes),
+  };
+  return toProto(sorted, mask);
+}
+
 export function toProto(e: StoredEntry, mask: EntryMaskOut | null): Entry {
   const m = mask ?? ALL;
   const out: Entry = { id: e.id };

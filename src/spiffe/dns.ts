@@ -26,8 +26,10 @@ function idnaProblem(name: string): string | undefined {
   if (name.length > 253) return invalid(name);
   for (const label of name.split('.')) {
     if (label === '' || label.length > 63) return invalid(label);
-    // "xn--" labels are punycode: Go decodes them and checks the decoded label instead.
-    if (label.toLowerCase().startsWith('xn--')) {
+    // "xn--" labels are punycode: Go decodes them and checks the decoded label instead. The prefix
+    // is matched case-sensitively (names are not mapped first), so "XN--..." is an ordinary label
+    // whose "--" at bytes 3-4 is refused below (seen on SPIRE v1.15.3).
+    if (label.startsWith('xn--')) {
       // Node's IDNA returns a label it cannot decode unchanged.
       const decoded = domainToUnicode(label);
       if (decoded === '' || decoded.toLowerCase() === label.toLowerCase()) return invalid(label);

@@ -215,7 +215,8 @@ describe('BatchCreateEntry answers exactly as a real SPIRE server', () => {
     const names = ['*.a.com', 'a.com', 'localhost', 'a-b.example.com'];
     const r = await createOne(entry({ dns_names: names }));
     expect(r.status).toEqual(OK);
-    expect(r.entry?.dns_names).toEqual(names);
+    // The create's answer lists them sorted; what is stored, and read back, keeps the order sent.
+    expect(r.entry?.dns_names).toEqual(['*.a.com', 'a-b.example.com', 'a.com', 'localhost']);
     expect((await w.raw.entry.GetEntry({ id: r.entry?.id ?? '' })).dns_names).toEqual(names);
   });
 
@@ -339,6 +340,24 @@ describe('BatchCreateEntry beyond the checklist', () => {
 });
 
 describe('BatchCreateEntry follows the rest of spire-semantics §2.1–§2.3', () => {
+  it('the answer to a create sorts selectors and DNS names; GetEntry, ListEntries and a similar-entry answer keep the order sent', async () => {
+    const selectors = [{ type: 'k8s', value: 'z' }, { type: 'k8s', value: 'a' }, { type: 'a', value: 'q' }];
+    const dns_names = ['z.com', 'b.com'];
+    const res = await w.raw.entry.BatchCreateEntry({ entries: [entry({ selectors, dns_names }), entry({ selectors, dns_names })] });
+    const [created, similar] = res.results;
+    expect(created?.entry?.selectors).toEqual([{ type: 'a', value: 'q' }, { type: 'k8s', value: 'a' }, { type: 'k8s', value: 'z' }]);
+    expect(created?.entry?.dns_names).toEqual(['b.com', 'z.com']);
+    expect(similar?.status?.code).toBe(6);
+    expect([similar?.entry?.selectors, similar?.entry?.dns_names]).toEqual([selectors, dns_names]);
+    const id = created!.entry!.id;
+    expect((await w.raw.entry.GetEntry({ id })).selectors).toEqual(selectors);
+    expect((await listAll(w.raw)).find((e) => e.id === id)?.dns_names).toEqual(dns_names);
+    // An update answers sorted too, even for fields it did not touch.
+    const upd = await w.raw.entry.BatchUpdateEntry({ entries: [{ id, hint: 'h' }], input_mask: { hint: true } });
+    expect([upd.results[0]?.entry?.selectors, upd.results[0]?.entry?.dns_names]).toEqual([created?.entry?.selectors, created?.entry?.dns_names]);
+    expect((await w.raw.entry.GetEntry({ id })).dns_names).toEqual(dns_names);
+  });
+
   it('the similar-entry check runs before the federated-bundle check', async () => {
     const r = await createOne({ ...E0_INPUT, federates_with: ['domain2.org'] });
     expect(r.status).toEqual({ code: 6, message: 'similar entry already exists' });
@@ -409,9 +428,11 @@ describe('BatchCreateEntry follows the rest of spire-semantics §2.1–§2.3', (
     await expectCreateRejected(entry({ dns_names: [name] }), 3, /^failed to convert entry: invalid DNS name: idna error/);
   });
 
-  it('valid punycode labels, in either case, are accepted', async () => {
-    const r = await createOne(entry({ dns_names: ['XN--bcher-kva.de', 'xn--ls8h.la'] }));
+  it('valid punycode labels are accepted; an uppercase XN-- prefix is no punycode prefix, and its "--" is refused', async () => {
+    const r = await createOne(entry({ dns_names: ['xn--bcher-kva.de', 'xn--ls8h.la'] }));
     expect(r.status).toEqual(OK);
+    await expectCreateRejected(entry({ dns_names: ['XN--bcher-kva.de'] }), 3, `${CONVERT}invalid DNS name: idna error\nidna: invalid label "XN--bcher-kva"`);
+    await expectCreateRejected(entry({ dns_names: ['Xn--bcher-kva.de'] }), 3, `${CONVERT}invalid DNS name: idna error\nidna: invalid label "Xn--bcher-kva"`);
   });
 
   it('the hint limit counts bytes, not characters', async () => {

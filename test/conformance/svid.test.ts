@@ -54,10 +54,11 @@ describe('MintX509SVID answers exactly as a real SPIRE server', () => {
     expect(svid?.cert_chain).toHaveLength(1);
 
     const leaf = new x509.X509Certificate(svid!.cert_chain[0]!);
+    // In Go's order: DNS names, then the URI.
     expect(sanNames(leaf)).toEqual([
-      { type: 'url', value: `spiffe://${TD}/w` },
       { type: 'dns', value: 'a.test' },
       { type: 'dns', value: 'b.test' },
+      { type: 'url', value: `spiffe://${TD}/w` },
     ]);
     expect(leaf.subjectName.getField('CN')).toEqual(['a.test']);
     expect(leaf.subjectName.getField('O')).toEqual(['Acme']);
