@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { x509 } from '../x509/index.js';
 import { parseTrustDomain } from '../spiffe/index.js';
 import type { Bundle, BundleMaskOut, BundleOut } from '../spire/types.js';
-import { Code, fail, ItemFailure, type ItemStatus, OK } from './status.js';
+import { Code, fail, ItemFailure, type ItemStatus, OK, spireStatus } from './status.js';
 import { type Page, RowTable } from './table.js';
 
 export interface StoredBundle {
@@ -56,6 +56,15 @@ export function bundleToProto(b: StoredBundle, mask: BundleMaskOut | null): Bund
   if (!mask || mask.sequence_number) out.sequence_number = b.sequenceNumber;
   return out;
 }
+
+/** What a bundle delete needs to know and do about the entries federating with it. */
+export interface FederatingEntries {
+  federatingWith(td: string): number;
+  deleteFederatingWith(td: string): void;
+  dissociate(td: string): void;
+}
+
+export type BundleDeleteMode = 'RESTRICT' | 'DELETE' | 'DISSOCIATE';
 
 export interface BundleResult {
   status: ItemStatus;
@@ -126,5 +135,35 @@ export class BundleStore {
       if (err instanceof ItemFailure) return { status: err.status };
       throw err;
     }
+  }
+
+  /**
+   * BatchDeleteFederatedBundle for one trust domain (spire-semantics §4.4). The
+   * result echoes the trust domain as sent. Entries federating with it make a
+   * RESTRICT delete fail; DELETE deletes them and DISSOCIATE drops the trust
+   * domain from them (their revisions stay: only the association rows go).
+   */
+  deleteFederated(input: string, mode: BundleDeleteMode, entries: FederatingEntries): { status: ItemStatus; trust_domain: string } {
+    const result = (status: ItemStatus) => ({ status, trust_domain: input });
+    let td: string;
+    try {
+      td = parseTrustDomain(input);
+    } catch (err) {
+      return result(spireStatus(Code.INVALID_ARGUMENT, 'trust domain argument is not valid', (err as Error).message));
+    }
+    if (td === this.ownTrustDomain) return result(spireStatus(Code.INVALID_ARGUMENT, 'removing the bundle for the server trust domain is not allowed'));
+    if (!this.has(td)) return result(spireStatus(Code.NOT_FOUND, 'bundle not found'));
+    const federating = entries.federatingWith(td);
+    if (federating > 0) {
+      if (mode === 'RESTRICT') {
+        return result(
+          spireStatus(Code.FAILED_PRECONDITION, 'failed to delete federated bundle', `datastore-sql: cannot delete bundle; federated with ${federating} registration entries`),
+        );
+      }
+      if (mode === 'DELETE') entries.deleteFederatingWith(td);
+      else entries.dissociate(td);
+    }
+    this.remove(td);
+    return result(OK);
   }
 }

@@ -42,6 +42,8 @@ export interface MemorySpireServerOptions {
    * tell its clients apart: each call and deletion records its socket.
    */
   extraSocketPaths?: readonly string[];
+  /** Told about every call answered without an error, with its decoded request and response (the benchmark's observer). */
+  onCall?: (method: string, request: unknown, response: unknown) => void;
 }
 
 export interface CallRecord {
@@ -82,14 +84,16 @@ export class MemorySpireServer {
   readonly deletions: DeletionRecord[] = [];
   private readonly servers = new Map<string, grpc.Server>();
   private readonly socketPaths: readonly string[];
+  private readonly onCall: MemorySpireServerOptions['onCall'];
 
   private constructor(
     readonly socketPath: string,
     trustDomain: string,
     readonly ca: CertificateAuthority,
     private readonly defaultSvidTtl: number,
-    opts: Pick<MemorySpireServerOptions, 'droppedFields' | 'ignoreRequestedEntryIds' | 'extraSocketPaths'>,
+    opts: Pick<MemorySpireServerOptions, 'droppedFields' | 'ignoreRequestedEntryIds' | 'extraSocketPaths' | 'onCall'>,
   ) {
+    this.onCall = opts.onCall;
     this.socketPaths = [socketPath, ...(opts.extraSocketPaths ?? [])];
     this.trustDomain = trustDomain;
     this.bundles = new BundleStore(trustDomain);
@@ -219,7 +223,9 @@ export class MemorySpireServer {
             callback({ code: injected.code, details: injected.message });
             return;
           }
-          callback(null, await handler(call.request));
+          const response = await handler(call.request);
+          this.onCall?.(method, call.request, response);
+          callback(null, response);
         } catch (err) {
           if (err instanceof RpcFailure) callback({ code: err.code, details: err.message });
           else callback({ code: Code.INTERNAL, details: (err as Error).message });
@@ -305,6 +311,9 @@ export class MemorySpireServer {
         const page = this.bundles.listFederated(req.page_size, req.page_token);
         return { bundles: page.items.map((b) => bundleToProto(b, req.output_mask)), next_page_token: page.nextPageToken };
       }),
+      BatchDeleteFederatedBundle: this.unary(socket, 'BatchDeleteFederatedBundle', (r) => r.trust_domains.length, (req) => ({
+        results: req.trust_domains.map((td) => this.bundles.deleteFederated(td, req.mode, this.entries)),
+      })),
       BatchSetFederatedBundle: this.unary(socket, 'BatchSetFederatedBundle', (r) => r.bundle.length, (req) => ({
         results: req.bundle.map((b) => {
           const r = this.bundles.set(b, req.output_mask);

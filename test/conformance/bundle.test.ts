@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { x509 } from '../../src/x509/index.js';
 import type { Bundle } from '../../src/spire/types.js';
-import { caDer, expectRpcError, OK, startWorld, TD, type World } from './support.js';
+import { caDer, entry, expectRpcError, OK, startWorld, TD, type World } from './support.js';
 
 let w: World;
 beforeEach(async () => {
@@ -122,5 +122,55 @@ describe('the Bundle service beyond the checklist', () => {
   it('GetBundle honours an output mask and always returns the trust domain', async () => {
     const own = await w.raw.bundle.GetBundle({ output_mask: { refresh_hint: true } });
     expect(own).toMatchObject({ trust_domain: TD, x509_authorities: [], jwt_authorities: [], sequence_number: '0' });
+  });
+});
+
+describe('BatchDeleteFederatedBundle (spire-semantics §4.4)', () => {
+  it('answers per trust domain, echoing it as sent: bad names, the own trust domain and unknown ones fail; a URI form is accepted', async () => {
+    const res = await w.raw.bundle.BatchDeleteFederatedBundle({ trust_domains: ['', 'Bad.test', TD, 'nope.test', 'spiffe://domain1.org'] });
+    expect(res.results).toEqual([
+      { status: { code: 3, message: 'trust domain argument is not valid: trust domain is missing' }, trust_domain: '' },
+      {
+        status: { code: 3, message: 'trust domain argument is not valid: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores' },
+        trust_domain: 'Bad.test',
+      },
+      { status: { code: 3, message: 'removing the bundle for the server trust domain is not allowed' }, trust_domain: TD },
+      { status: { code: 5, message: 'bundle not found' }, trust_domain: 'nope.test' },
+      { status: OK, trust_domain: 'spiffe://domain1.org' },
+    ]);
+    expect(await federatedTds()).toEqual([]);
+    expect((await w.raw.bundle.GetBundle({})).trust_domain).toBe(TD);
+  });
+
+  it('RESTRICT (the default) refuses a bundle entries federate with; DISSOCIATE drops it from them; DELETE deletes them', async () => {
+    const created = await w.raw.entry.BatchCreateEntry({
+      entries: [entry({ federates_with: ['domain1.org'] }), entry({ spiffe_id: { trust_domain: TD, path: '/b' }, federates_with: ['domain1.org'] })],
+    });
+    expect(created.results.map((r) => r.status)).toEqual([OK, OK]);
+    const [a, b] = created.results.map((r) => r.entry!);
+
+    const restrict = await w.raw.bundle.BatchDeleteFederatedBundle({ trust_domains: ['domain1.org'] });
+    expect(restrict.results).toEqual([
+      {
+        status: { code: 9, message: 'failed to delete federated bundle: datastore-sql: cannot delete bundle; federated with 2 registration entries' },
+        trust_domain: 'domain1.org',
+      },
+    ]);
+    expect(await federatedTds()).toEqual(['domain1.org']);
+
+    const dissociate = await w.raw.bundle.BatchDeleteFederatedBundle({ trust_domains: ['domain1.org'], mode: 'DISSOCIATE' });
+    expect(dissociate.results[0]?.status).toEqual(OK);
+    expect(await federatedTds()).toEqual([]);
+    const after = await w.raw.entry.GetEntry({ id: a!.id });
+    expect(after.federates_with).toEqual([]);
+    expect(after.revision_number).toBe(a!.revision_number);
+
+    // DELETE: the entries still federating with the bundle go with it.
+    expect((await w.raw.bundle.BatchSetFederatedBundle({ bundle: [{ trust_domain: 'domain1.org', x509_authorities: [{ asn1: await caDer('domain1.org') }] }] })).results[0]?.status).toEqual(OK);
+    const upd = await w.raw.entry.BatchUpdateEntry({ entries: [{ id: b!.id, federates_with: ['domain1.org'] }], input_mask: { federates_with: true } });
+    expect(upd.results[0]?.status).toEqual(OK);
+    const del = await w.raw.bundle.BatchDeleteFederatedBundle({ trust_domains: ['domain1.org'], mode: 'DELETE' });
+    expect(del.results[0]?.status).toEqual(OK);
+    expect((await w.raw.entry.ListEntries({})).entries.map((e) => e.id)).toEqual([a!.id]);
   });
 });
