@@ -1,0 +1,95 @@
+/**
+ * The live controller against a real SPIRE server: one spire-server per test
+ * file (test/support/real-spire.ts), emptied before each test, the in-process
+ * Kubernetes API server, and controllers started on demand. SPIRE's state is
+ * read over its admin socket, as any client reads it.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { pino } from 'pino';
+import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
+import { passOptions } from '../../src/cli/context.js';
+import { type LiveController, startLive } from '../../src/manager/live.js';
+import { SpireClient, type EntryOut } from '../../src/spire/index.js';
+import { FakeKubeApiServer } from '../support/kube/index.js';
+import { emptySpire, type RealSpire, startRealSpire } from '../support/real-spire.js';
+import { openRawStubs, type RawStubs } from '../support/spire.js';
+
+export const TD = 'example.org';
+
+export interface RealSpireHandle {
+  real: RealSpire;
+  raw: RawStubs;
+  client: SpireClient;
+}
+
+/** Inside a test file: one real SPIRE server for all its tests. Read it after beforeAll. */
+export function useRealSpire(): { readonly current: RealSpireHandle } {
+  const holder = {} as { current: RealSpireHandle };
+  beforeAll(async () => {
+    const real = await startRealSpire({ trustDomain: TD });
+    const { raw, closeStubs } = openRawStubs(real.socketPath);
+    const client = new SpireClient({ socket: real.socketPath });
+    holder.current = { real, raw, client };
+    cleanup = async () => {
+      client.close();
+      closeStubs();
+      await real.stop();
+    };
+  }, 120_000);
+  let cleanup = async () => {};
+  afterAll(() => cleanup());
+  return holder;
+}
+
+export interface LiveWorld {
+  kube: FakeKubeApiServer;
+  spire: RealSpireHandle;
+  config: ControllerConfig;
+  controllers: { live: LiveController; stop: AbortController }[];
+  start(): Promise<LiveController>;
+  /** Every entry SPIRE holds, listed over the socket. */
+  entries(): Promise<EntryOut[]>;
+  close(): Promise<void>;
+}
+
+/** An emptied SPIRE server, a fresh API server, and a config pointing at both. */
+export async function liveWorld(spire: RealSpireHandle, over: Partial<ControllerConfig> = {}): Promise<LiveWorld> {
+  await emptySpire(spire.raw);
+  const kube = await FakeKubeApiServer.start();
+  const config: ControllerConfig = {
+    ...defaultConfig(),
+    trustDomain: TD,
+    clusterName: 'demo',
+    clusterDomain: 'cluster.local',
+    spireServerSocketPath: spire.real.socketPath,
+    spireRpcTimeoutMs: 10_000,
+    gcIntervalMs: 3_600_000,
+    ...over,
+  };
+  const world: LiveWorld = {
+    kube,
+    spire,
+    config,
+    controllers: [],
+    async start() {
+      const stop = new AbortController();
+      const live = await startLive({
+        config,
+        pass: passOptions(config),
+        kc: kube.kubeConfig(),
+        log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+        signal: stop.signal,
+        namespace: 'spire-server',
+      });
+      world.controllers.push({ live, stop });
+      return live;
+    },
+    entries: () => spire.client.listEntries(),
+    async close() {
+      for (const c of world.controllers) c.stop.abort();
+      await Promise.all(world.controllers.map((c) => c.live.done));
+      await kube.close();
+    },
+  };
+  return world;
+}
