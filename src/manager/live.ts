@@ -507,7 +507,13 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   } else {
     metrics?.setLeader(true);
   }
-  const interval = setInterval(requestFull, config.gcIntervalMs);
+  // Every gcInterval, a full pass from a fresh list. The state's own age check is not enough: the
+  // last list finished a little after the previous tick, so at this tick it is not quite
+  // gcInterval old, and every other tick went without a list (seen side by side with upstream).
+  const interval = setInterval(() => {
+    currentState.invalidate();
+    requestFull();
+  }, config.gcIntervalMs);
   trigger.trigger();
 
   const done = (async () => {

@@ -52,6 +52,8 @@ export interface CallRecord {
   items: number;
   /** The request's output mask, when it has one. */
   outputMask?: Record<string, boolean>;
+  /** A list's page token ('' for the first page). */
+  pageToken?: string;
   /** The socket the call came in on. */
   socket: string;
 }
@@ -214,8 +216,9 @@ export class MemorySpireServer {
 
   private unary<Req, Res>(socket: string, method: string, items: (req: Req) => number, handler: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
-      const mask = (call.request as { output_mask?: Record<string, boolean> | null }).output_mask;
-      this.calls.push({ method, items: items(call.request), ...(mask ? { outputMask: mask } : {}), socket });
+      const req = call.request as { output_mask?: Record<string, boolean> | null; page_token?: string };
+      const mask = req.output_mask;
+      this.calls.push({ method, items: items(call.request), ...(mask ? { outputMask: mask } : {}), ...(req.page_token !== undefined ? { pageToken: req.page_token } : {}), socket });
       void (async () => {
         try {
           const injected = await this.faults.before(method);

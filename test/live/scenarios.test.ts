@@ -315,6 +315,32 @@ describe('spire_reconciler_entries_total counts every entry written, whichever p
   });
 });
 
+describe('every gcInterval, a full pass lists SPIRE again', () => {
+  it('lists at each tick, not at every other one', async () => {
+    const w = await startWorld({ gcIntervalMs: 400 });
+    try {
+      w.kube.create(ns('default'));
+      w.kube.create(node('node-1'));
+      w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
+      w.kube.create(pod('default', 'p-0'));
+      const live = await w.start();
+      await eventually(() => w.spire.server.entries.size === 1, 'the entry exists');
+      await live.idle();
+      const fullLists = () => w.spire.server.calls.filter((c) => c.method === 'ListEntries' && c.pageToken === '').length;
+      const [passes, lists] = [live.passes(), fullLists()];
+      // Nothing changes: every pass from here is a gcInterval tick.
+      await eventually(() => live.passes() >= passes + 6, 'six more passes');
+      await live.idle();
+      // One pass may be the full pass that follows pod events; every other one must have listed.
+      // (Before: the previous list, finished just after the previous tick, was not yet gcInterval
+      // old, so only every other tick listed.)
+      expect(fullLists() - lists).toBeGreaterThanOrEqual(live.passes() - passes - 1);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
 describe('at start, pods get their entries while the rest of the pods are still being listed', () => {
   it('writes the entries of the pods listed so far before the pod list completes, and deletes nothing until it has', async () => {
     // Two pages at the list's page size of 500.
