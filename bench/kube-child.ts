@@ -7,7 +7,7 @@
 import { FakeKubeApiServer } from '../test/support/kube/index.js';
 import { podAt, syntheticCluster } from './cluster.js';
 
-type Msg = { type: 'createPods'; from: number; count: number; perSecond: number };
+type Msg = { type: 'createPods'; from: number; count: number; perSecond: number } | { type: 'statuses' };
 
 const pods = Number(process.argv[2]);
 const kubeconfig = process.argv[3] as string;
@@ -21,7 +21,16 @@ kube.writeKubeconfig(kubeconfig);
 process.send?.({ type: 'ready' });
 
 process.on('message', (msg: Msg) => {
-  if (msg.type !== 'createPods') return;
+  if (msg.type === 'statuses') {
+    // What each controller wrote back, for the side-by-side comparison (--peer).
+    const statuses = Object.fromEntries(kube.list('spire.spiffe.io/v1alpha1', 'ClusterSPIFFEID').map((o) => [o.metadata?.name, (o as { status?: unknown }).status ?? null]));
+    // The API server chose the UIDs, so entries from two runs compare by object name instead.
+    const names: Record<string, string> = {};
+    for (const o of kube.list('v1', 'Node')) names[o.metadata?.uid ?? ''] = `node/${o.metadata?.name}`;
+    for (const o of kube.list('v1', 'Pod')) names[o.metadata?.uid ?? ''] = `pod/${o.metadata?.namespace}/${o.metadata?.name}`;
+    process.send?.({ type: 'statuses', statuses, names });
+    return;
+  }
   const created: { uid: string; at: number }[] = [];
   const interval = 1000 / msg.perSecond;
   const started = Date.now();

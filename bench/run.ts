@@ -5,6 +5,7 @@
  *
  *   npm run bench                       # N = 1,000, 10,000 and 100,000
  *   npm run bench -- --pods 10000 --runs 3
+ *   npm run bench -- --peer PATH        # side by side with a spire-controller-manager binary (side-by-side.ts)
  *
  * Processes: the SPIRE server (in memory) and the Kubernetes API server
  * (in-process fake) each run in a child, so this process's CPU and memory
@@ -25,6 +26,7 @@ import { pino } from 'pino';
 import { defaultConfig } from '../src/api/index.js';
 import { passOptions } from '../src/cli/context.js';
 import { startLive } from '../src/manager/live.js';
+import { sideBySide } from './side-by-side-report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -34,10 +36,15 @@ function arg(name: string): string | undefined {
   return i === -1 ? undefined : process.argv[i + 1];
 }
 
-const sizes = arg('pods') ? [Number(arg('pods'))] : [1_000, 10_000, 100_000];
+const sizes = arg('pods') ? arg('pods')!.split(',').map(Number) : [1_000, 10_000, 100_000];
 const runs = Number(arg('runs') ?? 3);
 const EVENTS = Number(arg('events') ?? 1_000);
 const RATE = 100;
+
+if (arg('peer')) {
+  await sideBySide({ peer: arg('peer')!, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10) });
+  process.exit(0);
+}
 const debug = (label: string) => {
   if (!process.env.BENCH_DEBUG) return;
   const m = process.memoryUsage();

@@ -1,0 +1,295 @@
+/**
+ * `npm run bench -- --peer PATH`: spire-reconciler and another controller (a
+ * spire-controller-manager binary) measured alike, one after the other, on
+ * the same synthetic cluster. Each controller runs as its own process with the
+ * same config file, against a fresh in-process API server (kube-child.ts) and
+ * a fresh in-memory SPIRE server (spire-child.ts); everything is observed
+ * from outside: entries and calls from SPIRE's side, CPU and memory from
+ * /proc (Linux only).
+ */
+import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { declareEntries } from '../src/entries/index.js';
+import { benchSettings, syntheticCluster } from './cluster.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+export type ControllerKind = 'ours' | 'peer';
+
+export interface SideBySideOptions {
+  peer: string;
+  events: number;
+  ratePerSecond: number;
+  /** Both controllers' gcInterval: the idle window lasts three of them. */
+  gcIntervalSeconds: number;
+  /** Give up on a cold start after this long (reported as such). */
+  coldTimeoutMs: number;
+}
+
+export interface ControllerFigures {
+  kind: ControllerKind;
+  /** Entries SPIRE held when the cold start ended (the target, unless it timed out). */
+  entries: number;
+  converged: boolean;
+  coldMs: number;
+  coldCpuSeconds: number;
+  /** Full resyncs seen in the idle window (ListEntries calls without a page token). */
+  idleResyncs: number;
+  idleCpuSecondsPerResync: number;
+  idleCallsPerResync: Record<string, number>;
+  idleWrites: number;
+  idleRssMiB: number;
+  latencyMs: number[];
+  unacked: number;
+  cpuSecondsPer1000Events: number;
+  rssSteadyMiB: number;
+  rssPeakMiB: number;
+  /** For the "same entries" check. */
+  finalEntries: Record<string, unknown>[];
+  statuses: Record<string, unknown>;
+}
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Resident and peak resident memory of a process in MiB, from /proc/<pid>/status. */
+function memory(pid: number | undefined): { rss: number; peak: number } {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+    return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+  } catch {
+    return { rss: NaN, peak: NaN };
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sends a message to a child and resolves with its first reply of the given type. */
+function ask<T>(child: ChildProcess, msg: object, reply: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type !== reply) return;
+      child.off('message', on);
+      resolve(m as T);
+    };
+    child.on('message', on);
+    child.send(msg);
+  });
+}
+
+function forkReady(script: string, args: string[]): Promise<ChildProcess> {
+  const child = fork(join(here, script), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+  });
+}
+
+async function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The one config file both controllers read (spire-controller-manager's format, which ours reads as is). */
+function configFile(socket: string, gcIntervalSeconds: number): string {
+  return [
+    'apiVersion: spire.spiffe.io/v1alpha1',
+    'kind: ControllerManagerConfig',
+    'trustDomain: example.org',
+    'clusterName: bench',
+    'clusterDomain: cluster.local',
+    `spireServerSocketPath: ${JSON.stringify(socket)}`,
+    // Integer nanoseconds: upstream decodes a time.Duration from JSON and refuses "10s".
+    `gcInterval: ${gcIntervalSeconds * 1e9}`,
+    // Upstream's default is no prefix (every entry is its own); set alike so both own exactly their entries.
+    'entryIDPrefix: scm',
+    'ignoreNamespaces: [kube-system, kube-public, spire-system]',
+    'logLevel: error',
+    // Nothing listens: other benchmarks and tests share the machine's ports.
+    'metrics: {bindAddress: "0"}',
+    'health: {healthProbeBindAddress: "0"}',
+    '',
+  ].join('\n');
+}
+
+/** Compiles our controller once, so its cold start is the program's, not a TypeScript loader's. */
+export function buildOurs(): string {
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  return join(root, 'dist/cli/main.js');
+}
+
+function spawnController(kind: ControllerKind, opts: SideBySideOptions, ours: string, config: string, kubeconfig: string): ChildProcess {
+  const env = { ...process.env, KUBECONFIG: kubeconfig, ENABLE_WEBHOOKS: 'false' };
+  const stdio: ['ignore', 'ignore', 'inherit'] = ['ignore', 'ignore', 'inherit'];
+  if (kind === 'ours') return spawn(process.execPath, [ours, 'run', '--config', config], { env, stdio });
+  return spawn(opts.peer, ['-config', config], { env, stdio });
+}
+
+/** The number of entries the synthetic cluster declares (one per pod). */
+export function expectedEntries(pods: number): number {
+  return declareEntries(syntheticCluster(pods), benchSettings()).declared.length;
+}
+
+export async function measureController(kind: ControllerKind, pods: number, opts: SideBySideOptions, ours: string): Promise<ControllerFigures> {
+  const dir = mkdtempSync(join(tmpdir(), `spire-reconciler-side-by-side-${kind}-`));
+  const children: ChildProcess[] = [];
+  try {
+    const socket = join(dir, 'spire.sock');
+    const kubeconfig = join(dir, 'kubeconfig');
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, configFile(socket, opts.gcIntervalSeconds));
+    const spire = await forkReady('spire-child.ts', [socket]);
+    children.push(spire);
+    const kube = await forkReady('kube-child.ts', [String(pods), kubeconfig]);
+    children.push(kube);
+    const target = expectedEntries(pods);
+
+    // Cold start: process start to SPIRE holding every entry.
+    const converged = ask<{ at: number; entries: number }>(spire, { type: 'target', entries: target }, 'converged');
+    const startedAt = Date.now();
+    const controller = spawnController(kind, opts, ours, config, kubeconfig);
+    children.push(controller);
+    const exited = new Promise<never>((_, reject) => controller.once('exit', (code, signal) => reject(new Error(`${kind} controller exited (${code ?? signal})`))));
+    const timedOut = sleep(opts.coldTimeoutMs).then(() => undefined);
+    const cold = await Promise.race([converged, timedOut, exited]);
+    const coldMs = cold ? cold.at - startedAt : opts.coldTimeoutMs;
+    const coldCpuSeconds = cpuSeconds(controller.pid);
+    if (!cold) {
+      const entries = ((await ask<{ entries: unknown[] }>(spire, { type: 'entries' }, 'entries')).entries).length;
+      return emptyFigures(kind, entries, coldMs, coldCpuSeconds, memory(controller.pid));
+    }
+
+    // Settle: no write for a while (status writes, the full pass after the start).
+    await quiet(spire, 3_000, 60_000);
+
+    // Idle: three gcIntervals with nothing changing.
+    const idleStart = Date.now();
+    const idleCpu0 = cpuSeconds(controller.pid);
+    let idleRss = 0;
+    const windowEnd = Date.now() + 3 * opts.gcIntervalSeconds * 1000 + 500;
+    while (Date.now() < windowEnd) {
+      idleRss = Math.max(idleRss, memory(controller.pid).rss);
+      await sleep(200);
+    }
+    const idleCpu = cpuSeconds(controller.pid) - idleCpu0;
+    const idleCalls = (await ask<{ calls: { method: string; listStart: boolean }[] }>(spire, { type: 'calls', since: idleStart }, 'calls')).calls;
+    const idleResyncs = idleCalls.filter((c) => c.listStart).length;
+    const byMethod: Record<string, number> = {};
+    for (const c of idleCalls) byMethod[c.method] = (byMethod[c.method] ?? 0) + 1;
+    const perResync = Object.fromEntries(Object.entries(byMethod).map(([m, n]) => [m, n / Math.max(1, idleResyncs)]));
+
+    // Events: pods created at a steady rate; latency from the API server's create to SPIRE's create.
+    const eventsCpu0 = cpuSeconds(controller.pid);
+    const created = (await ask<{ pods: { uid: string; at: number }[] }>(kube, { type: 'createPods', from: pods, count: opts.events, perSecond: opts.ratePerSecond }, 'created')).pods;
+    const deadline = Date.now() + 120_000;
+    let acks: (number | null)[] = [];
+    for (;;) {
+      acks = (await ask<{ at: (number | null)[] }>(spire, { type: 'acks', uids: created.map((c) => c.uid) }, 'acks')).at;
+      if (acks.every((a) => a !== null) || Date.now() > deadline) break;
+      await sleep(250);
+    }
+    await quiet(spire, 3_000, 60_000);
+    const eventsCpu = cpuSeconds(controller.pid) - eventsCpu0;
+    const latencyMs = created.flatMap((c, i) => (acks[i] == null ? [] : [acks[i]! - c.at]));
+    const mem = memory(controller.pid);
+
+    const finalEntries = (await ask<{ entries: Record<string, unknown>[] }>(spire, { type: 'entries' }, 'entries')).entries;
+    const { statuses, names } = await ask<{ statuses: Record<string, unknown>; names: Record<string, string> }>(kube, { type: 'statuses' }, 'statuses');
+    return {
+      kind,
+      entries: cold.entries,
+      converged: true,
+      coldMs,
+      coldCpuSeconds,
+      idleResyncs,
+      idleCpuSecondsPerResync: idleCpu / Math.max(1, idleResyncs),
+      idleCallsPerResync: perResync,
+      idleWrites: idleCalls.filter((c) => c.method.startsWith('Batch')).length,
+      idleRssMiB: idleRss,
+      latencyMs,
+      unacked: acks.filter((a) => a === null).length,
+      cpuSecondsPer1000Events: (eventsCpu / opts.events) * 1000,
+      rssSteadyMiB: mem.rss,
+      rssPeakMiB: mem.peak,
+      finalEntries: finalEntries.map((e) => byName(e, names)),
+      statuses,
+    };
+  } finally {
+    for (const c of children.reverse()) await stop(c);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function emptyFigures(kind: ControllerKind, entries: number, coldMs: number, coldCpuSeconds: number, mem: { rss: number; peak: number }): ControllerFigures {
+  return {
+    kind,
+    entries,
+    converged: false,
+    coldMs,
+    coldCpuSeconds,
+    idleResyncs: 0,
+    idleCpuSecondsPerResync: NaN,
+    idleCallsPerResync: {},
+    idleWrites: NaN,
+    idleRssMiB: NaN,
+    latencyMs: [],
+    unacked: NaN,
+    cpuSecondsPer1000Events: NaN,
+    rssSteadyMiB: mem.rss,
+    rssPeakMiB: mem.peak,
+    finalEntries: [],
+    statuses: {},
+  };
+}
+
+/** An entry with the pod and node UIDs in its parent ID and selectors replaced by the objects' names. */
+function byName(e: Record<string, unknown>, names: Record<string, string>): Record<string, unknown> {
+  const swap = (s: string) => s.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (uid) => names[uid] ?? uid);
+  return { ...e, parentId: swap(String(e.parentId)), selectors: (e.selectors as string[]).map(swap).sort() };
+}
+
+/** Waits until SPIRE has seen no write for `ms` (at most `maxMs`). */
+async function quiet(spire: ChildProcess, ms: number, maxMs: number): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const since = Date.now() - ms;
+    const calls = (await ask<{ calls: { method: string }[] }>(spire, { type: 'calls', since }, 'calls')).calls;
+    if ((!calls.some((c) => c.method.startsWith('Batch')) && Date.now() - started >= ms) || Date.now() - started > maxMs) return;
+    await sleep(250);
+  }
+}
+
+/** Entries in one controller's output and not the other's, as JSON lines. */
+export function entryDifferences(a: Record<string, unknown>[], b: Record<string, unknown>[]): { onlyA: string[]; onlyB: string[] } {
+  const key = (e: Record<string, unknown>) => JSON.stringify(e);
+  const setB = new Map<string, number>();
+  for (const e of b) setB.set(key(e), (setB.get(key(e)) ?? 0) + 1);
+  const onlyA: string[] = [];
+  for (const e of a) {
+    const k = key(e);
+    const n = setB.get(k) ?? 0;
+    if (n > 0) setB.set(k, n - 1);
+    else onlyA.push(k);
+  }
+  const onlyB = [...setB].flatMap(([k, n]) => Array.from({ length: n }, () => k));
+  return { onlyA, onlyB };
+}
+
+export const nowMs = () => performance.now();
