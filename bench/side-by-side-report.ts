@@ -119,6 +119,9 @@ export async function sideBySide(o: { peer: string; sizes: number[]; events: num
   console.log(text);
   for (const r of results) {
     const same = r.sameEntries.onlyOurs.length === 0 && r.sameEntries.onlyPeer.length === 0;
+    for (const f of [r.ours, r.peer]) {
+      if (f.fixedByResync > 0) console.log(`\nN=${r.pods}: right after the events, ${f.kind === 'ours' ? 'spire-reconciler' : 'the peer'} held ${f.fixedByResync} entries its next resync replaced`);
+    }
     console.log(`\nN=${r.pods}: ${same ? `same entries (${r.ours.finalEntries.length})` : `entries differ: ${r.sameEntries.onlyOurs.length} only ours, ${r.sameEntries.onlyPeer.length} only the peer's`}; ${r.statusDifferences.length === 0 ? `same ClusterSPIFFEID stats (ours also writes ${[...OURS_ONLY_STATS].join(', ')})` : 'ClusterSPIFFEID stats differ:'}`);
     for (const line of [...r.sameEntries.onlyOurs.slice(0, 3).map((e) => `  only ours: ${e}`), ...r.sameEntries.onlyPeer.slice(0, 3).map((e) => `  only peer: ${e}`)]) console.log(line);
     for (const line of r.statusDifferences) console.log(`  ${line}`);

@@ -49,8 +49,10 @@ export interface ControllerFigures {
   cpuSecondsPer1000Events: number;
   rssSteadyMiB: number;
   rssPeakMiB: number;
-  /** For the "same entries" check. */
+  /** For the "same entries" check: SPIRE's entries after the resync that follows the events. */
   finalEntries: Record<string, unknown>[];
+  /** Entries held right after the events that the next resync replaced. */
+  fixedByResync: number;
   statuses: Record<string, unknown>;
 }
 
@@ -179,21 +181,10 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     // Settle: no write for a while (status writes, the full pass after the start).
     await quiet(spire, 3_000, 60_000);
 
-    // Idle: three gcIntervals with nothing changing.
-    const idleStart = Date.now();
-    const idleCpu0 = cpuSeconds(controller.pid);
-    let idleRss = 0;
-    const windowEnd = Date.now() + 3 * opts.gcIntervalSeconds * 1000 + 500;
-    while (Date.now() < windowEnd) {
-      idleRss = Math.max(idleRss, memory(controller.pid).rss);
-      await sleep(200);
-    }
-    const idleCpu = cpuSeconds(controller.pid) - idleCpu0;
-    const idleCalls = (await ask<{ calls: { method: string; listStart: boolean }[] }>(spire, { type: 'calls', since: idleStart }, 'calls')).calls;
-    const idleResyncs = idleCalls.filter((c) => c.listStart).length;
-    const byMethod: Record<string, number> = {};
-    for (const c of idleCalls) byMethod[c.method] = (byMethod[c.method] ?? 0) + 1;
-    const perResync = Object.fromEntries(Object.entries(byMethod).map(([m, n]) => [m, n / Math.max(1, idleResyncs)]));
+    // Idle: whole resync cycles with nothing changing, from one full list's start to another's
+    // (three cycles, or as many as fit in four gcIntervals and a minute), so a list already
+    // under way when the window opens is not counted.
+    const idle = await idleCycles(spire, controller.pid, opts.gcIntervalSeconds);
 
     // Events: pods created at a steady rate; latency from the API server's create to SPIRE's create.
     const eventsCpu0 = cpuSeconds(controller.pid);
@@ -210,25 +201,33 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     const latencyMs = created.flatMap((c, i) => (acks[i] == null ? [] : [acks[i]! - c.at]));
     const mem = memory(controller.pid);
 
-    const finalEntries = (await ask<{ entries: Record<string, unknown>[] }>(spire, { type: 'entries' }, 'entries')).entries;
+    // What SPIRE holds once the events are handled, and again after the next resync: a
+    // controller that got something wrong under churn corrects it then.
+    const entriesNow = async () => (await ask<{ entries: Record<string, unknown>[] }>(spire, { type: 'entries' }, 'entries')).entries;
+    const afterEvents = await entriesNow();
+    await nextResync(spire, opts.gcIntervalSeconds);
+    await quiet(spire, 3_000, 60_000);
+    const finalEntries = await entriesNow();
     const { statuses, names } = await ask<{ statuses: Record<string, unknown>; names: Record<string, string> }>(kube, { type: 'statuses' }, 'statuses');
+    const fixedByResync = entryDifferences(afterEvents, finalEntries).onlyA.length;
     return {
       kind,
       entries: cold.entries,
       converged: true,
       coldMs,
       coldCpuSeconds,
-      idleResyncs,
-      idleCpuSecondsPerResync: idleCpu / Math.max(1, idleResyncs),
-      idleCallsPerResync: perResync,
-      idleWrites: idleCalls.filter((c) => c.method.startsWith('Batch')).length,
-      idleRssMiB: idleRss,
+      idleResyncs: idle.cycles,
+      idleCpuSecondsPerResync: idle.cpuPerCycle,
+      idleCallsPerResync: idle.callsPerCycle,
+      idleWrites: idle.writes,
+      idleRssMiB: idle.rss,
       latencyMs,
       unacked: acks.filter((a) => a === null).length,
       cpuSecondsPer1000Events: (eventsCpu / opts.events) * 1000,
       rssSteadyMiB: mem.rss,
       rssPeakMiB: mem.peak,
       finalEntries: finalEntries.map((e) => byName(e, names)),
+      fixedByResync,
       statuses,
     };
   } finally {
@@ -255,14 +254,58 @@ function emptyFigures(kind: ControllerKind, entries: number, coldMs: number, col
     rssSteadyMiB: mem.rss,
     rssPeakMiB: mem.peak,
     finalEntries: [],
+    fixedByResync: NaN,
     statuses: {},
   };
+}
+
+interface CallSeen {
+  method: string;
+  at: number;
+  listStart: boolean;
+}
+
+async function idleCycles(spire: ChildProcess, pid: number | undefined, gcIntervalSeconds: number): Promise<{ cycles: number; cpuPerCycle: number; callsPerCycle: Record<string, number>; writes: number; rss: number }> {
+  const since = Date.now();
+  const samples: { at: number; cpu: number }[] = [];
+  let rss = 0;
+  let calls: CallSeen[];
+  const deadline = since + 4 * gcIntervalSeconds * 1000 + 60_000;
+  for (let i = 0; ; i++) {
+    samples.push({ at: Date.now(), cpu: cpuSeconds(pid) });
+    rss = Math.max(rss, memory(pid).rss);
+    if (i % 5 === 0) {
+      calls = (await ask<{ calls: CallSeen[] }>(spire, { type: 'calls', since }, 'calls')).calls;
+      if (calls.filter((c) => c.listStart).length >= 4 || Date.now() > deadline) break;
+    }
+    await sleep(200);
+  }
+  const starts = calls.filter((c) => c.listStart).map((c) => c.at);
+  const cycles = starts.length - 1;
+  const writes = calls.filter((c) => c.method.startsWith('Batch')).length;
+  if (cycles < 1) return { cycles: 0, cpuPerCycle: NaN, callsPerCycle: {}, writes, rss };
+  const [from, to] = [starts[0]!, starts[starts.length - 1]!];
+  const cpuAt = (t: number) => samples.reduce((best, s) => (Math.abs(s.at - t) < Math.abs(best.at - t) ? s : best)).cpu;
+  const callsPerCycle: Record<string, number> = {};
+  for (const c of calls) if (c.at >= from && c.at < to) callsPerCycle[c.method] = (callsPerCycle[c.method] ?? 0) + 1 / cycles;
+  return { cycles, cpuPerCycle: (cpuAt(to) - cpuAt(from)) / cycles, callsPerCycle, writes, rss };
 }
 
 /** An entry with the pod and node UIDs in its parent ID and selectors replaced by the objects' names. */
 function byName(e: Record<string, unknown>, names: Record<string, string>): Record<string, unknown> {
   const swap = (s: string) => s.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (uid) => names[uid] ?? uid);
   return { ...e, parentId: swap(String(e.parentId)), selectors: (e.selectors as string[]).map(swap).sort() };
+}
+
+/** Waits until a full list starts (at most two gcIntervals and a minute). */
+async function nextResync(spire: ChildProcess, gcIntervalSeconds: number): Promise<void> {
+  const since = Date.now();
+  const deadline = since + 2 * gcIntervalSeconds * 1000 + 60_000;
+  while (Date.now() < deadline) {
+    const calls = (await ask<{ calls: CallSeen[] }>(spire, { type: 'calls', since }, 'calls')).calls;
+    if (calls.some((c) => c.listStart)) return;
+    await sleep(500);
+  }
 }
 
 /** Waits until SPIRE has seen no write for `ms` (at most `maxMs`). */
