@@ -5,7 +5,7 @@
  * Run by `npm run test:real-spire`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { detectUnsupportedFields } from '../../src/entries/unsupported.js';
+import { probeSpireServer } from '../../src/entries/unsupported.js';
 import { createCertificateAuthority } from '../../src/memspire/ca.js';
 import type { EntryOut } from '../../src/spire/index.js';
 import { csid, eventually, node, ns, pod } from '../live/world.js';
@@ -133,13 +133,13 @@ describe('the live controller against a real SPIRE server', () => {
 
   it('the unsupported-field probe finds every field stored, and removes its probe entry', async () => {
     await cluster();
-    expect(await detectUnsupportedFields(spire.current.client, TD, 'scm-')).toEqual(new Set());
+    expect(await probeSpireServer(spire.current.client, TD, 'scm-')).toEqual({ unsupported: new Set(), ignoresEntryIds: false });
     expect(await w.entries()).toEqual([]);
     // A foreign entry with the probe's key does not stop the probe, and is not deleted by it.
-    const probeId = { trust_domain: TD, path: '/spire-reconciler/unsupported-fields-probe' };
+    const probeId = { trust_domain: TD, path: '/spire-reconciler/unsupported-fields-probe/scm-' };
     const foreign = await spire.current.raw.entry.BatchCreateEntry({ entries: [{ id: 'not-ours', parent_id: probeId, spiffe_id: probeId, selectors: [{ type: 'a', value: '1' }] }] });
     expect(foreign.results[0]?.status?.code).toBe(0);
-    await expect(detectUnsupportedFields(spire.current.client, TD, 'scm-')).resolves.toBeInstanceOf(Set);
+    expect((await probeSpireServer(spire.current.client, TD, 'scm-')).unsupported).toBeInstanceOf(Set);
     expect((await w.entries()).map((e) => e.id)).toEqual(['not-ours']);
   });
 
