@@ -41,6 +41,10 @@ export async function probeSpireServer(spire: SpireClient, trustDomain: string, 
     ]);
     const [result] = outcome.results;
     if (result?.status.codeName === 'ALREADY_EXISTS' && result.entry && attempt === 0) {
+      // Only our own leftover probe is deleted: an entry of another ID holding the probe's key is not ours to touch.
+      if (result.entry.id !== id) {
+        throw new Error(`unsupported-field probe: entry ${result.entry.id} holds the probe's SPIFFE ID ${probe.path}; it is not ours, so it is left alone (delete it if it is a probe left by an older SPIRE)`);
+      }
       await spire.deleteEntries([result.entry.id]);
       continue;
     }

@@ -106,6 +106,14 @@ describe('applying a plan writes exactly the plan, creates and updates before de
     expect(await probeSpireServer(t.client, 'example.org', 'scm-')).toEqual({ unsupported: new Set(), ignoresEntryIds: false });
     expect(t.spire.server.entries.size).toBe(0);
   });
+
+  it("never deletes a foreign entry that holds the probe's key: the probe fails, naming it (found against a real SPIRE server)", async () => {
+    const probe = { trust_domain: 'example.org', path: '/spire-reconciler/unsupported-fields-probe/scm-' };
+    t.spire.server.seed({ entries: [{ id: 'not-ours', parent_id: probe, spiffe_id: probe, selectors: [{ type: 'a', value: '1' }] }] });
+    await expect(probeSpireServer(t.client, 'example.org', 'scm-')).rejects.toThrow(/entry not-ours holds the probe's SPIFFE ID/);
+    expect(t.spire.server.entries.size).toBe(1);
+    expect((await t.client.listEntries()).map((e) => e.id)).toEqual(['not-ours']);
+  });
 });
 
 describe('fields an older SPIRE server does not store are found and left out of the comparison', () => {

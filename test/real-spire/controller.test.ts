@@ -49,7 +49,8 @@ describe('the live controller against a real SPIRE server', () => {
     w.kube.create(pod('team-a', 'web'));
     await eventually(async () => byPath(await w.entries(), '/ns/team-a/sa/web-sa') !== undefined, 'the entry exists', 30_000);
     const created = byPath(await w.entries(), '/ns/team-a/sa/web-sa')!;
-    expect(created.id).toMatch(/^scm-/);
+    // The default prefix is the cluster name and a dot (clusterName demo).
+    expect(created.id).toMatch(/^demo\./);
     expect(created.parent_id).toEqual({ trust_domain: TD, path: `/spire/agent/k8s_psat/demo/${nodeUid('node-1')}` });
     expect(created.selectors).toEqual([{ type: 'k8s', value: `pod-uid:${uidOf('team-a', 'web')}` }]);
     expect(created.dns_names).toEqual(['web.team-a.svc']);
@@ -135,11 +136,11 @@ describe('the live controller against a real SPIRE server', () => {
     await cluster();
     expect(await probeSpireServer(spire.current.client, TD, 'scm-')).toEqual({ unsupported: new Set(), ignoresEntryIds: false });
     expect(await w.entries()).toEqual([]);
-    // A foreign entry with the probe's key does not stop the probe, and is not deleted by it.
+    // A foreign entry holding the probe's key is not deleted by it: the probe fails, naming that entry.
     const probeId = { trust_domain: TD, path: '/spire-reconciler/unsupported-fields-probe/scm-' };
     const foreign = await spire.current.raw.entry.BatchCreateEntry({ entries: [{ id: 'not-ours', parent_id: probeId, spiffe_id: probeId, selectors: [{ type: 'a', value: '1' }] }] });
     expect(foreign.results[0]?.status?.code).toBe(0);
-    expect((await probeSpireServer(spire.current.client, TD, 'scm-')).unsupported).toBeInstanceOf(Set);
+    await expect(probeSpireServer(spire.current.client, TD, 'scm-')).rejects.toThrow(/entry not-ours holds the probe's SPIFFE ID/);
     expect((await w.entries()).map((e) => e.id)).toEqual(['not-ours']);
   });
 
