@@ -297,13 +297,17 @@ function byName(e: Record<string, unknown>, names: Record<string, string>): Reco
   return { ...e, parentId: swap(String(e.parentId)), selectors: (e.selectors as string[]).map(swap).sort() };
 }
 
-/** Waits until a full list starts (at most two gcIntervals and a minute). */
+/**
+ * Waits until a whole resync has run: two full lists have started (a controller's passes run
+ * one at a time, so the second starts after the pass of the first is done), at most three
+ * gcIntervals and two minutes.
+ */
 async function nextResync(spire: ChildProcess, gcIntervalSeconds: number): Promise<void> {
   const since = Date.now();
-  const deadline = since + 2 * gcIntervalSeconds * 1000 + 60_000;
+  const deadline = since + 3 * gcIntervalSeconds * 1000 + 120_000;
   while (Date.now() < deadline) {
     const calls = (await ask<{ calls: CallSeen[] }>(spire, { type: 'calls', since }, 'calls')).calls;
-    if (calls.some((c) => c.listStart)) return;
+    if (calls.filter((c) => c.listStart).length >= 2) return;
     await sleep(500);
   }
 }
