@@ -117,7 +117,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
         files: 6,
         objects: { ClusterSPIFFEID: 3, ClusterStaticEntry: 1, ClusterFederatedTrustDomain: 0, Namespace: 5, Node: 3, Pod: 8, EndpointSlice: 1, Endpoints: 0 },
       },
-      notes: ['1 entry on the server outside entryScope prefixed (IDs without the scm- prefix): never changed or deleted'],
+      notes: ['1 entry on the server outside entryScope prefixed (IDs without the demo. prefix): never changed or deleted'],
       summary: { create: 4, update: 1, delete: 1, kept: 0, conflicts: 0, renderFailures: 0 },
     });
   });
