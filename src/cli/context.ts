@@ -7,7 +7,7 @@ import {
   loadConfigFile,
 } from '../api/index.js';
 import { type EntryPassOptions, type Ownership, ownershipFromConfig } from '../entries/index.js';
-import { compileTemplate } from '../template/index.js';
+import { TEMPLATE_NAMES, compileTemplate } from '../template/index.js';
 import { CliError } from './exit.js';
 
 export interface ConfigFlags {
@@ -47,7 +47,7 @@ export function loadContext(flags: ConfigFlags): LoadedContext {
     }
     // passOptions compiles it again, but only here is the file known to name.
     try {
-      compileTemplate(config.parentIDTemplate);
+      compileTemplate(config.parentIDTemplate, TEMPLATE_NAMES.parentID);
     } catch (err) {
       throw new CliError(`${flags.config}: parentIDTemplate: ${(err as Error).message}`);
     }
@@ -75,7 +75,7 @@ export function loadContext(flags: ConfigFlags): LoadedContext {
 export function passOptions(config: ControllerConfig): EntryPassOptions {
   let parentIdTemplate;
   try {
-    parentIdTemplate = compileTemplate(config.parentIDTemplate);
+    parentIdTemplate = compileTemplate(config.parentIDTemplate, TEMPLATE_NAMES.parentID);
   } catch (err) {
     throw new CliError(`parentIDTemplate: ${(err as Error).message}`);
   }

@@ -1,6 +1,6 @@
 import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
 import { formatSpiffeId, lengthProblem, memberProblem, parseSpiffeId, parseTrustDomain, workloadProblem } from '../spiffe/index.js';
-import { type CompiledTemplate, compileTemplate, type TemplateData } from '../template/index.js';
+import { type CompiledTemplate, TEMPLATE_NAMES, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
 import { dnsNameCheck, duplicateSelector, entrySizeProblem, hintProblem, selectorValueProblem, storeSvidProblem, ttlSeconds } from './spire-accepts.js';
 import { dnsNameTemplateProblem, selectorTemplateProblem, spiffeIdTemplateProblem, templateBudgetProblem } from './template-checks.js';
@@ -100,26 +100,27 @@ export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string)
     ...selectorSources.map((source, i) => ({ field: `spec.workloadSelectorTemplates[${i}]`, source })),
   ]);
   if (overBudget) return { errors: [overBudget] };
-  const compile = (field: string, source: string, check: (t: CompiledTemplate) => string | undefined) =>
+  // Each kind of template is parsed under upstream's name for it.
+  const compile = (field: string, source: string, name: string, check: (t: CompiledTemplate) => string | undefined) =>
     attempt(errors, field, () => {
-      const t = compileTemplate(source);
+      const t = compileTemplate(source, name);
       const problem = check(t);
       if (problem !== undefined) throw new Error(problem);
       return t;
     });
   if (!spec.spiffeIDTemplate) errors.push({ field: 'spec.spiffeIDTemplate', message: 'empty SPIFFEID template' });
-  const spiffeId = spec.spiffeIDTemplate ? compile('spec.spiffeIDTemplate', spec.spiffeIDTemplate, spiffeIdTemplateProblem) : undefined;
+  const spiffeId = spec.spiffeIDTemplate ? compile('spec.spiffeIDTemplate', spec.spiffeIDTemplate, TEMPLATE_NAMES.spiffeID, spiffeIdTemplateProblem) : undefined;
   const literal = trustDomain !== undefined && typeof spec.spiffeIDTemplate === 'string' ? literalTrustDomain(spec.spiffeIDTemplate) : undefined;
   if (literal !== undefined && literal !== trustDomain) {
     errors.push({ field: 'spec.spiffeIDTemplate', message: `trust domain "${literal}" is not the configured trust domain "${trustDomain}"` });
   }
-  const dnsNames = dnsSources.map((t, i) => compile(`spec.dnsNameTemplates[${i}]`, t, dnsNameTemplateProblem));
+  const dnsNames = dnsSources.map((t, i) => compile(`spec.dnsNameTemplates[${i}]`, t, TEMPLATE_NAMES.dnsName, dnsNameTemplateProblem));
   const workloadSelectors = selectorSources.map((t, i) => {
     const field = `spec.workloadSelectorTemplates[${i}]`;
     const earlier = selectorSources.indexOf(t);
     // The same template renders the same selector for every pod: every entry would list it twice.
     if (earlier < i) errors.push({ field, message: `same template as spec.workloadSelectorTemplates[${earlier}]: every entry would list its selector twice, which SPIRE refuses` });
-    return compile(field, t, (c) => selectorTemplateProblem(c, parseSelector));
+    return compile(field, t, TEMPLATE_NAMES.workloadSelector, (c) => selectorTemplateProblem(c, parseSelector));
   });
   const namespaceSelector = attempt(errors, 'spec.namespaceSelector', () => compileLabelSelector(spec.namespaceSelector));
   const podSelector = attempt(errors, 'spec.podSelector', () => compileLabelSelector(spec.podSelector));

@@ -2,8 +2,39 @@
  * Parse tree of a Go template, shaped like Go's text/template/parse nodes.
  * Variables are resolved at parse time to numbered slots (see parser.ts).
  */
+import type { NumberConst } from './eval.js';
 
-export type Node = TextNode | ActionNode | ControlNode;
+export type Node = TextNode | ActionNode | ControlNode | BreakNode | TemplateNode;
+
+/** The variable slot a range's `{{break}}` and `{{continue}}` signal through, assigned once its body is parsed. */
+export interface RangeControl {
+  slot: number;
+}
+
+/** `{{break}}` or `{{continue}}` of the innermost enclosing range. */
+export interface BreakNode {
+  readonly kind: 'break' | 'continue';
+  readonly pos: number;
+  readonly control: RangeControl;
+}
+
+/** `{{template "name" pipeline}}`, and the invocation a `{{block}}` leaves in place. */
+export interface TemplateNode {
+  readonly kind: 'template';
+  readonly pos: number;
+  readonly name: string;
+  readonly pipe: PipeNode | undefined;
+}
+
+/** One named template: the main one, or a `{{define}}` or `{{block}}`; each has its own variables. */
+export interface Tree {
+  readonly name: string;
+  readonly root: readonly Node[];
+  /** Number of variable slots the tree uses. */
+  readonly slotCount: number;
+  /** The slot holding `$` when the template assigns to it; -1 when `$` is always the data (@root). */
+  readonly dollarSlot: number;
+}
 
 export interface TextNode {
   readonly kind: 'text';
@@ -35,6 +66,8 @@ export interface ControlNode {
   readonly scope: SlotRange;
   /** Slots of the variables declared in the body; for range they go out of scope after each iteration. */
   readonly bodyScope: SlotRange;
+  /** For a range whose body breaks or continues: the slot that signals it. */
+  readonly control: RangeControl | undefined;
 }
 
 export interface Declaration {
@@ -97,7 +130,7 @@ export interface VariableNode {
   readonly kind: 'variable';
   readonly pos: number;
   readonly name: string;
-  /** -1 for `$` (the data passed to the template); otherwise the slot holding the variable. */
+  /** -1 for `$` read from @root (the data passed to the tree); otherwise the slot holding the variable. */
   readonly slot: number;
   readonly fields: readonly string[];
 }
@@ -118,13 +151,12 @@ export interface BoolNode {
   readonly value: boolean;
 }
 
-/** A numeric constant, already given the type Go's idealConstant would give it. */
+/** A numeric constant (a number, rune or complex literal), with every type it fits, as Go's NumberNode. */
 export interface NumberNode {
   readonly kind: 'number';
   readonly pos: number;
   readonly text: string;
-  readonly value: number;
-  readonly isFloat: boolean;
+  readonly num: NumberConst;
 }
 
 export interface StringNode {

@@ -13,7 +13,7 @@
  * renderer produces the output or the error, exactly as before.
  */
 import type { Node, Operand } from './ast.js';
-import type { GoType } from './gotypes.js';
+import type { GoField, GoType } from './gotypes.js';
 import { TEMPLATE_DATA } from './gotypes.js';
 
 type Part = string | ((data: unknown) => string | undefined);
@@ -24,9 +24,10 @@ function jsonPath(idents: readonly string[], want: (t: GoType) => boolean): stri
   const path: string[] = [];
   for (const name of idents) {
     if (t.kind === 'ptr') t = t.elem;
-    if (t.kind !== 'struct' || t.fields === undefined || t.getters.has(name) || t.methods.has(name)) return undefined;
-    const field = t.fields.get(name);
-    if (field === undefined || field.inline) return undefined;
+    // Methods come before fields in Go; a plain step is a declared field of a JSON object.
+    if (t.kind !== 'struct' || t.codec !== 'object' || t.methods.has(name)) return undefined;
+    const field: GoField | undefined = t.fields.find((f) => f.name === name);
+    if (field === undefined || field.embedded || !field.exported || field.json === '-') return undefined;
     path.push(field.json);
     t = field.type;
   }
@@ -46,8 +47,9 @@ function asString(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-const isString = (t: GoType) => t.kind === 'string';
-const isStringMap = (t: GoType) => t.kind === 'map' && t.key.name === 'string' && t.elem.kind === 'string';
+// Named string types print through fmt like strings, unless they have a String() method.
+const isString = (t: GoType) => t.kind === 'string' && t.methods.size === 0;
+const isStringMap = (t: GoType) => t.kind === 'map' && t.key.name === 'string' && isString(t.elem);
 
 function part(node: Node): Part | undefined {
   if (node.kind === 'text') return node.text;

@@ -1,24 +1,34 @@
 /**
  * Compiles a parsed Go template to Handlebars source for the helpers in
- * helpers.ts.
+ * helpers.ts: one Handlebars template per tree (the main one, each
+ * `{{define}}` and `{{block}}`), sharing one table of constants and sites.
  *
  * - Field chains become `(field site recv "A" "B")` (or `{{pf ...}}` when an
  *   action prints one directly); the names are Go identifiers, so they are
  *   always safe Handlebars string literals, and map keys never become paths.
+ *   A method's arguments follow the names, after a count.
  * - Literals, and text Handlebars would misread (braces, backslashes), live in
  *   a per-template constant table passed as `@k` and are referenced as `@k.[n]`.
- * - `if`/`with`/`range` become the goIf/goWith/goRange block helpers.
+ *   A literal passed to a function or method travels as written (a Literal),
+ *   because Go converts it to the parameter's type at the call.
+ * - `if`/`with`/`range` become the goIf/goWith/goRange block helpers;
+ *   `{{template}}` calls the invoked tree's Handlebars template.
  * - Variables live in numbered slots passed as `@v`. Declarations and the
  *   lazily evaluated `and`/`or` are computed by statements placed just before
  *   the action or block that uses them ("pre" statements), writing slots that
  *   the expression then reads; an `and`/`or` operand's own pre statements go
  *   inside the block that evaluates that operand, so laziness is kept.
+ * - `{{break}}` and `{{continue}}` set their range's control slot; whatever
+ *   follows them in a range body is wrapped in goLive blocks that render only
+ *   while no such slot is set, and goRange stops or goes on accordingly.
  */
 
-import type { ActionNode, CommandNode, ControlNode, IdentifierNode, Node, Operand, PipeNode, VariableNode } from './ast.js';
+import type { ActionNode, CommandNode, ControlNode, IdentifierNode, Node, Operand, PipeNode, Tree, VariableNode } from './ast.js';
 import { nodeString } from './ast.js';
+import { GoError } from './errors.js';
+import { Literal, idealConstant } from './eval.js';
 import { ARITY } from './funcs.js';
-import { BOOL, FLOAT64, INT, STRING } from './gotypes.js';
+import { BOOL, STRING } from './gotypes.js';
 import type { ParsedTemplate } from './parser.js';
 import { GoValue, NO_VALUE } from './values.js';
 
@@ -29,13 +39,22 @@ export interface Site {
   readonly context: string;
 }
 
-export interface EmittedTemplate {
+export interface EmittedTree {
+  readonly name: string;
   readonly source: string;
+  /** Size of the `@v` slot array; 0 when the tree needs none. */
+  readonly slotCount: number;
+  /** The slot to start with the data in (`$` is assigned to), or -1. */
+  readonly dollarSlot: number;
+}
+
+export interface EmittedTemplate {
+  /** The trees in invocation-index order; the one executed first is `main`. */
+  readonly trees: readonly EmittedTree[];
+  readonly main: number;
   /** Values referenced as `@k.[n]`. */
   readonly constants: readonly unknown[];
   readonly sites: readonly Site[];
-  /** Size of the `@v` slot array; 0 when the template needs none. */
-  readonly slotCount: number;
 }
 
 /** Text Handlebars copies verbatim: no mustache can start or end inside it, and no escape precedes one. */
@@ -43,19 +62,44 @@ const PLAIN_TEXT = /^[^{}\\\0]*$/;
 
 const SLOTS = '@v';
 
+/** The range control slots a node may set: those of break/continue it contains, outside ranges of its own. */
+function stops(n: Node): number[] {
+  switch (n.kind) {
+    case 'break':
+    case 'continue':
+      return [n.control.slot];
+    case 'if':
+    case 'with':
+      return [...n.list.flatMap(stops), ...(n.elseList ?? []).flatMap(stops)];
+    case 'range':
+      // A range's own body breaks only itself; its else list runs in the enclosing range.
+      return (n.elseList ?? []).flatMap(stops);
+    default:
+      return [];
+  }
+}
+
 class Emitter {
   private readonly constants: unknown[] = [];
   private readonly constantIndex = new Map<string, number>();
   private readonly sites: Site[] = [];
-  private slotCount: number;
+  private readonly treeIndex = new Map<string, number>();
+  private slotCount = 0;
 
   constructor(private readonly parsed: ParsedTemplate) {
-    this.slotCount = parsed.slotCount;
+    let i = 0;
+    for (const name of parsed.trees.keys()) this.treeIndex.set(name, i++);
   }
 
   run(): EmittedTemplate {
-    const source = this.list(this.parsed.root);
-    return { source, constants: this.constants, sites: this.sites, slotCount: this.slotCount };
+    const trees = [...this.parsed.trees.values()].map((tree) => this.tree(tree));
+    return { trees, main: this.treeIndex.get(this.parsed.name) ?? 0, constants: this.constants, sites: this.sites };
+  }
+
+  private tree(tree: Tree): EmittedTree {
+    this.slotCount = tree.slotCount;
+    const source = this.list(tree.root);
+    return { name: tree.name, source, slotCount: this.slotCount, dollarSlot: tree.dollarSlot };
   }
 
   // ---- tables ----
@@ -85,7 +129,17 @@ class Emitter {
   // ---- statements ----
 
   private list(nodes: readonly Node[]): string {
-    return nodes.map((n) => this.node(n)).join('');
+    let out = '';
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i]!;
+      out += this.node(n);
+      const slots = [...new Set(stops(n))];
+      if (slots.length > 0 && i + 1 < nodes.length) {
+        // The rest of the list runs only if this node did not break or continue.
+        return `${out}{{#goLive ${SLOTS} ${slots.join(' ')}}}${this.list(nodes.slice(i + 1))}{{/goLive}}`;
+      }
+    }
+    return out;
   }
 
   private node(n: Node): string {
@@ -98,17 +152,29 @@ class Emitter {
       case 'with':
       case 'range':
         return this.control(n);
+      case 'break':
+        return `{{brk ${SLOTS} ${n.control.slot} 1}}`;
+      case 'continue':
+        return `{{brk ${SLOTS} ${n.control.slot} 2}}`;
+      case 'template': {
+        const site = this.site(n.pos, `{{template ${JSON.stringify(n.name)}${n.pipe === undefined ? '' : ` ${nodeString(n.pipe)}`}}}`);
+        const index = this.treeIndex.get(n.name);
+        // Go looks the template up before evaluating the pipeline.
+        if (index === undefined) return `{{fail ${site} ${this.constant(`text:template ${JSON.stringify(n.name)} not defined`, () => `template ${JSON.stringify(n.name)} not defined`)}}}`;
+        const pre: string[] = [];
+        const value = n.pipe === undefined ? this.constant('nil', () => NO_VALUE) : this.pipeValue(n.pipe, pre, true);
+        return `${pre.join('')}{{tmpl ${site} ${index} ${value}}}`;
+      }
     }
   }
 
   private action(n: ActionNode): string {
     const pipe = n.pipe;
     const pre: string[] = [];
-    const [decl] = pipe.decl;
-    if (decl !== undefined) {
-      const value = this.pipeValue(pipe, pre);
-      const site = this.site(decl.pos, decl.name);
-      return `${pre.join('')}{{setv ${site} ${SLOTS} ${decl.slot} "${decl.name}" ${pipe.isAssign} ${value}}}`;
+    if (pipe.decl.length > 0) {
+      // Declarations are set by pipeValue; an action that declares prints nothing.
+      this.pipeValue(pipe, pre, true);
+      return pre.join('');
     }
     const [cmd] = pipe.cmds;
     const [only] = cmd?.args ?? [];
@@ -119,18 +185,18 @@ class Emitter {
         return `{{pf ${this.siteOf(only)} ${this.variable(only)}${names(only.fields)}}}`;
       }
     }
-    const value = this.pipeValue(pipe, pre);
+    const value = this.pipeValue(pipe, pre, false);
     return `${pre.join('')}{{out ${this.siteOf(n)} ${value}}}`;
   }
 
   private control(n: ControlNode): string {
     const pre: string[] = [];
-    let value = this.pipeValue(n.pipe, pre);
-    const site = this.site(n.pos, nodeString(n.pipe));
     const { decl, isAssign } = n.pipe;
+    let value = this.pipeValue(n.pipe, pre, n.kind !== 'range');
+    const site = this.site(n.pos, nodeString(n.pipe));
     let bodyPrefix = '';
-    if (decl.length > 0) {
-      // Go binds every declared variable to the pipeline's value first; range then rebinds them per element.
+    if (n.kind === 'range' && decl.length > 0) {
+      // Go binds the declared variables to the pipeline's value first; range then rebinds them per element.
       const [first] = decl;
       if (first !== undefined) {
         const firstSite = this.site(first.pos, first.name);
@@ -140,19 +206,18 @@ class Emitter {
           pre.push(`{{setv ${this.site(d.pos, d.name)} ${SLOTS} ${d.slot} "${d.name}" ${isAssign} ${value}}}`);
         }
       }
-      if (n.kind === 'range') {
-        const elem = decl[decl.length - 1];
-        const key = decl.length > 1 ? decl[0] : undefined;
-        if (key !== undefined) bodyPrefix += `{{setv ${this.site(key.pos, key.name)} ${SLOTS} ${key.slot} "${key.name}" false @key}}`;
-        if (elem !== undefined) bodyPrefix += `{{setv ${this.site(elem.pos, elem.name)} ${SLOTS} ${elem.slot} "${elem.name}" false this}}`;
-      }
+      const elem = decl[decl.length - 1];
+      const key = decl.length > 1 ? decl[0] : undefined;
+      if (key !== undefined) bodyPrefix += `{{setv ${this.site(key.pos, key.name)} ${SLOTS} ${key.slot} "${key.name}" ${isAssign} @key}}`;
+      if (elem !== undefined) bodyPrefix += `{{setv ${this.site(elem.pos, elem.name)} ${SLOTS} ${elem.slot} "${elem.name}" ${isAssign} this}}`;
     }
     const scoped = n.scope.hi > n.scope.lo;
     let open: string;
     let helper: string;
     if (n.kind === 'range') {
       helper = 'goRange';
-      const scope = scoped ? ` ${SLOTS} ${n.scope.lo} ${n.bodyScope.lo} ${n.bodyScope.hi} ${n.scope.hi}` : '';
+      const control = n.control?.slot ?? -1;
+      const scope = scoped || control >= 0 ? ` ${SLOTS} ${n.scope.lo} ${n.bodyScope.lo} ${n.bodyScope.hi} ${n.scope.hi} ${control}` : '';
       open = `{{#goRange ${site} ${value} ${decl.length}${scope}}}`;
     } else {
       helper = n.kind === 'if' ? 'goIf' : 'goWith';
@@ -165,12 +230,19 @@ class Emitter {
 
   // ---- expressions ----
 
-  /** The value of a pipeline; statements it needs first are appended to `pre`. */
-  private pipeValue(pipe: PipeNode, pre: string[]): string {
+  /** The value of a pipeline; statements it needs first (its declarations, if `declare`) are appended to `pre`. */
+  private pipeValue(pipe: PipeNode, pre: string[], declare: boolean): string {
     let value: string | undefined;
     for (const cmd of pipe.cmds) value = this.command(cmd, value, pre);
     if (value === undefined) throw new Error('template compiler: empty pipeline');
-    return value;
+    if (!declare || pipe.decl.length === 0) return value;
+    // Every declared variable gets the pipeline's value (a range rebinds them per element).
+    const [first, ...rest] = pipe.decl;
+    const firstSite = this.site(first!.pos, first!.name);
+    pre.push(`{{setv ${firstSite} ${SLOTS} ${first!.slot} "${first!.name}" ${pipe.isAssign} ${value}}}`);
+    const read = `(getv ${firstSite} ${SLOTS} ${first!.slot} "${first!.name}")`;
+    for (const d of rest) pre.push(`{{setv ${this.site(d.pos, d.name)} ${SLOTS} ${d.slot} "${d.name}" ${pipe.isAssign} ${read}}}`);
+    return read;
   }
 
   private command(cmd: CommandNode, final: string | undefined, pre: string[]): string {
@@ -183,11 +255,12 @@ class Emitter {
       this.fail(this.siteOf(head), `can't give argument to non-function ${nodeString(head)}`, finalArg);
     switch (head.kind) {
       case 'field':
-        return this.fieldExpr(head, 'this', head.idents, nargs, finalArg);
+        return this.fieldExpr(head, 'this', head.idents, rest, final, pre);
       case 'chain':
-        return this.fieldExpr(head, this.operand(head.node, pre), head.fields, nargs, finalArg);
+        if (head.node.kind === 'nil') return this.fail(this.siteOf(head), `indirection through explicit nil in ${nodeString(head)}`, finalArg);
+        return this.fieldExpr(head, this.operand(head.node, pre), head.fields, rest, final, pre);
       case 'variable':
-        if (head.fields.length > 0) return this.fieldExpr(head, this.variable(head), head.fields, nargs, finalArg);
+        if (head.fields.length > 0) return this.fieldExpr(head, this.variable(head), head.fields, rest, final, pre);
         if (nargs === 0) return this.variable(head);
         return this.fail(this.siteOf(head), `can't give argument to non-function ${head.name}`, `${finalArg} ${this.variable(head)}`);
       case 'identifier':
@@ -201,10 +274,14 @@ class Emitter {
     }
   }
 
-  private fieldExpr(node: Operand, recv: string, idents: readonly string[], nargs: number, finalArg: string): string {
-    // Arguments to a field are an error Go raises before evaluating them, so only their count is passed.
-    const args = nargs > 0 ? ` ${nargs}${finalArg}` : '';
-    return `(field ${this.siteOf(node)} ${recv}${names(idents)}${args})`;
+  /** `.A.B args`: the arguments go to the last step, which only a method accepts; the count tells where the names end. */
+  private fieldExpr(node: Operand, recv: string, idents: readonly string[], args: readonly Operand[], final: string | undefined, pre: string[]): string {
+    let tail = '';
+    if (args.length > 0 || final !== undefined) {
+      const values = args.map((a) => ` ${this.argument(a, pre)}`).join('');
+      tail = ` ${args.length * 2 + (final === undefined ? 0 : 1)}${values}${final === undefined ? '' : ` ${final}`}`;
+    }
+    return `(field ${this.siteOf(node)} ${recv}${names(idents)}${tail})`;
   }
 
   private variable(v: VariableNode): string {
@@ -216,7 +293,23 @@ class Emitter {
     return `(fail ${site} ${this.constant(`text:${message}`, () => message)}${evaluatedFirst})`;
   }
 
-  /** An operand used as a value (an argument, or the head of a command without arguments). */
+  /** A literal as written, for a parameter to convert; other operands as values. */
+  private argument(node: Operand, pre: string[]): string {
+    switch (node.kind) {
+      case 'bool':
+        return this.constant(`lit:${node.value}`, () => new Literal('bool', String(node.value), node.value, '', undefined));
+      case 'string':
+        return this.constant(`lit:${node.quoted}`, () => new Literal('string', node.quoted, false, node.text, undefined));
+      case 'number':
+        return this.constant(`lit:${node.text}`, () => new Literal('number', node.text, false, '', node.num));
+      case 'nil':
+        return this.constant('lit:nil', () => new Literal('nil', 'nil', false, '', undefined));
+      default:
+        return this.operand(node, pre);
+    }
+  }
+
+  /** An operand used as a value (an argument of no particular type, or the head of a command without arguments). */
   private operand(node: Operand, pre: string[]): string {
     switch (node.kind) {
       case 'dot':
@@ -225,28 +318,30 @@ class Emitter {
         return this.constant('nil', () => NO_VALUE);
       case 'bool':
         return this.constant(`bool:${node.value}`, () => new GoValue(BOOL, node.value));
-      case 'number':
-        return node.isFloat
-          ? this.constant(`float:${node.value}`, () => new GoValue(FLOAT64, node.value))
-          : this.constant(`int:${node.value}`, () => new GoValue(INT, node.value));
+      case 'number': {
+        // Go's idealConstant, which fails (at execution) for an integer beyond int64.
+        let value: GoValue;
+        try {
+          value = idealConstant(node.text, node.num);
+        } catch (err) {
+          if (err instanceof GoError) return this.fail(this.siteOf(node), err.message, '');
+          throw err;
+        }
+        return this.constant(`number:${node.text}`, () => value);
+      }
       case 'string':
         return this.constant(`string:${node.text}`, () => new GoValue(STRING, node.text));
       case 'field':
-        return this.fieldExpr(node, 'this', node.idents, 0, '');
+        return this.fieldExpr(node, 'this', node.idents, [], undefined, pre);
       case 'chain':
-        return this.fieldExpr(node, this.operand(node.node, pre), node.fields, 0, '');
+        if (node.node.kind === 'nil') return this.fail(this.siteOf(node), `indirection through explicit nil in ${nodeString(node)}`, '');
+        return this.fieldExpr(node, this.operand(node.node, pre), node.fields, [], undefined, pre);
       case 'variable':
-        return node.fields.length > 0 ? this.fieldExpr(node, this.variable(node), node.fields, 0, '') : this.variable(node);
+        return node.fields.length > 0 ? this.fieldExpr(node, this.variable(node), node.fields, [], undefined, pre) : this.variable(node);
       case 'identifier':
         return this.call(node, node, [], undefined, pre);
-      case 'pipe': {
-        const value = this.pipeValue(node, pre);
-        const [decl] = node.decl;
-        if (decl === undefined) return value;
-        const site = this.site(decl.pos, decl.name);
-        pre.push(`{{setv ${site} ${SLOTS} ${decl.slot} "${decl.name}" ${node.isAssign} ${value}}}`);
-        return `(getv ${site} ${SLOTS} ${decl.slot} "${decl.name}")`;
-      }
+      case 'pipe':
+        return this.pipeValue(node, pre, true);
     }
   }
 
@@ -272,17 +367,10 @@ class Emitter {
     const site = this.siteOf(cmd);
     if (name === 'and' || name === 'or') return this.andOr(site, name === 'or', args, final, pre);
     const [first] = args;
-    if (name === 'printf' && first !== undefined) {
-      // printf's format parameter is a string: Go refuses other literals before evaluating anything.
-      if (first.kind === 'nil') return this.fail(site, 'cannot assign nil to string', finalArg);
-      if (first.kind === 'bool' || first.kind === 'number') {
-        return this.fail(site, `expected string; found ${nodeString(first)}`, finalArg);
-      }
-    }
-    let values = args.map((a) => ` ${this.operand(a, pre)}`).join('');
-    if (name === 'call' && first !== undefined) {
-      // Go names the callee by its source text when it is not a function.
-      const callee = nodeString(first);
+    let values = args.map((a) => ` ${this.argument(a, pre)}`).join('');
+    if (name === 'call') {
+      // Go names the callee by its source text (the piped value's, when there is no argument).
+      const callee = first === undefined ? '' : nodeString(first);
       values = ` ${this.constant(`string:${callee}`, () => new GoValue(STRING, callee))}${values}`;
     }
     return `(fn ${site} "${name}"${values}${finalArg})`;

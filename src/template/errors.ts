@@ -37,7 +37,11 @@ export class TemplateParseError extends Error {
   }
 }
 
-/** Rendering failed, where spire-controller-manager's template.Execute would have failed too. */
+/**
+ * Rendering failed, where spire-controller-manager's template.Execute would
+ * have failed too, or (unsupported) where Go would run code spire-reconciler
+ * does not reproduce (README: "Documented limits"): an error, never a guess.
+ */
 export class TemplateExecError extends Error {
   override readonly name = 'TemplateExecError';
   readonly line: number;
@@ -46,13 +50,16 @@ export class TemplateExecError extends Error {
   readonly context: string;
   /** The message without the location prefix. */
   readonly reason: string;
+  /** Go would have rendered something here that spire-reconciler does not reproduce. */
+  readonly unsupported: boolean;
 
-  constructor(position: SourcePosition, context: string, reason: string, options?: ErrorOptions) {
+  constructor(position: SourcePosition, context: string, reason: string, options?: ErrorOptions & { unsupported?: boolean }) {
     super(`template: ${position.line}:${position.column}: executing at <${context}>: ${reason}`, options);
     this.line = position.line;
     this.column = position.column;
     this.context = context;
     this.reason = reason;
+    this.unsupported = options?.unsupported === true;
   }
 }
 
@@ -65,6 +72,7 @@ export class ExecFault extends Error {
   constructor(
     readonly site: number,
     message: string,
+    readonly unsupported = false,
   ) {
     super(message);
   }
@@ -81,3 +89,6 @@ export class GoError extends Error {}
  * not prefixed with "error calling <fn>:").
  */
 export class GoArgumentError extends GoError {}
+
+/** Where Go would run code spire-reconciler does not reproduce (README: "Documented limits"). */
+export class Unsupported extends GoError {}

@@ -1,151 +1,39 @@
 /**
  * Printing values the way Go prints them: text/template's printValue for
- * `{{ x }}`, and fmt's Sprint, Sprintln and Sprintf for the print, println and
- * printf functions (verbs, flags, width, precision, argument indexes and fmt's
- * `%!verb(type=value)` error notation included).
+ * `{{ x }}`, and fmt's Sprint, Sprintln and Sprintf for print, println and
+ * printf (verbs, flags, width, precision, argument indexes, String and
+ * GoString methods, and fmt's `%!verb(type=value)` error notation).
  *
- * Values Go would print through machinery spire-reconciler does not model
- * (whole structs, memory addresses of pointers) raise a GoError instead of
- * printing something that would differ from Go's output.
+ * What Go prints through machinery spire-reconciler does not reproduce
+ * (memory addresses of pointers, the generated String() of Kubernetes structs
+ * other than ObjectMeta) raises an Unsupported error instead of printing
+ * something that would differ from Go's output.
  */
 
-import { GoError } from './errors.js';
-import type { GoType } from './gotypes.js';
+import { fromBytes, toBytes } from './bytes.js';
+import { Unsupported } from './errors.js';
+import { formatFloat } from './floatfmt.js';
+import type { MapType, SliceType, StructType } from './gotypes.js';
+import { methodOf, typeNamed } from './gotypes.js';
+import { readTime, stringOf } from './methods.js';
 import { canBackquote, isPrint, quote, quoteRune } from './quote.js';
-import { GoValue, indirect, readItems, readNumber, readObject, readString, sortedKeys } from './values.js';
+import { goString, timeString } from './time.js';
+import {
+  GoValue,
+  bigOf,
+  indirect,
+  isNil,
+  readComplex,
+  readFloat,
+  readInt,
+  readItems,
+  readKey,
+  readObject,
+  readString,
+  sortedKeys,
+} from './values.js';
 
-// ---- time ----
-
-const ZERO_TIME = '0001-01-01 00:00:00 +0000 UTC';
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
-
-function two(n: number): string {
-  return n.toString().padStart(2, '0');
-}
-
-/**
- * metav1.Time's String(): Go's Time.String() layout `2006-01-02 15:04:05.999999999 -0700 MST`.
- * metav1.Time decodes into the process's local zone, which in the controller's container is UTC.
- */
-export function formatTime(v: unknown): string {
-  if (v === undefined || v === null || v === '') return ZERO_TIME;
-  const s = readString(v);
-  const m = RFC3339.exec(s);
-  if (m === null) throw new GoError(`cannot parse ${quote(s)} as a Kubernetes timestamp`);
-  const [, year, month, day, hour, minute, second, frac = '', zone = 'Z'] = m;
-  const date = new Date(0);
-  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
-  if (zone !== 'Z' && zone !== 'z') {
-    const offset = (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
-    date.setTime(date.getTime() - (zone.startsWith('-') ? -offset : offset));
-  }
-  const fraction = frac.replace(/0+$/, '');
-  return (
-    `${date.getUTCFullYear().toString().padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())} ` +
-    `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}` +
-    `${fraction === '' ? '' : `.${fraction}`} +0000 UTC`
-  );
-}
-
-// ---- numbers ----
-
-interface Digits {
-  /** Significant decimal digits without trailing zeros; empty for zero. */
-  readonly d: string;
-  /** Position of the decimal point relative to the start of d. */
-  readonly dp: number;
-}
-
-function digitsOf(exponential: string): Digits {
-  const [mantissa = '0', exp = '0'] = exponential.split('e');
-  const d = mantissa.replace('.', '').replace(/0+$/, '');
-  return d === '' ? { d: '', dp: 0 } : { d, dp: Number(exp) + 1 };
-}
-
-function shortestDigits(a: number): Digits {
-  return digitsOf(a.toExponential());
-}
-
-function roundedDigits(a: number, significant: number): Digits {
-  return digitsOf(a.toExponential(Math.min(Math.max(significant - 1, 0), 100)));
-}
-
-function integerDigits(a: number): Digits {
-  const s = BigInt(a).toString();
-  const d = s.replace(/0+$/, '');
-  return d === '' ? { d: '', dp: 0 } : { d, dp: s.length };
-}
-
-function fmtE(digs: Digits, prec: number, e: 'e' | 'E'): string {
-  let s = digs.d[0] ?? '0';
-  if (prec > 0) s += `.${digs.d.slice(1, prec + 1).padEnd(prec, '0')}`;
-  const exp = digs.d === '' ? 0 : digs.dp - 1;
-  return `${s}${e}${exp < 0 ? '-' : '+'}${two(Math.abs(exp))}`;
-}
-
-function fmtF(digs: Digits, prec: number): string {
-  let s = digs.dp > 0 ? digs.d.slice(0, digs.dp).padEnd(digs.dp, '0') : '0';
-  if (prec > 0) {
-    s += '.';
-    for (let i = 1; i <= prec; i++) {
-      const j = digs.dp + i - 1;
-      s += j >= 0 && j < digs.d.length ? digs.d[j] : '0';
-    }
-  }
-  return s;
-}
-
-/** strconv.FormatFloat(v, verb, prec, 64) for the e, f and g verbs; prec -1 is "shortest". */
-export function formatFloat(v: number, verb: string, prec: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return '+Inf';
-  if (v === -Infinity) return '-Inf';
-  const neg = v < 0 || Object.is(v, -0);
-  const a = Math.abs(v);
-  let body: string;
-  switch (verb) {
-    case 'e':
-    case 'E': {
-      const digs = prec < 0 ? shortestDigits(a) : roundedDigits(a, prec + 1);
-      body = fmtE(digs, prec < 0 ? Math.max(digs.d.length - 1, 0) : prec, verb);
-      break;
-    }
-    case 'f':
-    case 'F':
-      if (prec >= 0 && a < 1e21 && prec <= 100) {
-        body = a.toFixed(prec);
-      } else if (prec >= 0 && a >= 1e21) {
-        // Every float64 this large is an integer, whose digits BigInt gives exactly.
-        body = fmtF(integerDigits(a), prec);
-      } else {
-        // Shortest digits; for precisions beyond 100, padded with zeros (Go would print the binary expansion).
-        const digs = shortestDigits(a);
-        body = fmtF(digs, prec < 0 ? Math.max(digs.d.length - digs.dp, 0) : prec);
-      }
-      break;
-    default: {
-      // 'g' / 'G', following strconv's %e-or-%f decision.
-      const shortest = prec < 0;
-      let p = prec === 0 ? 1 : prec;
-      const digs = a === 0 ? { d: '', dp: 0 } : shortest ? shortestDigits(a) : roundedDigits(a, p);
-      if (shortest) p = digs.d.length;
-      let eprec = p;
-      if (eprec > digs.d.length && digs.d.length >= digs.dp) eprec = digs.d.length;
-      if (shortest) eprec = 6;
-      const exp = digs.dp - 1;
-      if (a !== 0 && (exp < -4 || exp >= eprec)) {
-        body = fmtE(digs, (p > digs.d.length ? digs.d.length : p) - 1, verb === 'G' ? 'E' : 'e');
-      } else {
-        if (p > digs.dp) p = digs.d.length;
-        body = fmtF(digs, Math.max(p - digs.dp, 0));
-      }
-    }
-  }
-  return neg ? `-${body}` : body;
-}
-
-// ---- fmt ----
+// ---- fmt's state ----
 
 interface Flags {
   plus: boolean;
@@ -162,19 +50,7 @@ interface Flags {
 }
 
 function clearFlags(): Flags {
-  return {
-    plus: false,
-    minus: false,
-    sharp: false,
-    space: false,
-    zero: false,
-    plusV: false,
-    sharpV: false,
-    wid: 0,
-    widPresent: false,
-    prec: 0,
-    precPresent: false,
-  };
+  return { plus: false, minus: false, sharp: false, space: false, zero: false, plusV: false, sharpV: false, wid: 0, widPresent: false, prec: 0, precPresent: false };
 }
 
 function runeCount(s: string): number {
@@ -193,11 +69,34 @@ function truncateRunes(s: string, n: number): string {
   return out;
 }
 
-/** The subset of fmt's pp state that printing one argument needs. */
+function validRune(n: bigint): number {
+  return n >= 0n && n <= 0x10ffffn && !(n >= 0xd800n && n <= 0xdfffn) ? Number(n) : 0xfffd;
+}
+
+/** A struct field's value, as fmt reads it (field by field, in declaration order). */
+function fieldValue(t: StructType, v: unknown, i: number): GoValue {
+  const f = t.fields[i]!;
+  switch (t.codec) {
+    case 'object':
+      if (f.json === '-') break;
+      return new GoValue(f.type, f.json === '' ? v : readKey(v, f.json));
+    case 'metatime':
+      return new GoValue(f.type, v);
+    case 'intstr':
+      return new GoValue(f.type, i === 0 ? (typeof v === 'string' ? 1 : 0) : i === 1 ? (typeof v === 'number' ? v : 0) : typeof v === 'string' ? v : '');
+  }
+  throw new Unsupported(`spire-reconciler does not print the inside of ${t.name}`);
+}
+
+/** The subset of fmt's pp state that printing one operand needs. */
 class Printer {
   buf = '';
   f: Flags = clearFlags();
   private arg: GoValue | undefined;
+  private value: GoValue | undefined;
+  private erroring = false;
+
+  // ---- padding (fmt/format.go) ----
 
   private padding(n: number): string {
     return n > 0 ? (this.f.zero && !this.f.minus ? '0' : ' ').repeat(n) : '';
@@ -210,12 +109,23 @@ class Printer {
       return;
     }
     const n = f.wid - runeCount(s);
-    if (f.minus) this.buf += s + (n > 0 ? ' '.repeat(n) : '');
+    if (f.minus) this.buf += s + this.padding(n);
     else this.buf += this.padding(n) + s;
   }
 
+  /** Pads with spaces even when the zero flag is set. */
+  private padSpaces(s: string): void {
+    const zero = this.f.zero;
+    this.f.zero = false;
+    this.pad(s);
+    this.f.zero = zero;
+  }
+
+  // ---- printArg and handleMethods (fmt/print.go) ----
+
   printArg(arg: GoValue, verb: string): void {
     this.arg = arg;
+    this.value = undefined;
     const t = arg.t;
     if (t === undefined) {
       if (verb === 'T' || verb === 'v') this.pad('<nil>');
@@ -226,38 +136,80 @@ class Printer {
       this.fmtS(t.name);
       return;
     }
-    // %w only wraps errors, and no template value is an error.
+    if (verb === 'p') {
+      this.fmtPointer(arg, 'p');
+      return;
+    }
+    if (t.name === '[]uint8') {
+      this.fmtBytes(arg.v, verb, '[]byte');
+      return;
+    }
+    if (!this.handleMethods(arg, verb)) this.printValue(arg, verb, 0);
+  }
+
+  /** String and GoString methods, as fmt calls them on the operand (a copy: pointer receivers only through a pointer). */
+  private handleMethods(x: GoValue, verb: string): boolean {
+    if (this.erroring) return false;
+    const t = x.t!;
     if (verb === 'w') {
       this.badVerb(verb);
-      return;
+      return true;
     }
-    if (verb === 'p') {
-      if (t.kind === 'ptr' || t.kind === 'map' || t.kind === 'slice') {
-        throw new GoError(`%p prints a memory address; spire-reconciler cannot reproduce it`);
+    const owner = t.kind === 'ptr' ? t.elem : t;
+    if (this.f.sharpV) {
+      const m = methodOf(t, 'GoString', false);
+      if (m === undefined) return false;
+      if (isNil(x) && t.kind === 'ptr' && !m.pointer) {
+        this.buf += '<nil>';
+        return true;
       }
-      this.badVerb(verb);
-      return;
+      this.fmtS(goString(readTime(x.v)));
+      return true;
     }
-    this.printValue(arg, verb, 0);
+    if (!'vsxXq'.includes(verb)) return false;
+    const m = methodOf(t, 'String', false);
+    if (m === undefined || m.params.length > 0) return false;
+    // A value method called through a nil pointer panics; fmt prints <nil> for that.
+    if (t.kind === 'ptr' && isNil(x) && !m.pointer) {
+      this.buf += '<nil>';
+      return true;
+    }
+    const s = stringOf(owner, t.kind === 'ptr' && !isNil(x) ? new GoValue(owner, x.v, true) : x);
+    if (s === undefined) throw new Unsupported(`spire-reconciler does not reproduce the String() method of ${owner.name}`);
+    this.fmtString(s, verb);
+    return true;
   }
 
   private badVerb(verb: string): void {
+    this.erroring = true;
     this.buf += `%!${verb}(`;
-    const arg = this.arg;
-    if (arg !== undefined && arg.t !== undefined) {
-      this.buf += `${arg.t.name}=`;
-      this.printArg(arg, 'v');
+    if (this.arg !== undefined && this.arg.t !== undefined) {
+      this.buf += `${this.arg.t.name}=`;
+      this.printArg(this.arg, 'v');
+    } else if (this.value !== undefined && this.value.t !== undefined) {
+      this.buf += `${this.value.t.name}=`;
+      this.printValue(this.value, 'v', 0);
     } else {
       this.buf += '<nil>';
     }
     this.buf += ')';
+    this.erroring = false;
   }
 
-  private printValue(x: GoValue, verb: string, depth: number): void {
-    if (depth > 0) this.arg = x;
+  // ---- printValue (fmt/print.go) ----
+
+  printValue(x: GoValue, verb: string, depth: number): void {
+    if (depth > 0 && x.t !== undefined) {
+      this.arg = x;
+      if (this.handleMethods(x, verb)) return;
+    }
+    this.arg = undefined;
+    this.value = x;
     const t = x.t;
     if (t === undefined) {
-      this.pad('<nil>');
+      if (depth === 0) this.buf += '<invalid reflect.Value>';
+      else if (verb === 'v') this.buf += '<nil>';
+      else this.badVerb(verb);
       return;
     }
     const v = x.v;
@@ -268,33 +220,55 @@ class Printer {
         return;
       case 'int':
       case 'uint':
-        this.fmtInteger(readNumber(v), t.kind === 'int', verb);
+        this.fmtInteger(bigOf(readInt(v)), t.kind === 'int', verb);
         return;
       case 'float':
-        this.fmtFloat(readNumber(v), verb);
+        this.fmtFloat(readFloat(v), verb);
         return;
+      case 'complex': {
+        if (!'vbgGxXfFeE'.includes(verb)) {
+          this.badVerb(verb);
+          return;
+        }
+        const c = readComplex(v);
+        const plus = this.f.plus;
+        this.buf += '(';
+        this.fmtFloat(c.re, verb);
+        this.f.plus = true;
+        this.fmtFloat(c.im, verb);
+        this.buf += 'i)';
+        this.f.plus = plus;
+        return;
+      }
       case 'string':
         this.fmtString(readString(v), verb);
         return;
       case 'map':
         this.printMap(t, v, verb, depth);
         return;
+      case 'struct':
+        this.printStruct(t, v, verb, depth);
+        return;
       case 'slice':
         this.printSlice(t, v, verb, depth);
         return;
       case 'ptr':
-        this.printPointer(t, v, verb, depth);
-        return;
-      case 'struct':
-        if (t.stringer === 'time' && !this.f.sharpV && 'vsxXq'.includes(verb)) {
-          this.fmtString(formatTime(v), verb);
-          return;
+        if (depth === 0 && !isNil(x)) {
+          const elem = t.elem;
+          if (elem.kind === 'slice' || elem.kind === 'struct' || elem.kind === 'map') {
+            this.buf += '&';
+            this.printValue(new GoValue(elem, v, true), verb, depth + 1);
+            return;
+          }
         }
-        throw new GoError(`printing a value of type ${t.name} is not supported by spire-reconciler`);
+        this.fmtPointer(x, verb);
+        return;
+      case 'interface':
+        this.buf += this.f.sharpV ? `${t.name}(nil)` : '<nil>';
     }
   }
 
-  private printMap(t: Extract<GoType, { kind: 'map' }>, v: unknown, verb: string, depth: number): void {
+  private printMap(t: MapType, v: unknown, verb: string, depth: number): void {
     const obj = readObject(v);
     if (this.f.sharpV) {
       this.buf += t.name;
@@ -317,10 +291,26 @@ class Printer {
     this.buf += this.f.sharpV ? '}' : ']';
   }
 
-  private printSlice(t: Extract<GoType, { kind: 'slice' }>, v: unknown, verb: string, depth: number): void {
+  private printStruct(t: StructType, v: unknown, verb: string, depth: number): void {
+    if (this.f.sharpV) this.buf += t.name;
+    this.buf += '{';
+    t.fields.forEach((field, i) => {
+      if (i > 0) this.buf += this.f.sharpV ? ', ' : ' ';
+      if (this.f.plusV || this.f.sharpV) this.buf += `${field.name}:`;
+      this.printValue(fieldValue(t, v, i), verb, depth + 1);
+    });
+    this.buf += '}';
+  }
+
+  private printSlice(t: SliceType, v: unknown, verb: string, depth: number): void {
+    if ('sqxX'.includes(verb) && t.elem.kind === 'uint' && t.elem.name === 'uint8') {
+      this.fmtBytes(v, verb, t.name);
+      return;
+    }
+    const items = readItems(v);
     if (this.f.sharpV) {
       this.buf += t.name;
-      if (!Array.isArray(v)) {
+      if (!Array.isArray(v) && !(v instanceof Uint8Array)) {
         this.buf += '(nil)';
         return;
       }
@@ -328,82 +318,138 @@ class Printer {
     } else {
       this.buf += '[';
     }
-    readItems(v).forEach((item, i) => {
+    items.forEach((item, i) => {
       if (i > 0) this.buf += this.f.sharpV ? ', ' : ' ';
-      this.printValue(new GoValue(t.elem, item), verb, depth + 1);
+      // Slice elements are addressable.
+      this.printValue(new GoValue(t.elem, item, true), verb, depth + 1);
     });
     this.buf += this.f.sharpV ? '}' : ']';
   }
 
-  private printPointer(t: Extract<GoType, { kind: 'ptr' }>, v: unknown, verb: string, depth: number): void {
-    if (v !== undefined && v !== null) {
-      throw new GoError(
-        depth === 0 && t.elem.kind === 'struct'
-          ? `printing a value of type ${t.elem.name} is not supported by spire-reconciler`
-          : `printing a pointer (${t.name}) shows a memory address in Go; spire-reconciler cannot reproduce it`,
-      );
-    }
-    // A nil pointer: a String method called on it panics, which fmt prints as <nil>;
-    // otherwise fmt formats the address (0) for the integer verbs.
-    if (this.f.sharpV) {
-      this.buf += `(${t.name})(nil)`;
-    } else if (verb === 'v' || (t.elem.kind === 'struct' && 'sxXq'.includes(verb))) {
-      this.pad('<nil>');
-    } else if ('bodxX'.includes(verb)) {
-      this.fmtInteger(0, false, verb);
-    } else {
+  private fmtPointer(x: GoValue, verb: string): void {
+    const t = x.t!;
+    if (t.kind !== 'ptr' && t.kind !== 'map' && t.kind !== 'slice') {
       this.badVerb(verb);
+      return;
     }
-  }
-
-  private fmtInteger(n: number, signed: boolean, verb: string): void {
+    if (!isNil(x)) throw new Unsupported(`printing a ${t.name} shows a memory address in Go, which spire-reconciler cannot reproduce`);
     switch (verb) {
       case 'v':
-        this.intFmt(n, 10, signed, verb, false);
+        if (this.f.sharpV) this.buf += `(${t.name})(nil)`;
+        else this.pad('<nil>');
         return;
-      case 'd':
-        this.intFmt(n, 10, signed, verb, false);
+      case 'p':
+        this.fmt0x64(0n, !this.f.sharp);
         return;
       case 'b':
-        this.intFmt(n, 2, signed, verb, false);
-        return;
       case 'o':
-      case 'O':
-        this.intFmt(n, 8, signed, verb, false);
-        return;
+      case 'd':
       case 'x':
-        this.intFmt(n, 16, signed, verb, false);
-        return;
       case 'X':
-        this.intFmt(n, 16, signed, verb, true);
-        return;
-      case 'c':
-        this.pad(String.fromCodePoint(validRune(n)));
-        return;
-      case 'q':
-        this.pad(quoteRune(validRune(n), this.f.plus));
-        return;
-      case 'U':
-        this.fmtUnicode(n);
+        this.fmtInteger(0n, false, verb);
         return;
       default:
         this.badVerb(verb);
     }
   }
 
-  private intFmt(n: number, base: number, signed: boolean, verb: string, upper: boolean): void {
+  private fmtBytes(v: unknown, verb: string, typeString: string): void {
+    const bytes = v instanceof Uint8Array ? v : Uint8Array.from(readItems(v) as number[]);
+    switch (verb) {
+      case 'v':
+      case 'd':
+        if (this.f.sharpV) {
+          this.buf += typeString;
+          if (v === undefined || v === null) {
+            this.buf += '(nil)';
+            return;
+          }
+          this.buf += '{';
+          bytes.forEach((b, i) => {
+            if (i > 0) this.buf += ', ';
+            this.fmt0x64(BigInt(b), true);
+          });
+          this.buf += '}';
+        } else {
+          this.buf += '[';
+          bytes.forEach((b, i) => {
+            if (i > 0) this.buf += ' ';
+            this.intFmt(BigInt(b), 10, false, verb, false);
+          });
+          this.buf += ']';
+        }
+        return;
+      case 's':
+        this.fmtS(fromBytes(bytes));
+        return;
+      case 'x':
+      case 'X':
+        this.fmtSx(Buffer.from(bytes), verb === 'X');
+        return;
+      case 'q':
+        this.fmtQ(fromBytes(bytes));
+        return;
+      default:
+        this.printSlice(typeNamed('[]uint8') as SliceType, Array.from(bytes), verb, 0);
+    }
+  }
+
+  // ---- numbers ----
+
+  private fmt0x64(n: bigint, leading0x: boolean): void {
+    const sharp = this.f.sharp;
+    this.f.sharp = leading0x;
+    this.intFmt(n, 16, false, 'v', false);
+    this.f.sharp = sharp;
+  }
+
+  private fmtInteger(n: bigint, signed: boolean, verb: string): void {
+    // An unsigned operand is a uint64: a negative value wraps.
+    const u = signed ? n : BigInt.asUintN(64, n);
+    switch (verb) {
+      case 'v':
+        if (this.f.sharpV && !signed) this.fmt0x64(u, true);
+        else this.intFmt(u, 10, signed, verb, false);
+        return;
+      case 'd':
+        this.intFmt(u, 10, signed, verb, false);
+        return;
+      case 'b':
+        this.intFmt(u, 2, signed, verb, false);
+        return;
+      case 'o':
+      case 'O':
+        this.intFmt(u, 8, signed, verb, false);
+        return;
+      case 'x':
+        this.intFmt(u, 16, signed, verb, false);
+        return;
+      case 'X':
+        this.intFmt(u, 16, signed, verb, true);
+        return;
+      case 'c':
+        this.pad(String.fromCodePoint(validRune(BigInt.asUintN(64, n))));
+        return;
+      case 'q':
+        this.pad(quoteRune(validRune(BigInt.asUintN(64, n)), this.f.plus));
+        return;
+      case 'U':
+        this.fmtUnicode(BigInt.asUintN(64, n));
+        return;
+      default:
+        this.badVerb(verb);
+    }
+  }
+
+  private intFmt(n: bigint, base: number, signed: boolean, verb: string, upper: boolean): void {
     const f = this.f;
-    const negative = signed && n < 0;
-    const u = Math.abs(n);
+    const negative = signed && n < 0n;
+    const u = negative ? -n : n;
     let prec = 0;
     if (f.precPresent) {
       prec = f.prec;
-      if (prec === 0 && u === 0) {
-        // %.0d of zero prints nothing but padding.
-        const zero = f.zero;
-        f.zero = false;
-        this.buf += this.padding(f.widPresent ? f.wid : 0);
-        f.zero = zero;
+      if (prec === 0 && u === 0n) {
+        this.buf += ' '.repeat(Math.max(f.widPresent ? f.wid : 0, 0));
         return;
       }
     } else if (f.zero && !f.minus && f.widPresent) {
@@ -422,61 +468,78 @@ class Printer {
     if (negative) digits = `-${digits}`;
     else if (f.plus) digits = `+${digits}`;
     else if (f.space) digits = ` ${digits}`;
-    const zero = f.zero;
-    f.zero = false;
-    this.pad(digits);
-    f.zero = zero;
+    this.padSpaces(digits);
   }
 
-  private fmtUnicode(n: number): void {
+  private fmtUnicode(u: bigint): void {
     const f = this.f;
-    let s = `U+${n.toString(16).toUpperCase().padStart(f.precPresent && f.prec > 4 ? f.prec : 4, '0')}`;
-    if (f.sharp && n >= 0 && n <= 0x10ffff && isPrint(String.fromCodePoint(n))) s += ` '${String.fromCodePoint(n)}'`;
-    const zero = f.zero;
-    f.zero = false;
-    this.pad(s);
-    f.zero = zero;
+    let s = `U+${u.toString(16).toUpperCase().padStart(f.precPresent && f.prec > 4 ? f.prec : 4, '0')}`;
+    if (f.sharp && u <= 0x10ffffn && isPrint(String.fromCodePoint(validRune(u)))) s += ` '${String.fromCodePoint(Number(u))}'`;
+    this.padSpaces(s);
   }
 
   private fmtFloat(n: number, verb: string): void {
-    let prec: number;
     switch (verb) {
       case 'v':
         this.floatFmt(n, 'g', -1);
         return;
+      case 'b':
       case 'g':
       case 'G':
-        prec = -1;
-        break;
-      case 'e':
-      case 'E':
-      case 'f':
-      case 'F':
-        prec = 6;
-        break;
-      case 'b':
       case 'x':
       case 'X':
-        throw new GoError(`the %${verb} verb for floating-point values is not supported by spire-reconciler`);
+        this.floatFmt(n, verb, -1);
+        return;
+      case 'f':
+      case 'e':
+      case 'E':
+        this.floatFmt(n, verb, 6);
+        return;
+      case 'F':
+        this.floatFmt(n, 'f', 6);
+        return;
       default:
         this.badVerb(verb);
-        return;
     }
-    this.floatFmt(n, verb, prec);
   }
 
+  /** fmt's fmtFloat: sign handling, the # flag's point and trailing zeros, zero padding after the sign. */
   private floatFmt(n: number, verb: string, defaultPrec: number): void {
     const f = this.f;
-    let num = formatFloat(n, verb, f.precPresent ? f.prec : defaultPrec);
+    const prec = f.precPresent ? f.prec : defaultPrec;
+    let num = formatFloat(n, verb, prec);
     if (!num.startsWith('-') && !num.startsWith('+')) num = `+${num}`;
     if (f.space && num.startsWith('+') && !f.plus) num = ` ${num.slice(1)}`;
     if (num[1] === 'I' || num[1] === 'N') {
       if (num[1] === 'N' && !f.space && !f.plus) num = num.slice(1);
-      const zero = f.zero;
-      f.zero = false;
-      this.pad(num);
-      f.zero = zero;
+      this.padSpaces(num);
       return;
+    }
+    if (f.sharp && verb !== 'b') {
+      let digits = 0;
+      if ('vgGx'.includes(verb)) digits = prec === -1 ? 6 : prec;
+      let tail = '';
+      let hasPoint = false;
+      let sawNonzero = false;
+      let body = num;
+      for (let i = 1; i < body.length; i++) {
+        const c = body[i]!;
+        if (c === '.') hasPoint = true;
+        else if (c === 'p' || c === 'P' || ((c === 'e' || c === 'E') && verb !== 'x' && verb !== 'X')) {
+          tail = body.slice(i);
+          body = body.slice(0, i);
+          break;
+        } else {
+          if (c !== '0') sawNonzero = true;
+          if (sawNonzero) digits--;
+        }
+      }
+      if (!hasPoint) {
+        if (body.length === 2 && body[1] === '0') digits--;
+        body += '.';
+      }
+      if (digits > 0) body += '0'.repeat(digits);
+      num = body + tail;
     }
     if (f.plus || !num.startsWith('+')) {
       if (f.zero && !f.minus && f.widPresent && f.wid > num.length) {
@@ -489,6 +552,8 @@ class Printer {
     this.pad(num.slice(1));
   }
 
+  // ---- strings ----
+
   private fmtString(s: string, verb: string): void {
     switch (verb) {
       case 'v':
@@ -500,7 +565,7 @@ class Printer {
         return;
       case 'x':
       case 'X':
-        this.fmtSx(s, verb === 'X');
+        this.fmtSx(toBytes(s), verb === 'X');
         return;
       case 'q':
         this.fmtQ(s);
@@ -510,7 +575,7 @@ class Printer {
     }
   }
 
-  private fmtS(s: string): void {
+  fmtS(s: string): void {
     this.pad(this.f.precPresent ? truncateRunes(s, this.f.prec) : s);
   }
 
@@ -520,10 +585,9 @@ class Printer {
     else this.pad(quote(t, this.f.plus));
   }
 
-  private fmtSx(s: string, upper: boolean): void {
+  private fmtSx(all: Uint8Array, upper: boolean): void {
     const f = this.f;
-    let bytes = Buffer.from(s, 'utf8');
-    if (f.precPresent && f.prec < bytes.length) bytes = bytes.subarray(0, f.prec);
+    const bytes = f.precPresent && f.prec < all.length ? all.subarray(0, f.prec) : all;
     const length = bytes.length;
     let width = 2 * length;
     if (width > 0) {
@@ -537,74 +601,91 @@ class Printer {
       if (f.widPresent) this.buf += this.padding(f.wid);
       return;
     }
+    if (f.widPresent && f.wid > width && !f.minus) this.buf += this.padding(f.wid - width);
     const prefix = upper ? '0X' : '0x';
-    let out = '';
-    if (f.sharp && !f.space) out += prefix;
+    let out = f.sharp ? prefix : '';
     bytes.forEach((b, i) => {
-      if (f.space && i > 0) out += ' ';
-      if (f.space && f.sharp) out += prefix;
+      if (f.space && i > 0) {
+        out += ' ';
+        if (f.sharp) out += prefix;
+      }
       const hex = b.toString(16).padStart(2, '0');
       out += upper ? hex.toUpperCase() : hex;
     });
-    if (f.widPresent && f.wid > width) {
-      if (f.minus) out += ' '.repeat(f.wid - width);
-      else out = this.padding(f.wid - width) + out;
-    }
     this.buf += out;
+    if (f.widPresent && f.wid > width && f.minus) this.buf += this.padding(f.wid - width);
   }
 }
 
-function validRune(n: number): number {
-  return n >= 0 && n <= 0x10ffff && !(n >= 0xd800 && n <= 0xdfff) ? n : 0xfffd;
-}
+// ---- text/template's printValue ----
 
-/** The text `{{ x }}` writes: Go's printableValue (pointers followed, invalid is `<no value>`) then fmt's %v. */
+/**
+ * The text `{{ x }}` writes: Go's printableValue (a pointer followed; a value
+ * whose pointer has String() printed through it; invalid is `<no value>`),
+ * then fmt's %v.
+ */
 export function printAction(x: GoValue): string {
   const t = x.t;
   if (t === undefined) return '<no value>';
   // The common cases, without a Printer.
-  if (t.kind === 'string') return readString(x.v);
-  if (t.kind === 'int') return String(readNumber(x.v));
+  if (t.kind === 'string' && t.methods.size === 0) return readString(x.v);
+  if (t.kind === 'int' && t.methods.size === 0) return String(readInt(x.v));
   if (t.kind === 'bool') return x.v === true ? 'true' : 'false';
   const p = new Printer();
-  p.printArg(indirect(x), 'v');
+  p.printArg(printable(x), 'v');
   return p.buf;
+}
+
+/** Go's printableValue: pointers followed; an addressable value whose pointer type has String() becomes that pointer. */
+export function printable(x: GoValue): GoValue {
+  let y = x.t?.kind === 'ptr' ? indirect(x) : x;
+  const t = y.t;
+  if (t === undefined || t.kind === 'ptr') return y;
+  if (methodOf(t, 'String', false) === undefined && methodOf(t, 'String', y.addr) !== undefined) {
+    y = new GoValue(typeNamed(`*${t.name}`), y.v ?? {}, false);
+  }
+  return y;
 }
 
 /** fmt.Sprint: operands separated by a space when neither side is a string. */
 export function sprint(args: readonly GoValue[]): string {
-  let out = '';
+  const p = new Printer();
   let prevString = false;
   args.forEach((arg, i) => {
     const isString = arg.t?.kind === 'string';
-    if (i > 0 && !isString && !prevString) out += ' ';
-    const p = new Printer();
+    if (i > 0 && !isString && !prevString) p.buf += ' ';
+    p.f = clearFlags();
     p.printArg(arg, 'v');
-    out += p.buf;
     prevString = isString;
   });
-  return out;
+  return p.buf;
 }
 
 /** fmt.Sprintln: operands always separated by a space, and a newline at the end. */
 export function sprintln(args: readonly GoValue[]): string {
-  return `${args
-    .map((arg) => {
-      const p = new Printer();
-      p.printArg(arg, 'v');
-      return p.buf;
-    })
-    .join(' ')}\n`;
+  const p = new Printer();
+  args.forEach((arg, i) => {
+    if (i > 0) p.buf += ' ';
+    p.f = clearFlags();
+    p.printArg(arg, 'v');
+  });
+  return `${p.buf}\n`;
 }
 
 const MAX_WIDTH = 1e6;
 
+function tooLarge(n: number | bigint): boolean {
+  return n > MAX_WIDTH || n < -MAX_WIDTH;
+}
+
+/** fmt's parsenum: a decimal number, or not present; overflowing digits give "not present" and skip to the end. */
 function parseNum(s: string, start: number, end: number): [num: number, present: boolean, next: number] {
+  if (start >= end) return [0, false, end];
   let i = start;
   let num = 0;
   let present = false;
   while (i < end && s[i]! >= '0' && s[i]! <= '9') {
-    if (num > MAX_WIDTH) return [0, false, end];
+    if (tooLarge(num)) return [0, false, end];
     num = num * 10 + (s.charCodeAt(i) - 48);
     present = true;
     i++;
@@ -612,67 +693,69 @@ function parseNum(s: string, start: number, end: number): [num: number, present:
   return [num, present, i];
 }
 
+/** fmt's intFromArg: a `*` width or precision; any integer type within ±1e6 will do. */
 function intFromArg(args: readonly GoValue[], argNum: number): [num: number, isInt: boolean, next: number] {
   if (argNum >= args.length) return [0, false, argNum];
   const a = args[argNum]!;
-  let num = 0;
+  let num = 0n;
   let isInt = false;
   if (a.t !== undefined && (a.t.kind === 'int' || a.t.kind === 'uint')) {
-    num = readNumber(a.v);
-    isInt = true;
+    num = bigOf(readInt(a.v));
+    isInt = a.t.kind === 'int' || num >= 0n;
   }
-  if (num > MAX_WIDTH || num < -MAX_WIDTH) return [0, false, argNum + 1];
-  return [num, isInt, argNum + 1];
+  if (tooLarge(num)) return [0, false, argNum + 1];
+  return [Number(num), isInt, argNum + 1];
 }
 
 /** fmt.Sprintf. */
 export function sprintf(format: string, args: readonly GoValue[]): string {
-  let out = '';
+  const p = new Printer();
   const end = format.length;
   let argNum = 0;
   let afterIndex: boolean;
   let reordered = false;
-
-  // An explicit argument index `[n]`; returns the new argument number, position and whether one was found.
   let goodArgNum: boolean;
+
+  // An explicit argument index `[n]`: the new argument number, position, and whether one was found.
   const argNumber = (i: number): [number, number, boolean] => {
     if (i >= end || format[i] !== '[') return [argNum, i, false];
     reordered = true;
-    const close = format.indexOf(']', i + 1);
-    if (end - i < 3 || close === -1) {
-      goodArgNum = false;
-      return [argNum, i + 1, false];
+    let width = 1;
+    let index = 0;
+    let ok = false;
+    if (end - i >= 3) {
+      const close = format.indexOf(']', i + 1);
+      if (close !== -1) {
+        const [n, present, next] = parseNum(format, i + 1, close);
+        width = close - i + 1;
+        if (present && next === close) {
+          index = n - 1;
+          ok = true;
+        }
+      }
     }
-    const [n, ok, next] = parseNum(format, i + 1, close);
-    if (!ok || next !== close) {
-      goodArgNum = false;
-      return [argNum, close + 1, false];
-    }
-    const index = n - 1;
-    if (index >= 0 && index < args.length) return [index, close + 1, true];
+    if (ok && index >= 0 && index < args.length) return [index, i + width, true];
     goodArgNum = false;
-    return [argNum, close + 1, true];
+    return [argNum, i + width, ok];
   };
 
   for (let i = 0; i < end; ) {
     goodArgNum = true;
     const lasti = i;
     while (i < end && format[i] !== '%') i++;
-    if (i > lasti) out += format.slice(lasti, i);
+    if (i > lasti) p.buf += format.slice(lasti, i);
     if (i >= end) break;
     i++;
 
-    const p = new Printer();
+    p.f = clearFlags();
     const f = p.f;
     for (; i < end; i++) {
       const c = format[i];
       if (c === '#') f.sharp = true;
-      else if (c === '0') f.zero = !f.minus;
+      else if (c === '0') f.zero = true;
       else if (c === '+') f.plus = true;
-      else if (c === '-') {
-        f.minus = true;
-        f.zero = false;
-      } else if (c === ' ') f.space = true;
+      else if (c === '-') f.minus = true;
+      else if (c === ' ') f.space = true;
       else break;
     }
 
@@ -681,7 +764,7 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
     if (i < end && format[i] === '*') {
       i++;
       [f.wid, f.widPresent, argNum] = intFromArg(args, argNum);
-      if (!f.widPresent) out += '%!(BADWIDTH)';
+      if (!f.widPresent) p.buf += '%!(BADWIDTH)';
       if (f.wid < 0) {
         f.wid = -f.wid;
         f.minus = true;
@@ -693,7 +776,7 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
       if (afterIndex && f.widPresent) goodArgNum = false;
     }
 
-    if (i + 1 <= end && format[i] === '.') {
+    if (i + 1 < end && format[i] === '.') {
       i++;
       if (afterIndex) goodArgNum = false;
       [argNum, i, afterIndex] = argNumber(i);
@@ -704,7 +787,7 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
           f.prec = 0;
           f.precPresent = false;
         }
-        if (!f.precPresent) out += '%!(BADPREC)';
+        if (!f.precPresent) p.buf += '%!(BADPREC)';
         afterIndex = false;
       } else {
         [f.prec, f.precPresent, i] = parseNum(format, i, end);
@@ -718,41 +801,97 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
     if (!afterIndex) [argNum, i] = argNumber(i);
 
     if (i >= end) {
-      out += '%!(NOVERB)';
+      p.buf += '%!(NOVERB)';
       break;
     }
     const verb = String.fromCodePoint(format.codePointAt(i) ?? 0);
     i += verb.length;
 
     if (verb === '%') {
-      out += '%';
+      p.buf += '%';
     } else if (!goodArgNum) {
-      out += `%!${verb}(BADINDEX)`;
+      p.buf += `%!${verb}(BADINDEX)`;
     } else if (argNum >= args.length) {
-      out += `%!${verb}(MISSING)`;
+      p.buf += `%!${verb}(MISSING)`;
     } else {
-      if (verb === 'v') {
+      if (verb === 'v' || verb === 'w') {
         f.sharpV = f.sharp;
         f.sharp = false;
         f.plusV = f.plus;
         f.plus = false;
       }
       p.printArg(args[argNum]!, verb);
-      out += p.buf;
       argNum++;
     }
   }
 
   if (!reordered && argNum < args.length) {
-    out += `%!(EXTRA ${args
-      .slice(argNum)
-      .map((arg) => {
-        if (arg.t === undefined) return '<nil>';
-        const p = new Printer();
+    p.f = clearFlags();
+    p.buf += '%!(EXTRA ';
+    args.slice(argNum).forEach((arg, k) => {
+      if (k > 0) p.buf += ', ';
+      if (arg.t === undefined) p.buf += '<nil>';
+      else {
+        p.buf += `${arg.t.name}=`;
         p.printArg(arg, 'v');
-        return `${arg.t.name}=${p.buf}`;
-      })
-      .join(', ')})`;
+      }
+    });
+    p.buf += ')';
   }
-  return out;
+  return p.buf;
+}
+
+// ---- Kubernetes' generated String() of ObjectMeta ----
+
+/** fmt.Sprintf("%v", x). */
+function v(x: GoValue): string {
+  const p = new Printer();
+  p.printArg(x, 'v');
+  return p.buf;
+}
+
+/** The generated valueToStringGenerated: "nil", or "*" and the value. */
+function pointee(t: string, value: unknown): string {
+  return value === undefined || value === null ? 'nil' : `*${v(new GoValue(typeNamed(t), value))}`;
+}
+
+/** %v of a *metav1.Time: its String(), or <nil> (the promoted value method panics on nil). */
+function timePointer(value: unknown): string {
+  return value === undefined || value === null ? '<nil>' : timeString(readTime(value));
+}
+
+function stringMap(value: unknown): string {
+  const obj = readObject(value) ?? {};
+  return `map[string]string{${sortedKeys(obj)
+    .map((k) => `${k}: ${readString(obj[k])},`)
+    .join('')}}`;
+}
+
+function ownerReference(o: unknown): string {
+  const s = (k: string): string => readString(readKey(o, k));
+  return `OwnerReference{Kind:${s('kind')},Name:${s('name')},UID:${s('uid')},APIVersion:${s('apiVersion')},Controller:${pointee('bool', readKey(o, 'controller'))},BlockOwnerDeletion:${pointee('bool', readKey(o, 'blockOwnerDeletion'))},}`;
+}
+
+function managedFieldsEntry(e: unknown): string {
+  const s = (k: string): string => readString(readKey(e, k));
+  const fields = readKey(e, 'fieldsV1');
+  if (fields !== undefined && fields !== null) throw new Unsupported('spire-reconciler does not reproduce the String() method of v1.FieldsV1');
+  return `ManagedFieldsEntry{Manager:${s('manager')},Operation:${s('operation')},APIVersion:${s('apiVersion')},Time:${timePointer(readKey(e, 'time'))},FieldsType:${s('fieldsType')},FieldsV1:<nil>,Subresource:${s('subresource')},}`;
+}
+
+/** (*metav1.ObjectMeta).String(), as apimachinery's generated.pb.go writes it, for a non-nil pointer. */
+export function objectMetaString(meta: unknown): string {
+  const s = (k: string): string => readString(readKey(meta, k));
+  const generation = readKey(meta, 'generation');
+  return (
+    `&ObjectMeta{Name:${s('name')},GenerateName:${s('generateName')},Namespace:${s('namespace')},SelfLink:${s('selfLink')},` +
+    `UID:${s('uid')},ResourceVersion:${s('resourceVersion')},Generation:${typeof generation === 'number' ? generation : 0},` +
+    `CreationTimestamp:${timeString(readTime(readKey(meta, 'creationTimestamp')))},` +
+    `DeletionTimestamp:${timePointer(readKey(meta, 'deletionTimestamp'))},` +
+    `DeletionGracePeriodSeconds:${pointee('int64', readKey(meta, 'deletionGracePeriodSeconds'))},` +
+    `Labels:${stringMap(readKey(meta, 'labels'))},Annotations:${stringMap(readKey(meta, 'annotations'))},` +
+    `OwnerReferences:[]OwnerReference{${readItems(readKey(meta, 'ownerReferences')).map((o) => `${ownerReference(o)},`).join('')}},` +
+    `Finalizers:${v(new GoValue(typeNamed('[]string'), readKey(meta, 'finalizers')))},` +
+    `ManagedFields:[]ManagedFieldsEntry{${readItems(readKey(meta, 'managedFields')).map((e) => `${managedFieldsEntry(e)},`).join('')}},}`
+  );
 }

@@ -4,26 +4,38 @@
  * the compiler turns them into control flow (see emit.ts).
  *
  * Errors are thrown as GoError with Go's wording; the helper that calls a
- * function prefixes them with "error calling <name>:" as Go does.
+ * function prefixes them with "error calling <name>:" as Go does, except for
+ * GoArgumentError, which Go raises before the call.
  */
 
-import { GoArgumentError, GoError } from './errors.js';
+import { fromBytes, normalize, toBytes } from './bytes.js';
+import { GoArgumentError, GoError, Unsupported } from './errors.js';
+import type { Arg } from './eval.js';
+import { Literal, literalValue } from './eval.js';
 import { BOOL, INT, STRING, UINT8 } from './gotypes.js';
 import type { GoType } from './gotypes.js';
-import { sprint, sprintf, sprintln, printAction } from './format.js';
+import { printAction, printable, sprint, sprintf, sprintln } from './format.js';
+import { readTime } from './methods.js';
 import { isPrint } from './quote.js';
+import { compareTimes } from './time.js';
 import {
   GoValue,
+  LazyText,
   NO_VALUE,
+  bigOf,
   byteLength,
   compareStrings,
   hasOwn,
   indirect,
   isNil,
+  readComplex,
+  readFloat,
+  readInt,
   readItems,
-  readNumber,
+  readKey,
   readObject,
   readString,
+  sliceLength,
   truth,
 } from './values.js';
 
@@ -72,23 +84,24 @@ function isIntLike(t: GoType | undefined): boolean {
   return t !== undefined && (t.kind === 'int' || t.kind === 'uint');
 }
 
+/** Go's indexArg: an integer index within [0, cap]. */
 function indexArg(index: GoValue, cap: number): number {
   if (index.t === undefined) throw new GoError('cannot index slice/array with nil');
   if (!isIntLike(index.t)) throw new GoError(`cannot index slice/array with type ${index.t.name}`);
-  const x = readNumber(index.v);
-  if (x < 0 || x > cap) throw new GoError(`index out of range: ${x}`);
-  return x;
+  const x = index.t.kind === 'uint' ? BigInt.asIntN(64, bigOf(readInt(index.v))) : bigOf(readInt(index.v));
+  if (x < 0n || x > BigInt(cap)) throw new GoError(`index out of range: ${x}`);
+  return Number(x);
 }
 
-/** Go's prepareArg for a map key: the key must have the map's key type (ints convert among themselves). */
+/** Go's prepareArg for a map key: the key must have the map's key type (integers convert among themselves). */
 function mapKey(key: GoValue, keyType: GoType): string {
   if (key.t === undefined) throw new GoError(`value is nil; should be of type ${keyType.name}`);
-  if (key.t.name === keyType.name || (isIntLike(key.t) && isIntLike(keyType))) return readString(key.v);
+  if (key.t === keyType || (isIntLike(key.t) && isIntLike(keyType))) return readString(key.v);
   throw new GoError(`value has type ${key.t.name}; should be ${keyType.name}`);
 }
 
 function utf8(s: string): Buffer {
-  return Buffer.from(s, 'utf8');
+  return toBytes(s);
 }
 
 function index(args: readonly GoValue[]): GoValue {
@@ -97,8 +110,7 @@ function index(args: readonly GoValue[]): GoValue {
   for (let k = 1; k < args.length; k++) {
     const key = arg(args, k);
     item = indirect(item);
-    const t = item.t;
-    if (t === undefined) throw new GoError('index of untyped nil');
+    const t = item.t!;
     if (t.kind === 'ptr') throw new GoError('index of nil pointer');
     if (t.kind === 'string') {
       const s = readString(item.v);
@@ -110,7 +122,8 @@ function index(args: readonly GoValue[]): GoValue {
       const items = readItems(item.v);
       const x = indexArg(key, items.length);
       if (x === items.length) throw new GoError('reflect: slice index out of range');
-      item = new GoValue(t.elem, items[x]);
+      // A slice's elements are addressable.
+      item = new GoValue(t.elem, items[x], true);
     } else if (t.kind === 'map') {
       const name = mapKey(key, t.key);
       const obj = readObject(item.v);
@@ -124,9 +137,11 @@ function index(args: readonly GoValue[]): GoValue {
 }
 
 function slice(args: readonly GoValue[]): GoValue {
-  const item = arg(args, 0);
-  const t = item.t;
-  if (t === undefined) throw new GoError('slice of untyped nil');
+  const first = arg(args, 0);
+  if (first.t === undefined) throw new GoError('slice of untyped nil');
+  const item = indirect(first);
+  const t = item.t!;
+  if (t.kind === 'ptr') throw new GoError('slice of nil pointer');
   const indexes = args.slice(1);
   if (indexes.length > 3) throw new GoError(`too many slice indexes: ${indexes.length}`);
   let len: number;
@@ -134,7 +149,7 @@ function slice(args: readonly GoValue[]): GoValue {
     if (indexes.length === 3) throw new GoError('cannot 3-index slice a string');
     len = byteLength(readString(item.v));
   } else if (t.kind === 'slice') {
-    len = readItems(item.v).length;
+    len = sliceLength(item.v);
   } else {
     throw new GoError(`can't slice item of type ${t.name}`);
   }
@@ -145,15 +160,16 @@ function slice(args: readonly GoValue[]): GoValue {
   const [from = 0, to = len, max = len] = idx;
   if (from > to) throw new GoError(`invalid slice index: ${from} > ${to}`);
   if (indexes.length === 3 && to > max) throw new GoError(`invalid slice index: ${to} > ${max}`);
-  if (t.kind === 'string') {
-    return new GoValue(t, utf8(readString(item.v)).subarray(from, to).toString('utf8'));
-  }
-  return new GoValue(t, readItems(item.v).slice(from, to));
+  // Go slices bytes: a cut inside a character leaves bytes that are not UTF-8 (see bytes.ts).
+  if (t.kind === 'string') return new GoValue(t, fromBytes(utf8(readString(item.v)).subarray(from, to)));
+  const v = item.v;
+  return new GoValue(t, v instanceof Uint8Array ? v.subarray(from, to) : readItems(v).slice(from, to));
 }
 
 function length(args: readonly GoValue[]): GoValue {
   const item = indirect(arg(args, 0));
   const t = item.t;
+  // Go asks an invalid value for its type, which panics.
   if (t === undefined) throw new GoError('reflect: call of reflect.Value.Type on zero Value');
   switch (t.kind) {
     case 'ptr':
@@ -161,7 +177,7 @@ function length(args: readonly GoValue[]): GoValue {
     case 'string':
       return new GoValue(INT, byteLength(readString(item.v)));
     case 'slice':
-      return new GoValue(INT, readItems(item.v).length);
+      return new GoValue(INT, sliceLength(item.v));
     case 'map': {
       const obj = readObject(item.v);
       return new GoValue(INT, obj === undefined ? 0 : Object.keys(obj).length);
@@ -173,11 +189,11 @@ function length(args: readonly GoValue[]): GoValue {
 
 // ---- comparison ----
 
-type BasicKind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string';
+type BasicKind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'string';
 
 function basicKind(x: GoValue): BasicKind {
   const k = x.t?.kind;
-  return k === 'bool' || k === 'int' || k === 'uint' || k === 'float' || k === 'string' ? k : 'invalid';
+  return k === 'bool' || k === 'int' || k === 'uint' || k === 'float' || k === 'complex' || k === 'string' ? k : 'invalid';
 }
 
 function describe(x: GoValue): string {
@@ -188,13 +204,60 @@ function describe(x: GoValue): string {
   }
 }
 
-/** The reflect.Kind Go compares for non-basic values. */
-function reflectKind(x: GoValue): string {
-  return x.t?.kind ?? 'invalid';
+/** Go's Type.Comparable. */
+function comparable(t: GoType): boolean {
+  if (t.kind === 'slice' || t.kind === 'map') return false;
+  if (t.kind !== 'struct') return true;
+  return t.fields.every((f) => comparable(f.type));
 }
 
-function comparable(t: GoType): boolean {
-  return t.kind === 'ptr' || (t.kind === 'struct' && t.stringer === 'time');
+function sameInt(a: GoValue, b: GoValue): boolean {
+  return bigOf(readInt(a.v)) === bigOf(readInt(b.v));
+}
+
+/** Go's == on two comparable values of one type (eq's last resort). */
+function equalValues(a: GoValue, b: GoValue): boolean {
+  const t = a.t!;
+  switch (t.kind) {
+    case 'bool':
+      return (a.v === true) === (b.v === true);
+    case 'int':
+    case 'uint':
+      return sameInt(a, b);
+    case 'float':
+      return readFloat(a.v) === readFloat(b.v);
+    case 'complex': {
+      const x = readComplex(a.v);
+      const y = readComplex(b.v);
+      return x.re === y.re && x.im === y.im;
+    }
+    case 'string':
+      return readString(a.v) === readString(b.v);
+    case 'ptr':
+      if (isNil(a) || isNil(b)) return isNil(a) && isNil(b);
+      // Non-nil pointers are equal when they point to the same place: the same JSON object, or the same field.
+      if (a.at !== undefined && b.at !== undefined) return a.at.holder === b.at.holder && a.at.key === b.at.key;
+      if (a.v !== null && typeof a.v === 'object') return a.v === b.v;
+      throw new Unsupported(`spire-reconciler cannot compare the addresses of two ${t.name}`);
+    case 'struct': {
+      if (t.codec === 'metatime' || t.codec === 'gotime') {
+        const x = readTime(a.v);
+        const y = readTime(b.v);
+        return compareTimes(x, y) === 0 && x.loc === y.loc;
+      }
+      if (t.codec !== 'object') throw new Unsupported(`spire-reconciler cannot compare values of type ${t.name}`);
+      if (a.v === b.v) return true;
+      return t.fields.every((f) => {
+        const x = new GoValue(f.type, f.json === '' ? a.v : readKey(a.v, f.json));
+        const y = new GoValue(f.type, f.json === '' ? b.v : readKey(b.v, f.json));
+        // Pointers held by two different structs point to different places.
+        if (f.type.kind === 'ptr' && !isNil(x) && !isNil(y)) return false;
+        return equalValues(x, y);
+      });
+    }
+    default:
+      return false;
+  }
 }
 
 function eq(args: readonly GoValue[]): GoValue {
@@ -206,35 +269,26 @@ function eq(args: readonly GoValue[]): GoValue {
     const k2 = basicKind(b);
     let equal = false;
     if (k1 !== k2) {
-      if (k1 === 'int' && k2 === 'uint') equal = readNumber(a.v) >= 0 && readNumber(a.v) === readNumber(b.v);
-      else if (k1 === 'uint' && k2 === 'int') equal = readNumber(b.v) >= 0 && readNumber(a.v) === readNumber(b.v);
+      if (k1 === 'int' && k2 === 'uint') equal = bigOf(readInt(a.v)) >= 0n && sameInt(a, b);
+      else if (k1 === 'uint' && k2 === 'int') equal = bigOf(readInt(b.v)) >= 0n && sameInt(a, b);
       else if (a.t !== undefined && b.t !== undefined) {
         throw new GoError(`incompatible types for comparison: ${a.t.name} and ${b.t.name}`);
       }
+    } else if (k1 !== 'invalid') {
+      equal = equalValues(a, b);
     } else {
-      switch (k1) {
-        case 'bool':
-          equal = (a.v === true) === (b.v === true);
-          break;
-        case 'int':
-        case 'uint':
-        case 'float':
-          equal = readNumber(a.v) === readNumber(b.v);
-          break;
-        case 'string':
-          equal = readString(a.v) === readString(b.v);
-          break;
-        default:
-          if (reflectKind(a) !== reflectKind(b) && a.t !== undefined && b.t !== undefined) {
-            throw new GoError(`non-comparable types ${describe(a)}: ${a.t.name}, ${b.t.name}: ${describe(b)}`);
-          }
-          if (isNil(a) || isNil(b)) {
-            equal = isNil(a) === isNil(b);
-          } else if (b.t === undefined || !comparable(b.t)) {
-            throw new GoError(`non-comparable type ${describe(b)}: ${b.t?.name ?? ''}`);
-          } else {
-            equal = a.v === b.v;
-          }
+      const ka = a.t?.kind ?? 'invalid';
+      const kb = b.t?.kind ?? 'invalid';
+      if (ka !== kb && a.t !== undefined && b.t !== undefined) {
+        throw new GoError(`non-comparable types ${describe(a)}: ${a.t.name}, ${b.t.name}: ${describe(b)}`);
+      }
+      if (isNil(a) || isNil(b)) {
+        equal = isNil(a) === isNil(b);
+      } else if (!comparable(b.t!)) {
+        throw new GoError(`non-comparable type ${describe(b)}: ${b.t!.name}`);
+      } else {
+        // Interfaces holding different types are unequal.
+        equal = a.t === b.t && equalValues(a, b);
       }
     }
     if (equal) return TRUE;
@@ -244,16 +298,27 @@ function eq(args: readonly GoValue[]): GoValue {
 
 function lessThan(a: GoValue, b: GoValue): boolean {
   const k1 = basicKind(a);
+  if (k1 === 'invalid') throw new GoError('invalid type for comparison');
   const k2 = basicKind(b);
-  if (k1 === 'invalid' || k2 === 'invalid') throw new GoError('invalid type for comparison');
+  if (k2 === 'invalid') throw new GoError('invalid type for comparison');
   if (k1 !== k2) {
-    if (k1 === 'int' && k2 === 'uint') return readNumber(a.v) < 0 || readNumber(a.v) < readNumber(b.v);
-    if (k1 === 'uint' && k2 === 'int') return readNumber(b.v) >= 0 && readNumber(a.v) < readNumber(b.v);
-    throw new GoError(`incompatible types for comparison: ${a.t?.name ?? ''} and ${b.t?.name ?? ''}`);
+    const x = bigOf(readInt(a.v));
+    const y = bigOf(readInt(b.v));
+    if (k1 === 'int' && k2 === 'uint') return x < 0n || x < y;
+    if (k1 === 'uint' && k2 === 'int') return y >= 0n && x < y;
+    throw new GoError(`incompatible types for comparison: ${a.t!.name} and ${b.t!.name}`);
   }
-  if (k1 === 'bool') throw new GoError('invalid type for comparison');
-  if (k1 === 'string') return compareStrings(readString(a.v), readString(b.v)) < 0;
-  return readNumber(a.v) < readNumber(b.v);
+  switch (k1) {
+    case 'bool':
+    case 'complex':
+      throw new GoError('invalid type for comparison');
+    case 'string':
+      return compareStrings(readString(a.v), readString(b.v)) < 0;
+    case 'float':
+      return readFloat(a.v) < readFloat(b.v);
+    default:
+      return bigOf(readInt(a.v)) < bigOf(readInt(b.v));
+  }
 }
 
 function lt(args: readonly GoValue[]): GoValue {
@@ -266,11 +331,11 @@ function le(args: readonly GoValue[]): GoValue {
 
 // ---- text ----
 
-/** Go's evalArgs: a lone string as is, otherwise each argument printed as `{{ }}` would, joined as Sprint. */
-function evalArgs(args: readonly GoValue[]): string {
+/** Go's evalArgs: a lone string as is, otherwise each argument made printable and joined as Sprint joins them. */
+export function evalArgs(args: readonly GoValue[]): string {
   const only = args[0];
   if (args.length === 1 && only !== undefined && only.t === STRING) return readString(only.v);
-  return sprint(args.map((a) => (a.t === undefined ? new GoValue(STRING, '<no value>') : indirect(a))));
+  return sprint(args.map((a) => (a.t === undefined ? new GoValue(STRING, '<no value>') : printable(a))));
 }
 
 function htmlEscape(s: string): string {
@@ -308,6 +373,8 @@ function jsEscape(s: string): string {
     const cp = ch.codePointAt(0) ?? 0;
     const simple = JS_ESCAPES[ch];
     if (simple !== undefined) out += simple;
+    // A byte that is not UTF-8 decodes to U+FFFD, which is printable: Go copies the byte.
+    else if (cp >= 0xdc80 && cp <= 0xdcff) out += ch;
     else if (cp < 0x20) out += `\\u00${cp.toString(16).toUpperCase().padStart(2, '0')}`;
     else if (cp < 0x80 || isPrint(ch)) out += ch;
     else out += `\\u${cp.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -328,11 +395,33 @@ function queryEscape(s: string): string {
 }
 
 function text(s: string): GoValue {
-  return new GoValue(STRING, s);
+  return new GoValue(STRING, normalize(s));
+}
+
+/** Sprint's result is empty only when every operand is an empty string (or there are none). */
+function printsSomething(operands: readonly GoValue[]): boolean {
+  return operands.some((a) => a.t === undefined || a.t.kind !== 'string' || readString(a.v) !== '');
+}
+
+/** The text of print/html/js/urlquery, formatted when first needed (see LazyText). */
+function lazy(operands: readonly GoValue[], format: () => string): GoValue {
+  return new GoValue(STRING, new LazyText(() => normalize(format()), printsSomething(operands)));
+}
+
+/** What evalArgs hands to Sprint, for deciding emptiness without formatting. */
+function escapedOperands(args: readonly GoValue[]): readonly GoValue[] {
+  const only = args[0];
+  if (args.length === 1 && only !== undefined && only.t === STRING) return args;
+  return args.map((a) => (a.t === undefined ? new GoValue(STRING, '<no value>') : printable(a)));
 }
 
 /** printf's format must be a string, as Go checks before the call. */
-function formatArgument(x: GoValue): string {
+function formatArgument(x: Arg): string {
+  if (x instanceof Literal) {
+    if (x.kind === 'nil') throw new GoArgumentError('cannot assign nil to string');
+    if (x.kind !== 'string') throw new GoArgumentError(`expected string; found ${x.text}`);
+    return x.str;
+  }
   let f = x;
   if (f.t === undefined) throw new GoArgumentError('invalid value; expected string');
   if (f.t.kind === 'ptr' && f.t.elem === STRING) {
@@ -343,33 +432,59 @@ function formatArgument(x: GoValue): string {
   return readString(f.v);
 }
 
-export type Builtin = (args: readonly GoValue[]) => GoValue;
+export type Builtin = (args: readonly Arg[]) => GoValue;
+
+/** Literal arguments become values as Go's evalArg makes them for a parameter of type any or reflect.Value. */
+function values(args: readonly Arg[]): GoValue[] {
+  return args.map((a) => (a instanceof Literal ? literalValue(a) : a));
+}
+
+function valued(fn: (args: readonly GoValue[]) => GoValue): Builtin {
+  return (args) => {
+    let converted: GoValue[];
+    try {
+      converted = values(args);
+    } catch (err) {
+      // A literal's conversion fails before the call: no "error calling" prefix.
+      if (err instanceof GoError && !(err instanceof GoArgumentError)) throw new GoArgumentError(err.message);
+      throw err;
+    }
+    return fn(converted);
+  };
+}
 
 export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
-  ['index', index],
-  ['slice', slice],
-  ['len', length],
-  ['not', (args) => boolValue(!truth(arg(args, 0)))],
-  ['eq', eq],
-  ['ne', (args) => boolValue(!truth(eq([arg(args, 0), arg(args, 1)])))],
-  ['lt', lt],
-  ['le', le],
-  ['gt', (args) => boolValue(!truth(le(args)))],
-  ['ge', (args) => boolValue(!lessThan(arg(args, 0), arg(args, 1)))],
-  ['print', (args) => text(sprint(args))],
-  ['println', (args) => text(sprintln(args))],
-  ['printf', (args) => text(sprintf(formatArgument(arg(args, 0)), args.slice(1)))],
-  ['html', (args) => text(htmlEscape(evalArgs(args)))],
-  ['js', (args) => text(jsEscape(evalArgs(args)))],
-  ['urlquery', (args) => text(queryEscape(evalArgs(args)))],
+  ['index', valued(index)],
+  ['slice', valued(slice)],
+  ['len', valued(length)],
+  ['not', valued((args) => boolValue(!truth(arg(args, 0))))],
+  ['eq', valued(eq)],
+  ['ne', valued((args) => boolValue(!truth(eq([arg(args, 0), arg(args, 1)]))))],
+  ['lt', valued(lt)],
+  ['le', valued(le)],
+  ['gt', valued((args) => boolValue(!truth(le(args))))],
+  ['ge', valued((args) => boolValue(!lessThan(arg(args, 0), arg(args, 1))))],
+  ['print', valued((args) => lazy(args, () => sprint(args)))],
+  ['println', valued((args) => text(sprintln(args)))],
+  [
+    'printf',
+    (args) => {
+      const format = formatArgument(args[0] ?? NO_VALUE);
+      const rest = values(args.slice(1));
+      return text(sprintf(format, rest));
+    },
+  ],
+  ['html', valued((args) => lazy(escapedOperands(args), () => htmlEscape(evalArgs(args))))],
+  ['js', valued((args) => lazy(escapedOperands(args), () => jsEscape(evalArgs(args))))],
+  ['urlquery', valued((args) => lazy(escapedOperands(args), () => queryEscape(evalArgs(args))))],
   [
     'call',
     // The first argument is the callee's source text, added by the compiler for the message;
     // template data holds no functions, so every call fails as Go's does on a non-function.
-    (args) => {
+    valued((args) => {
       const fn = arg(args, 1);
       if (fn.t === undefined) throw new GoError('call of nil');
       throw new GoError(`non-function ${readString(arg(args, 0).v)} of type ${fn.t.name}`);
-    },
+    }),
   ],
 ]);

@@ -10,55 +10,102 @@
  */
 
 import Handlebars from 'handlebars';
-import { ExecFault, GoArgumentError, GoError } from './errors.js';
+import { ExecFault, GoArgumentError, GoError, Unsupported } from './errors.js';
+import type { Arg, Call } from './eval.js';
+import { evalField } from './eval.js';
 import { printAction } from './format.js';
 import { BUILTINS } from './funcs.js';
 import { INT } from './gotypes.js';
 import { MAX_RENDER_CHARS, MAX_RENDER_ITERATIONS, renderBudget } from './limits.js';
-import { GoValue, NO_VALUE, fieldStep, indirect, readItems, readNumber, readObject, sortedKeys, truth } from './values.js';
-import type { Cursor } from './values.js';
+import { GoValue, NO_VALUE, bigOf, indirect, readInt, readItems, readObject, sortedKeys, truth } from './values.js';
 
 type Options = Handlebars.HelperOptions;
-/** Variable slots of one render; undefined means "not declared at this point". */
-export type Slots = (GoValue | undefined)[];
+/** Variable slots of one render: values, or break (1) / continue (2) signals; undefined means "not declared at this point". */
+export type Slots = (GoValue | number | undefined)[];
+
+/** A compiled tree, for `{{template}}` to run. */
+export interface TreeRunner {
+  readonly run: Handlebars.TemplateDelegate<GoValue>;
+  readonly slotCount: number;
+  /** The slot `$` starts in, when the template assigns to it; -1 otherwise. */
+  readonly dollarSlot: number;
+}
+
+/** What every render passes to Handlebars as @data. */
+export interface RenderData {
+  readonly k: readonly unknown[];
+  readonly v?: Slots;
+  readonly t: readonly TreeRunner[];
+  /** How many `{{template}}` invocations deep this render is. */
+  readonly d: number;
+}
+
+/**
+ * Go stops at 100,000 nested `{{template}}` calls; JavaScript's stack ends
+ * earlier. Deeper recursion is refused as unsupported (README: limits).
+ */
+export const MAX_TEMPLATE_DEPTH = 1000;
 
 const hb = Handlebars.create();
 for (const name of Object.keys(hb.helpers)) hb.unregisterHelper(name);
 
 function atSite(site: number, err: unknown): unknown {
-  return err instanceof GoError ? new ExecFault(site, err.message) : err;
+  if (err instanceof GoError) return new ExecFault(site, err.message, err instanceof Unsupported);
+  return err;
 }
 
 function optionsOf(rest: readonly unknown[]): Options {
   return rest[rest.length - 1] as Options;
 }
 
-// One cursor for all field walks: helpers never run concurrently.
-const cursor: Cursor = { t: undefined, v: undefined };
-
-/** Walks `names` from `recv`; a number among the arguments gives how many arguments the last step gets. */
-function walk(recv: GoValue, rest: readonly unknown[]): void {
-  cursor.t = recv.t;
-  cursor.v = recv.v;
+/**
+ * Walks `names` from `recv`. After the names, a number n tells that the last
+ * step gets arguments: n >> 1 explicit ones, then (n & 1) the piped one.
+ */
+function walk(recv: GoValue, rest: readonly unknown[]): GoValue {
   const end = rest.length - 1;
+  let cur = recv;
   for (let i = 0; i < end; i++) {
     const name = rest[i];
     if (typeof name !== 'string') break;
     const next = rest[i + 1];
-    fieldStep(cursor, name, typeof next === 'number' ? next : 0);
+    let call: Call | undefined;
+    if (typeof next === 'number') {
+      const explicit = next >> 1;
+      const args = rest.slice(i + 2, i + 2 + explicit) as Arg[];
+      const final = (next & 1) === 1 ? (rest[i + 2 + explicit] as GoValue) : undefined;
+      call = { args, final };
+    }
+    cur = evalField(cur, name, call);
+    if (call !== undefined) break;
   }
+  return cur;
 }
 
-/** Counts output against the render's budget (limits.ts), so no template can grow a string without bound. */
+/** The variable slots a run of a tree starts with; `$` is the data it runs on. */
+export function newSlots(tree: TreeRunner, dot: GoValue): Slots | undefined {
+  if (tree.slotCount === 0) return undefined;
+  const slots = new Array(tree.slotCount) as Slots;
+  if (tree.dollarSlot >= 0) slots[tree.dollarSlot] = dot;
+  return slots;
+}
+
+/**
+ * Counts output against the render's budget (limits.ts), so no template can
+ * grow a string without bound. Go has no such bound: going over it is a
+ * documented limit, so the error is marked unsupported.
+ */
 function spend(text: string): string {
   renderBudget.chars += text.length;
-  if (renderBudget.chars > MAX_RENDER_CHARS) throw new GoError(`render output exceeds the limit of ${MAX_RENDER_CHARS} characters`);
+  if (renderBudget.chars > MAX_RENDER_CHARS) throw new Unsupported(`render output exceeds the limit of ${MAX_RENDER_CHARS} characters`);
   return text;
 }
 
 function resetSlots(slots: Slots, lo: number, hi: number): void {
   for (let i = lo; i < hi; i++) slots[i] = undefined;
 }
+
+const BREAK = 1;
 
 const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
   /** `{{ x }}`: print a value as Go does. */
@@ -73,18 +120,16 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
   /** `{{ .A.B }}`: walk and print a field chain in one step, the most common action by far. */
   pf(site: number, recv: GoValue, ...rest: unknown[]): string {
     try {
-      walk(recv, rest);
-      return spend(printAction(cursor.t === undefined ? NO_VALUE : new GoValue(cursor.t, cursor.v)));
+      return spend(printAction(walk(recv, rest)));
     } catch (err) {
       throw atSite(site, err);
     }
   },
 
-  /** `.A.B` as a value. */
+  /** `.A.B` as a value, or a method call `.A.B arg`. */
   field(site: number, recv: GoValue, ...rest: unknown[]): GoValue {
     try {
-      walk(recv, rest);
-      return cursor.t === undefined ? NO_VALUE : new GoValue(cursor.t, cursor.v);
+      return walk(recv, rest);
     } catch (err) {
       throw atSite(site, err);
     }
@@ -96,10 +141,10 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
     if (builtin === undefined) throw new ExecFault(site, `${JSON.stringify(name)} is not a defined function`);
     let result: GoValue;
     try {
-      result = builtin(rest.slice(0, -1) as GoValue[]);
+      result = builtin(rest.slice(0, -1) as Arg[]);
     } catch (err) {
       if (err instanceof GoArgumentError) throw new ExecFault(site, err.message);
-      if (err instanceof GoError) throw new ExecFault(site, `error calling ${name}: ${err.message}`);
+      if (err instanceof GoError) throw new ExecFault(site, `error calling ${name}: ${err.message}`, err instanceof Unsupported);
       throw err;
     }
     // printf's width alone can make a megabyte; a range can repeat it.
@@ -132,22 +177,31 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
   /**
    * `{{range}}` over a slice, a map (in sorted key order) or an integer; the body
    * sees each element as dot and, when two variables are declared, the key as
-   * @key. Trailing `slots lo bodyLo bodyHi hi` end variable scopes.
+   * @key. Trailing `slots lo bodyLo bodyHi hi control` end variable scopes and
+   * name the slot a `{{break}}` or `{{continue}}` in the body sets (-1: none).
    */
   goRange(this: GoValue, site: number, value: GoValue, nvars: number, ...rest: unknown[]): string {
     const options = optionsOf(rest);
-    const slots = rest.length === 6 ? (rest[0] as Slots) : undefined;
+    const slots = rest.length === 7 ? (rest[0] as Slots) : undefined;
+    const control = slots === undefined ? -1 : (rest[5] as number);
+    let stopped = false;
     const iterate = (key: GoValue, elem: GoValue): string => {
-      if (++renderBudget.iterations > MAX_RENDER_ITERATIONS) throw new GoError(`range exceeds the limit of ${MAX_RENDER_ITERATIONS} iterations in one render`);
+      if (++renderBudget.iterations > MAX_RENDER_ITERATIONS) throw new Unsupported(`range exceeds the limit of ${MAX_RENDER_ITERATIONS} iterations in one render`);
       let data: unknown = options.data;
       if (nvars === 2) {
         const frame = hb.createFrame(options.data) as Record<string, unknown>;
         frame['key'] = key;
         data = frame;
       }
-      const out = options.fn(elem, { data });
-      if (slots !== undefined) resetSlots(slots, rest[2] as number, rest[3] as number);
-      return spend(out);
+      const out = spend(options.fn(elem, { data }));
+      if (slots !== undefined) {
+        resetSlots(slots, rest[2] as number, rest[3] as number);
+        if (control >= 0) {
+          stopped = slots[control] === BREAK;
+          slots[control] = undefined;
+        }
+      }
+      return out;
     };
     let out = '';
     let ran = false;
@@ -158,24 +212,25 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
         // An invalid value (a missing key) ranges like an empty map.
       } else if (t.kind === 'slice') {
         const items = readItems(x.v);
-        for (let i = 0; i < items.length; i++) {
+        for (let i = 0; i < items.length && !stopped; i++) {
           ran = true;
-          out += iterate(new GoValue(INT, i), new GoValue(t.elem, items[i]));
+          out += iterate(new GoValue(INT, i), new GoValue(t.elem, items[i], true));
         }
       } else if (t.kind === 'map') {
         const obj = readObject(x.v);
         if (obj !== undefined) {
           for (const key of sortedKeys(obj)) {
+            if (stopped) break;
             ran = true;
             out += iterate(new GoValue(t.key, key), new GoValue(t.elem, obj[key]));
           }
         }
       } else if (t.kind === 'int' || t.kind === 'uint') {
         if (nvars > 1) throw new GoError(`can't use ${printAction(x)} to iterate over more than one variable`);
-        const n = readNumber(x.v);
-        for (let i = 0; i < n; i++) {
+        const n = bigOf(readInt(x.v));
+        for (let i = 0n; i < n && !stopped; i++) {
           ran = true;
-          out += iterate(NO_VALUE, new GoValue(t, i));
+          out += iterate(NO_VALUE, new GoValue(t, i <= 0x1fffffffffffffn ? Number(i) : i));
         }
       } else {
         let shown: string;
@@ -202,14 +257,14 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
   goAndOr(this: GoValue, site: number, slots: Slots, r: number, isOr: boolean, options: Options): string {
     options.fn(this);
     const value = slots[r];
-    if (value !== undefined && truth(value) === isOr) return '';
+    if (value instanceof GoValue && truth(value) === isOr) return '';
     return options.inverse(this);
   },
 
   /** Reads a variable (or an and/or register). */
   getv(site: number, slots: Slots, slot: number, name: string): GoValue {
     const value = slots[slot];
-    if (value === undefined) throw new ExecFault(site, `undefined variable: ${name}`);
+    if (!(value instanceof GoValue)) throw new ExecFault(site, `undefined variable: ${name}`);
     return value;
   },
 
@@ -218,6 +273,29 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
     if (assign && slots[slot] === undefined) throw new ExecFault(site, `undefined variable: ${name}`);
     slots[slot] = value;
     return '';
+  },
+
+  /** `{{break}}` (1) or `{{continue}}` (2): signals the range through its control slot. */
+  brk(slots: Slots, slot: number, code: number): string {
+    slots[slot] = code;
+    return '';
+  },
+
+  /** What follows a possible break or continue: rendered only while none of the given control slots is set. */
+  goLive(this: GoValue, slots: Slots, ...rest: unknown[]): string {
+    const options = optionsOf(rest);
+    for (let i = 0; i < rest.length - 1; i++) if (slots[rest[i] as number] !== undefined) return '';
+    return options.fn(this);
+  },
+
+  /** `{{template "name" value}}`: runs the named tree with the value as dot and `$`, and no variables of ours. */
+  tmpl(site: number, index: number, value: GoValue, options: Options): string {
+    const data = options.data as RenderData;
+    if (data.d >= MAX_TEMPLATE_DEPTH) {
+      throw new ExecFault(site, `exceeded maximum template depth (${MAX_TEMPLATE_DEPTH}; Go allows 100000)`, true);
+    }
+    const tree = data.t[index]!;
+    return tree.run(value, { data: { k: data.k, v: newSlots(tree, value), t: data.t, d: data.d + 1 } });
   },
 
   /**

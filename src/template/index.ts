@@ -8,17 +8,16 @@
  * compiled once by a private Handlebars instance and cached by source string.
  */
 
-import type { TemplateDelegate } from 'handlebars';
-import type { Node } from './ast.js';
 import { ExecFault, TemplateExecError, TemplateParseError, positionOf } from './errors.js';
 import { directRenderer } from './direct.js';
 import { emit } from './emit.js';
 import type { Site } from './emit.js';
 import { TEMPLATE_DATA } from './gotypes.js';
-import { compileHandlebars } from './helpers.js';
-import type { Slots } from './helpers.js';
+import { compileHandlebars, newSlots } from './helpers.js';
+import type { RenderData, TreeRunner } from './helpers.js';
 import { parse } from './parser.js';
 import { GoValue } from './values.js';
+import type { Node } from './ast.js';
 import { startRender, TemplateLimitError, templateLimitProblem } from './limits.js';
 
 export { TemplateExecError, TemplateParseError } from './errors.js';
@@ -43,6 +42,8 @@ export interface TemplateData {
 export interface CompiledTemplate {
   /** The Go template text. */
   readonly source: string;
+  /** The name it was parsed under (upstream's: spiffeIDTemplate, dnsNameTemplate, ...). */
+  readonly name: string;
   /** The Handlebars source it was compiled to (for diagnostics). */
   readonly handlebarsSource: string;
   /** Renders as spire-controller-manager would; throws TemplateExecError where Go's Execute fails. */
@@ -60,29 +61,33 @@ export interface CompiledTemplate {
 
 class GoTemplate implements CompiledTemplate {
   readonly handlebarsSource: string;
-  private readonly template: TemplateDelegate<GoValue>;
+  private readonly trees: readonly TreeRunner[];
+  private readonly main: TreeRunner;
   private readonly sites: readonly Site[];
   private readonly constants: readonly unknown[];
-  private readonly slotCount: number;
-  /** Runtime options shared by every render of a template that needs no variable slots. */
-  private readonly sharedOptions: { data: { k: readonly unknown[] } } | undefined;
+  /** Runtime data shared by every render of a template whose main tree needs no variable slots. */
+  private readonly sharedData: RenderData | undefined;
 
   /** Renders the simple templates without Handlebars, when the data allows (see direct.ts). */
   private readonly direct: ((data: TemplateData) => string | undefined) | undefined;
 
   readonly outline: readonly (string | null)[];
 
-  constructor(readonly source: string) {
-    const parsed = parse(source);
-    this.outline = outlineOf(parsed.root);
-    this.direct = directRenderer(parsed.root);
+  constructor(
+    readonly source: string,
+    readonly name: string,
+  ) {
+    const parsed = parse(source, name);
+    const mainTree = parsed.trees.get(name);
+    this.outline = outlineOf(mainTree?.root ?? []);
+    this.direct = parsed.trees.size === 1 && mainTree !== undefined ? directRenderer(mainTree.root) : undefined;
     const emitted = emit(parsed);
-    this.handlebarsSource = emitted.source;
+    this.handlebarsSource = emitted.trees.map((t) => (emitted.trees.length === 1 ? t.source : `{{!-- ${t.name} --}}${t.source}`)).join('\n');
     this.sites = emitted.sites;
     this.constants = emitted.constants;
-    this.slotCount = emitted.slotCount;
-    this.sharedOptions = emitted.slotCount === 0 ? { data: { k: emitted.constants } } : undefined;
-    this.template = compileHandlebars(emitted.source);
+    this.trees = emitted.trees.map((t) => ({ run: compileHandlebars(t.source), slotCount: t.slotCount, dollarSlot: t.dollarSlot }));
+    this.main = this.trees[emitted.main]!;
+    this.sharedData = this.main.slotCount === 0 ? { k: emitted.constants, t: this.trees, d: 0 } : undefined;
   }
 
   get isDirect(): boolean {
@@ -93,14 +98,20 @@ class GoTemplate implements CompiledTemplate {
     const out = this.direct?.(data);
     if (out !== undefined) return out;
     const root = new GoValue(TEMPLATE_DATA, data);
-    const options = this.sharedOptions ?? { data: { k: this.constants, v: new Array(this.slotCount) as Slots } };
+    const renderData = this.sharedData ?? { k: this.constants, v: newSlots(this.main, root), t: this.trees, d: 0 };
     startRender();
     try {
-      return this.template(root, options);
+      return this.main.run(root, { data: renderData });
     } catch (err) {
       if (err instanceof ExecFault) {
         const site = this.sites[err.site];
-        if (site !== undefined) throw new TemplateExecError(positionOf(this.source, site.pos), site.context, err.message);
+        if (site !== undefined) {
+          throw new TemplateExecError(positionOf(this.source, site.pos), site.context, err.message, { unsupported: err.unsupported });
+        }
+      }
+      if (err instanceof RangeError) {
+        // The JavaScript stack ran out (deep nesting); Go's would have gone on.
+        throw new TemplateExecError({ line: 1, column: 0 }, '', `spire-reconciler ran out of stack: ${err.message}`, { cause: err, unsupported: true });
       }
       throw new TemplateExecError({ line: 1, column: 0 }, '', `internal error: ${(err as Error).message}`, { cause: err });
     }
@@ -118,24 +129,43 @@ function outlineOf(root: readonly Node[]): (string | null)[] {
   return out;
 }
 
+/**
+ * The names upstream parses its templates under. A name matters only to a
+ * template that defines or invokes templates: `{{template "spiffeIDTemplate"}}`
+ * runs the template itself, and `{{define}}` of the same name replaces it.
+ */
+export const TEMPLATE_NAMES = {
+  spiffeID: 'spiffeIDTemplate',
+  dnsName: 'dnsNameTemplate',
+  workloadSelector: 'workloadSelectorTemplate',
+  parentID: 'customParentIDTemplate',
+} as const;
+
 const MAX_CACHED = 4096;
 const cache = new Map<string, GoTemplate | TemplateParseError>();
 
-function remember(source: string, entry: GoTemplate | TemplateParseError): void {
+function remember(key: string, entry: GoTemplate | TemplateParseError): void {
   // Templates come from a handful of cluster objects; the bound only stops unbounded growth.
   if (cache.size >= MAX_CACHED) {
     const oldest = cache.keys().next();
     if (oldest.done !== true) cache.delete(oldest.value);
   }
-  cache.set(source, entry);
+  cache.set(key, entry);
+}
+
+/** The cache key: the source alone unless the name can matter (a template that defines or invokes templates). */
+function cacheKey(source: string, name: string): string {
+  return /\{\{-?\s*(?:template|define|block)\b/.test(source) ? `${name}\u0000${source}` : source;
 }
 
 /**
- * Compiles a Go template; the same source string always gives back the same
- * compiled object. Throws TemplateParseError where Go's template.Parse fails.
+ * Compiles a Go template as `template.New(name).Parse(source)` does; the same
+ * source (and name) always gives back the same compiled object. Throws
+ * TemplateParseError where Go's Parse fails.
  */
-export function compileTemplate(source: string): CompiledTemplate {
-  const hit = cache.get(source);
+export function compileTemplate(source: string, name: string = TEMPLATE_NAMES.spiffeID): CompiledTemplate {
+  const key = cacheKey(source, name);
+  const hit = cache.get(key);
   if (hit instanceof TemplateParseError) throw hit;
   if (hit !== undefined) return hit;
   // Checked before anything is built: the parse and the Handlebars compile are what a huge template would exhaust the heap with.
@@ -143,23 +173,23 @@ export function compileTemplate(source: string): CompiledTemplate {
   if (tooBig !== undefined) throw new TemplateLimitError(tooBig);
   let compiled: GoTemplate;
   try {
-    compiled = new GoTemplate(source);
+    compiled = new GoTemplate(source, name);
   } catch (err) {
-    if (err instanceof TemplateParseError) remember(source, err);
+    if (err instanceof TemplateParseError) remember(key, err);
     throw err;
   }
-  remember(source, compiled);
+  remember(key, compiled);
   return compiled;
 }
 
 /** Parse-only validation, for admission: undefined when the template parses, else the error message. */
-export function checkTemplate(source: string): string | undefined {
-  const hit = cache.get(source);
+export function checkTemplate(source: string, name: string = TEMPLATE_NAMES.spiffeID): string | undefined {
+  const hit = cache.get(cacheKey(source, name));
   if (hit !== undefined) return hit instanceof TemplateParseError ? hit.message : undefined;
   const tooBig = templateLimitProblem(source);
   if (tooBig !== undefined) return tooBig;
   try {
-    parse(source);
+    parse(source, name);
     return undefined;
   } catch (err) {
     if (err instanceof TemplateParseError) return err.message;

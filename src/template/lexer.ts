@@ -10,6 +10,8 @@
  * and the parser reports it when it reaches it, as Go does).
  */
 
+import { isDigit, isLetter, isPrint } from './chars.js';
+
 export type KeywordType =
   | 'block'
   | 'break'
@@ -86,11 +88,11 @@ export function isSpace(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
-const ALNUM = /^[\p{L}\p{Nd}_]$/u;
-
-/** Go's isAlphaNumeric: underscore, Unicode letter or Unicode decimal digit. */
+/** Go's isAlphaNumeric: underscore, Unicode letter or Unicode decimal digit (Go's Unicode version). */
 export function isAlphaNumeric(c: string | undefined): boolean {
-  return c !== undefined && (c === '_' || ALNUM.test(c));
+  if (c === undefined) return false;
+  const cp = c.codePointAt(0) ?? 0;
+  return c === '_' || isLetter(cp) || isDigit(cp);
 }
 
 /** `{{- ` needs the dash followed by a space, so that `{{-3}}` stays a number. */
@@ -118,7 +120,7 @@ function trimmedLeftEnd(s: string, start: number): number {
 export function describeRune(c: string): string {
   const cp = c.codePointAt(0) ?? 0;
   const hex = cp.toString(16).toUpperCase().padStart(4, '0');
-  return /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(c) ? `U+${hex} '${c}'` : `U+${hex}`;
+  return isPrint(c) ? `U+${hex} '${c}'` : `U+${hex}`;
 }
 
 class Lexer {

@@ -5,9 +5,9 @@
  * non-first pipeline stages are all rejected here, as the Go webhook rejects
  * them at admission.
  *
- * Beyond Go, the parser rejects constructs spire-reconciler cannot execute
- * faithfully (`define`, `template`, `block`, `break`, `continue`, complex
- * numbers, integers beyond 2^53), naming them in the message.
+ * A template is a set of trees, as Go's parse.Parse returns them: the main
+ * one, and one per `{{define}}` and `{{block}}`, each with variables of its
+ * own. Defining a name twice is an error unless one of the two is empty.
  *
  * Variables are resolved here to numbered slots. Go looks variables up by
  * name on a runtime stack; a template has no recursion, so the binding a
@@ -17,6 +17,7 @@
  */
 
 import type {
+  BreakNode,
   ChainNode,
   CommandNode,
   ControlNode,
@@ -25,11 +26,16 @@ import type {
   NumberNode,
   Operand,
   PipeNode,
+  RangeControl,
+  TemplateNode,
+  Tree,
   VariableNode,
 } from './ast.js';
 import { nodeString } from './ast.js';
 import { TemplateParseError } from './errors.js';
+import type { NumberConst } from './eval.js';
 import { isKeyword, lex } from './lexer.js';
+import { numberConst, runeConst } from './numbers.js';
 import type { Token, TokenType } from './lexer.js';
 import { quote, unquoteRune, unquoteString } from './quote.js';
 
@@ -57,9 +63,10 @@ export const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set([
 ]);
 
 export interface ParsedTemplate {
-  readonly root: readonly Node[];
-  /** Number of variable slots the template uses. */
-  readonly slotCount: number;
+  /** The name the template was parsed under; its tree is trees.get(name). */
+  readonly name: string;
+  /** Every tree by name: the main one, and those `{{define}}` and `{{block}}` add. */
+  readonly trees: ReadonlyMap<string, Tree>;
 }
 
 const MAX_PAREN_DEPTH = 1000;
@@ -107,37 +114,107 @@ const OPERAND_START: ReadonlySet<TokenType> = new Set<TokenType>([
   'leftParen',
 ]);
 
+/** The token stream all the trees of one template are parsed from, in turn. */
+interface Stream {
+  readonly toks: Token[];
+  i: number;
+}
+
+/** White space as Go's bytes.TrimSpace sees it (unicode.IsSpace). */
+const GO_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+/** Go's IsEmptyTree: nothing but white space (comments are already gone). */
+function isEmptyTree(root: readonly Node[]): boolean {
+  return root.every((n) => n.kind === 'text' && GO_SPACE.test(n.text));
+}
+
+/** Whether any action assigns to `$` (over-approximated by looking at the tokens). */
+function assignsDollar(toks: readonly Token[]): boolean {
+  for (let i = 0; i < toks.length; i++) {
+    if (toks[i]!.type !== 'variable' || toks[i]!.val !== '$') continue;
+    let j = i + 1;
+    while (toks[j]?.type === 'space') j++;
+    if (toks[j]?.type === 'assign') return true;
+  }
+  return false;
+}
+
+/** Parses one tree; `{{define}}` and `{{block}}` bodies get a parser of their own on the same stream. */
 class Parser {
-  private readonly toks: Token[];
-  private i = 0;
   /** Variable names the parser accepts, as Go's Tree.vars. */
   private readonly visible: string[] = ['$'];
   /** Variables that exist at run time at this point, innermost last. */
   private readonly bindings: Binding[] = [];
   private slotCount = 0;
-  private rangeDepth = 0;
+  /** The ranges enclosing this point, innermost last: where a break or continue signals. */
+  private readonly ranges: { control: RangeControl | undefined }[] = [];
   private parenDepth = 0;
   private controlDepth = 0;
+  /** The slot `$` lives in when the template assigns to it (`{{ $ = x }}`), else -1. */
+  private readonly dollarSlot: number;
 
-  constructor(private readonly source: string) {
-    this.toks = lex(source);
+  constructor(
+    private readonly source: string,
+    private readonly stream: Stream,
+    private readonly trees: Map<string, Tree>,
+  ) {
+    // Decided up front, so that the slot is outside every scope that resets slots.
+    this.dollarSlot = assignsDollar(stream.toks) ? this.slotCount++ : -1;
   }
 
-  parse(): ParsedTemplate {
+  private get toks(): Token[] {
+    return this.stream.toks;
+  }
+
+  private get i(): number {
+    return this.stream.i;
+  }
+
+  private set i(value: number) {
+    this.stream.i = value;
+  }
+
+  /** The main tree, up to EOF; `{{define}}` is allowed only here. */
+  parseMain(name: string): void {
     const root: Node[] = [];
     while (this.peek().type !== 'eof') {
       if (this.peek().type === 'leftDelim') {
         const save = this.i;
         this.next();
-        const tok = this.nextNonSpace();
-        if (tok.type === 'define') this.unsupported(tok, '{{define}}');
+        if (this.nextNonSpace().type === 'define') {
+          new Parser(this.source, this.stream, this.trees).parseDefinition();
+          continue;
+        }
         this.i = save;
       }
       const n = this.textOrAction();
       if (n.kind === 'end' || n.kind === 'else') this.fail(n.pos, `unexpected {{${n.kind}}}`);
       root.push(n);
     }
-    return { root, slotCount: this.slotCount };
+    this.add({ name, root, slotCount: this.slotCount, dollarSlot: this.dollarSlot }, this.peek().pos);
+  }
+
+  /** `{{define "name"}} ... {{end}}`; the keyword has been read. */
+  private parseDefinition(): void {
+    const context = 'define clause';
+    const nameTok = this.nextNonSpace();
+    if (nameTok.type !== 'string' && nameTok.type !== 'rawString') this.unexpected(nameTok, context);
+    const name = unquoteString(nameTok.val);
+    if (name === undefined) this.fail(nameTok.pos, 'invalid syntax');
+    this.expect('rightDelim', context);
+    const [root, end] = this.itemList();
+    if (end.kind !== 'end') this.fail(end.pos, `unexpected {{${end.kind}}} in ${context}`);
+    this.add({ name, root, slotCount: this.slotCount, dollarSlot: this.dollarSlot }, end.pos);
+  }
+
+  /** Go's Tree.add: a second definition of a name is an error unless one of the two is empty. */
+  private add(tree: Tree, pos: number): void {
+    const existing = this.trees.get(tree.name);
+    if (existing === undefined || isEmptyTree(existing.root)) {
+      this.trees.set(tree.name, tree);
+      return;
+    }
+    if (!isEmptyTree(tree.root)) this.fail(pos, `template: multiple definition of template ${quote(tree.name)}`);
   }
 
   // ---- token stream ----
@@ -182,10 +259,6 @@ class Parser {
     this.fail(tok.pos, `unexpected ${tokenString(tok)} in ${context}`);
   }
 
-  private unsupported(tok: Token, what: string): never {
-    this.fail(tok.pos, `${what} is valid Go template syntax but spire-reconciler does not support it`);
-  }
-
   private expect(type: TokenType, context: string): Token {
     const tok = this.nextNonSpace();
     if (tok.type !== type) this.unexpected(tok, context);
@@ -214,14 +287,9 @@ class Parser {
   private action(): ListItem {
     const tok = this.nextNonSpace();
     const type = tok.type;
-    if (type === 'block' || type === 'template') this.unsupported(tok, `{{${tok.val}}}`);
-    if (type === 'break' || type === 'continue') {
-      const name = `{{${tok.val}}}`;
-      const after = this.nextNonSpace();
-      if (after.type !== 'rightDelim') this.unexpected(after, name);
-      if (this.rangeDepth === 0) this.fail(tok.pos, `${name} outside {{range}}`);
-      this.unsupported(tok, name);
-    }
+    if (type === 'block') return this.blockControl(tok);
+    if (type === 'template') return this.templateControl(tok);
+    if (type === 'break' || type === 'continue') return this.breakControl(tok, type);
     if (type === 'else') return this.elseControl(tok);
     if (type === 'end') {
       this.expect('rightDelim', 'end');
@@ -231,6 +299,49 @@ class Parser {
     this.backup();
     const first = this.peek();
     return { kind: 'action', pos: first.pos, pipe: this.pipeline('command', 'rightDelim') };
+  }
+
+  private breakControl(tok: Token, kind: 'break' | 'continue'): BreakNode {
+    const name = `{{${kind}}}`;
+    const after = this.nextNonSpace();
+    if (after.type !== 'rightDelim') this.unexpected(after, name);
+    const range = this.ranges[this.ranges.length - 1];
+    if (range === undefined) this.fail(tok.pos, `${name} outside {{range}}`);
+    range.control ??= { slot: -1 };
+    return { kind, pos: tok.pos, control: range.control };
+  }
+
+  private templateName(tok: Token, context: string): string {
+    if (tok.type !== 'string' && tok.type !== 'rawString') this.unexpected(tok, context);
+    const name = unquoteString(tok.val);
+    if (name === undefined) this.fail(tok.pos, 'invalid syntax');
+    return name;
+  }
+
+  /** `{{template "name"}}` or `{{template "name" pipeline}}`. */
+  private templateControl(keyword: Token): TemplateNode {
+    const context = 'template clause';
+    const tok = this.nextNonSpace();
+    const name = this.templateName(tok, context);
+    let pipe: PipeNode | undefined;
+    if (this.nextNonSpace().type !== 'rightDelim') {
+      this.backup();
+      pipe = this.pipeline(context, 'rightDelim');
+    }
+    return { kind: 'template', pos: keyword.pos, name, pipe };
+  }
+
+  /** `{{block "name" pipeline}} ... {{end}}`: defines the template and invokes it. */
+  private blockControl(keyword: Token): TemplateNode {
+    const context = 'block clause';
+    const tok = this.nextNonSpace();
+    const name = this.templateName(tok, context);
+    const pipe = this.pipeline(context, 'rightDelim');
+    const body = new Parser(this.source, this.stream, this.trees);
+    const [root, end] = body.itemList();
+    if (end.kind !== 'end') this.fail(end.pos, `unexpected {{${end.kind}}} in ${context}`);
+    body.add({ name, root, slotCount: body.slotCount, dollarSlot: body.dollarSlot }, end.pos);
+    return { kind: 'template', pos: keyword.pos, name, pipe };
   }
 
   private elseControl(keyword: Token): ElseMarker {
@@ -248,10 +359,13 @@ class Parser {
     const pipe = this.pipeline(context, 'rightDelim');
     const bodyLo = this.slotCount;
     const pipeBindings = this.bindings.length;
-    if (context === 'range') this.rangeDepth++;
+    const range = { control: undefined as RangeControl | undefined };
+    if (context === 'range') this.ranges.push(range);
     const [list, next] = this.itemList();
-    if (context === 'range') this.rangeDepth--;
+    if (context === 'range') this.ranges.pop();
     const bodyHi = this.slotCount;
+    // Allocated after the body, so that the per-iteration reset of the body's slots leaves it alone.
+    if (range.control !== undefined) range.control.slot = this.slotCount++;
     let elseList: Node[] | undefined;
     if (next.kind === 'else') {
       this.bindings.length = pipeBindings;
@@ -277,6 +391,7 @@ class Parser {
       elseList,
       scope: { lo, hi: this.slotCount },
       bodyScope: { lo: bodyLo, hi: bodyHi },
+      control: range.control,
     };
   }
 
@@ -415,8 +530,7 @@ class Parser {
 
   private useVar(tok: Token): VariableNode {
     if (!this.visible.includes(tok.val)) this.fail(tok.pos, `undefined variable ${quote(tok.val)}`);
-    const slot = tok.val === '$' ? -1 : this.resolve(tok.val);
-    return { kind: 'variable', pos: tok.pos, name: tok.val, slot, fields: [] };
+    return { kind: 'variable', pos: tok.pos, name: tok.val, slot: this.resolve(tok.val), fields: [] };
   }
 
   /**
@@ -429,6 +543,8 @@ class Parser {
       const b = this.bindings[k];
       if (b !== undefined && b.name === name) return b.slot;
     }
+    // `$` is the data the tree runs on: @root (-1), or a slot holding it when the template assigns to it.
+    if (name === '$') return this.dollarSlot;
     return this.slotCount++;
   }
 
@@ -436,28 +552,15 @@ class Parser {
 
   private number(tok: Token): NumberNode {
     const text = tok.val;
-    const make = (value: number, isFloat: boolean): NumberNode => ({ kind: 'number', pos: tok.pos, text, value, isFloat });
-    if (tok.type === 'complex' || text.endsWith('i')) {
-      this.fail(tok.pos, `complex constant ${text} is valid Go template syntax but spire-reconciler does not support it`);
-    }
+    let num: NumberConst | string;
     if (tok.type === 'charConstant') {
       const rune = unquoteRune(text.slice(1, -1));
-      if (rune === undefined) this.fail(tok.pos, `malformed character constant: ${text}`);
-      return make(rune, false);
+      num = rune === undefined ? `malformed character constant: ${text}` : runeConst(rune);
+    } else {
+      num = numberConst(text, tok.type === 'complex');
     }
-    const int = parseGoInt(text);
-    if (int !== undefined) {
-      if (int > BigInt(Number.MAX_SAFE_INTEGER) || int < BigInt(Number.MIN_SAFE_INTEGER)) {
-        this.fail(tok.pos, `integer constant ${text} is beyond the range spire-reconciler supports (2^53)`);
-      }
-      return make(Number(int), false);
-    }
-    const float = parseGoFloat(text);
-    if (float === undefined) this.fail(tok.pos, `illegal number syntax: ${quote(text)}`);
-    // A float-looking integer too big for int64 is an error in Go too.
-    if (!/[.eEpP]/.test(text)) this.fail(tok.pos, `integer overflow: ${quote(text)}`);
-    // Go's idealConstant: a number written with '.', 'e' or 'p' is a float64 even when integral.
-    return make(float, true);
+    if (typeof num === 'string') this.fail(tok.pos, num);
+    return { kind: 'number', pos: tok.pos, text, num };
   }
 }
 
@@ -465,76 +568,9 @@ function isLiteral(node: Operand): boolean {
   return node.kind === 'bool' || node.kind === 'dot' || node.kind === 'nil' || node.kind === 'number' || node.kind === 'string';
 }
 
-/** Underscores must sit between digits, or between a base prefix and a digit (Go's underscoreOK). */
-function underscoresOK(digits: string, afterPrefix: boolean): boolean {
-  if (digits.length === 0) return false;
-  if (digits.startsWith('_') && !afterPrefix) return false;
-  return !digits.endsWith('_') && !digits.includes('__');
-}
-
-/** strconv.ParseInt(text, 0, 64) syntax; the value as a bigint, or undefined if not an integer. */
-export function parseGoInt(text: string): bigint | undefined {
-  const m = /^([+-]?)(.*)$/s.exec(text);
-  const sign = m?.[1] === '-' ? -1n : 1n;
-  const body = m?.[2] ?? '';
-  let digits: string;
-  let radix: 'x' | 'o' | 'b' | 'd';
-  let prefixed = true;
-  if (/^0[xX]/.test(body)) {
-    radix = 'x';
-    digits = body.slice(2);
-  } else if (/^0[oO]/.test(body)) {
-    radix = 'o';
-    digits = body.slice(2);
-  } else if (/^0[bB]/.test(body)) {
-    radix = 'b';
-    digits = body.slice(2);
-  } else if (body.length > 1 && body.startsWith('0')) {
-    radix = 'o';
-    digits = body.slice(1);
-  } else {
-    radix = 'd';
-    digits = body;
-    prefixed = false;
-  }
-  if (!underscoresOK(digits, prefixed)) return undefined;
-  const clean = digits.replaceAll('_', '');
-  const valid = { x: /^[0-9a-fA-F]+$/, o: /^[0-7]+$/, b: /^[01]+$/, d: /^[0-9]+$/ }[radix];
-  if (!valid.test(clean)) return undefined;
-  const value = sign * BigInt(radix === 'd' ? clean : `0${radix}${clean}`);
-  if (value > 0x7fffffffffffffffn || value < -0x8000000000000000n) return undefined;
-  return value;
-}
-
-/** strconv.ParseFloat(text, 64) for the forms the lexer can produce. */
-export function parseGoFloat(text: string): number | undefined {
-  const m = /^([+-]?)(.*)$/s.exec(text);
-  const negative = m?.[1] === '-';
-  const body = m?.[2] ?? '';
-  let value: number;
-  const hex = /^0[xX]([0-9a-fA-F_]*)(?:\.([0-9a-fA-F_]*))?[pP]([+-]?[0-9_]+)$/.exec(body);
-  if (hex !== null) {
-    const intPart = (hex[1] ?? '').replaceAll('_', '');
-    const fracPart = (hex[2] ?? '').replaceAll('_', '');
-    if (intPart.length + fracPart.length === 0) return undefined;
-    const mantissa = parseInt(intPart + fracPart || '0', 16);
-    const exp = Number((hex[3] ?? '0').replaceAll('_', '')) - 4 * fracPart.length;
-    value = mantissa * 2 ** exp;
-  } else {
-    const m2 = /^([0-9_]*)(?:\.([0-9_]*))?(?:[eE]([+-]?[0-9_]+))?$/.exec(body);
-    if (m2 === null) return undefined;
-    const intPart = m2[1] ?? '';
-    const fracPart = m2[2];
-    if (intPart.length === 0 && (fracPart === undefined || fracPart.length === 0)) return undefined;
-    if (body.includes('_') && !/^[0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?([eE][+-]?[0-9]+(_[0-9]+)*)?$/.test(body)) {
-      return undefined;
-    }
-    value = Number(body.replaceAll('_', ''));
-    if (Number.isNaN(value)) return undefined;
-  }
-  return negative ? -value : value;
-}
-
-export function parse(source: string): ParsedTemplate {
-  return new Parser(source).parse();
+/** Go's template.New(name).Parse(source): every tree, or a TemplateParseError. */
+export function parse(source: string, name = ''): ParsedTemplate {
+  const trees = new Map<string, Tree>();
+  new Parser(source, { toks: lex(source), i: 0 }, trees).parseMain(name);
+  return { name, trees };
 }

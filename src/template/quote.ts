@@ -3,12 +3,10 @@
  * printf's %q and for the quoted fragments inside Go's error messages.
  */
 
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+import { fromBytes, hasRawBytes } from './bytes.js';
+import { isPrint } from './chars.js';
 
-/** strconv.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-export function isPrint(ch: string): boolean {
-  return PRINTABLE.test(ch);
-}
+export { isPrint };
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   '\x07': '\\a',
@@ -23,6 +21,8 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 function escapeRune(ch: string, quote: string, asciiOnly: boolean): string {
   if (ch === quote || ch === '\\') return `\\${ch}`;
   const cp = ch.codePointAt(0) ?? 0;
+  // A byte that is not UTF-8 (see bytes.ts) is shown as Go shows it.
+  if (cp >= 0xdc80 && cp <= 0xdcff) return `\\x${(cp - 0xdc00).toString(16)}`;
   if (asciiOnly ? cp < 0x80 && isPrint(ch) : isPrint(ch)) return ch;
   const simple = SIMPLE_ESCAPES[ch];
   if (simple !== undefined) return simple;
@@ -48,7 +48,7 @@ export function quoteRune(cp: number, asciiOnly = false): string {
 /** strconv.CanBackquote: whether %#q may use a raw string. */
 export function canBackquote(s: string): boolean {
   for (const ch of s) {
-    if (ch === '`' || ch === '\ufeff') return false;
+    if (ch === '`' || ch === '\ufeff' || hasRawBytes(ch)) return false;
     const cp = ch.codePointAt(0) ?? 0;
     if (cp < 0x20 && ch !== '\t') return false;
     if (cp === 0x7f) return false;
@@ -121,7 +121,7 @@ export function unquoteBody(body: string, quoteChar: '"' | "'"): string | undefi
       }
     }
   }
-  return Buffer.from(bytes).toString('utf8');
+  return fromBytes(Buffer.from(bytes));
 }
 
 /** The value of a rune literal's body (between the quotes), or undefined if malformed. */

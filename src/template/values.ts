@@ -1,12 +1,18 @@
 /**
- * Template values: a Go type from gotypes.ts paired with the Kubernetes JSON
- * that holds the value. JSON leaves out zero values, so an absent string is
- * "", an absent number 0, an absent map or slice nil, and so on; the readers
- * below apply that rule. A pointer and its target share the same JSON value;
- * null or absent JSON is a nil pointer.
+ * Template values: a Go type from gotypes.ts paired with what holds the
+ * value, and whether Go would see it as addressable (reached through a
+ * pointer or a slice), which decides whether pointer-receiver methods apply.
+ *
+ * Values from the data are Kubernetes JSON. JSON leaves out zero values, so an
+ * absent string is "", an absent number 0, an absent map or slice nil, and so
+ * on; the readers below apply that rule. A pointer and its target share the
+ * same JSON value; null or absent JSON is a nil pointer. Values the template
+ * computes are held natively: integers as numbers, or bigints beyond 2^53;
+ * complex numbers as Complex; times as TimeValue (time.ts); byte slices as
+ * Uint8Array.
  */
 
-import { GoError } from './errors.js';
+import { compareBytes, hasRawBytes } from './bytes.js';
 import type { GoType } from './gotypes.js';
 
 export class GoValue {
@@ -14,39 +20,98 @@ export class GoValue {
     /** Undefined for Go's invalid reflect.Value: a missing map key, or nil passed as an argument. */
     readonly t: GoType | undefined,
     readonly v: unknown,
+    /** Reached through a pointer or a slice element (reflect's CanAddr). */
+    readonly addr = false,
+    /**
+     * For a pointer read from a struct field: the JSON object and key holding
+     * it, which stand for its address (two pointers to equal scalars are
+     * equal only when they are the same field).
+     */
+    readonly at?: { readonly holder: unknown; readonly key: string },
   ) {}
 }
 
 /** What a missing map key evaluates to; printed as `<no value>`. */
 export const NO_VALUE = new GoValue(undefined, undefined);
 
+/** An int64 or uint64 value: a number while it is exact, a bigint beyond 2^53. */
+export type GoInt = number | bigint;
+
+export interface Complex {
+  readonly re: number;
+  readonly im: number;
+}
+
 const EMPTY: readonly unknown[] = Object.freeze([]);
+
+/**
+ * The text of print, html, js or urlquery, formatted when first needed.
+ * `{{ if print . }}` only asks whether it is empty, which the operands tell
+ * without formatting values Go prints through machinery spire-reconciler does
+ * not reproduce.
+ */
+export class LazyText {
+  private text: string | undefined;
+
+  constructor(
+    private readonly format: () => string,
+    /** Whether the text is known to be non-empty without formatting it. */
+    readonly nonEmpty: boolean,
+  ) {}
+
+  get value(): string {
+    return (this.text ??= this.format());
+  }
+}
 
 export function readString(v: unknown): string {
   if (typeof v === 'string') return v;
+  if (v instanceof LazyText) return v.value;
   return v === undefined || v === null ? '' : String(v);
 }
 
-export function readNumber(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (v === undefined || v === null || v === '') return 0;
-  const n = Number(v);
-  return Number.isNaN(n) ? 0 : n;
+export function readInt(v: unknown): GoInt {
+  if (typeof v === 'number' || typeof v === 'bigint') return v;
+  return 0;
+}
+
+/** An integer as a bigint, for exact comparisons and arithmetic. */
+export function bigOf(n: GoInt): bigint {
+  return typeof n === 'bigint' ? n : BigInt(n);
+}
+
+/** A bigint as a number when that is exact; integers stay numbers wherever they can. */
+export function intOf(n: bigint): GoInt {
+  return n >= -0x1fffffffffffffn && n <= 0x1fffffffffffffn ? Number(n) : n;
+}
+
+export function readFloat(v: unknown): number {
+  return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0;
+}
+
+export function readComplex(v: unknown): Complex {
+  return typeof v === 'object' && v !== null && 're' in v ? (v as Complex) : { re: readFloat(v), im: 0 };
 }
 
 export function readItems(v: unknown): readonly unknown[] {
-  return Array.isArray(v) ? v : EMPTY;
+  if (Array.isArray(v)) return v;
+  if (v instanceof Uint8Array) return Array.from(v);
+  return EMPTY;
+}
+
+export function sliceLength(v: unknown): number {
+  return Array.isArray(v) || v instanceof Uint8Array ? v.length : 0;
 }
 
 export function readObject(v: unknown): Readonly<Record<string, unknown>> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) ? (v as Record<string, unknown>) : undefined;
 }
 
 export function hasOwn(obj: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);
 }
 
-function readKey(v: unknown, key: string): unknown {
+export function readKey(v: unknown, key: string): unknown {
   const obj = readObject(v);
   return obj !== undefined && hasOwn(obj, key) ? obj[key] : undefined;
 }
@@ -55,15 +120,15 @@ function readKey(v: unknown, key: string): unknown {
 export function isNil(x: GoValue): boolean {
   const t = x.t;
   if (t === undefined) return true;
-  return (t.kind === 'ptr' || t.kind === 'map' || t.kind === 'slice') && (x.v === undefined || x.v === null);
+  return (t.kind === 'ptr' || t.kind === 'map' || t.kind === 'slice' || t.kind === 'interface') && (x.v === undefined || x.v === null);
 }
 
-/** Follows pointers until a non-pointer or a nil pointer (Go's indirect). */
+/** Follows pointers until a non-pointer or a nil pointer (Go's indirect); what a pointer points to is addressable. */
 export function indirect(x: GoValue): GoValue {
   let t = x.t;
   if (t === undefined || t.kind !== 'ptr' || x.v === undefined || x.v === null) return x;
   while (t.kind === 'ptr') t = t.elem;
-  return new GoValue(t, x.v);
+  return new GoValue(t, x.v, true);
 }
 
 /** Go's template truth: the zero value of a type is false, any struct is true. */
@@ -73,17 +138,26 @@ export function truth(x: GoValue): boolean {
   const v = x.v;
   switch (t.kind) {
     case 'string':
+      if (v instanceof LazyText && v.nonEmpty) return true;
       return readString(v).length > 0;
     case 'int':
-    case 'uint':
+    case 'uint': {
+      const n = readInt(v);
+      return n !== 0 && n !== 0n;
+    }
     case 'float':
-      return readNumber(v) !== 0;
+      return readFloat(v) !== 0;
+    case 'complex': {
+      const c = readComplex(v);
+      return c.re !== 0 || c.im !== 0;
+    }
     case 'bool':
       return v === true;
     case 'ptr':
+    case 'interface':
       return v !== undefined && v !== null;
     case 'slice':
-      return readItems(v).length > 0;
+      return sliceLength(v) > 0;
     case 'map': {
       const obj = readObject(v);
       if (obj === undefined) return false;
@@ -97,6 +171,7 @@ export function truth(x: GoValue): boolean {
 
 /** Go compares strings bytewise, which for UTF-8 is code point order, not UTF-16 order. */
 export function compareStrings(a: string, b: string): number {
+  if (hasRawBytes(a) || hasRawBytes(b)) return compareBytes(a, b);
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a.charCodeAt(i);
@@ -116,82 +191,4 @@ export function sortedKeys(obj: Readonly<Record<string, unknown>>): string[] {
   return Object.keys(obj).sort(compareStrings);
 }
 
-/** Length in UTF-8 bytes, which is what Go's len and index see. */
-export function byteLength(s: string): number {
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s, 'utf8');
-  }
-  return s.length;
-}
-
-/** A mutable (type, JSON) pair, so that walking `.A.B.C` allocates nothing per step. */
-export interface Cursor {
-  t: GoType | undefined;
-  v: unknown;
-}
-
-/**
- * One step of a field chain, as Go's evalField: methods first, then struct
- * fields (Go names, read from their JSON keys), then map keys (exact, never
- * renamed). A missing map key makes the cursor invalid, and further steps
- * from an invalid value stay invalid. `nargs` counts arguments given to the
- * last step (`.X.Y arg` or `... | .X.Y`), which only a method could accept.
- */
-export function fieldStep(c: Cursor, name: string, nargs: number): void {
-  const typ = c.t;
-  if (typ === undefined) return;
-  const v = c.v;
-  let t: GoType = typ;
-  while (t.kind === 'ptr' && v !== undefined && v !== null) t = t.elem;
-  const nilPointer = t.kind === 'ptr';
-  const target = t.kind === 'ptr' ? t.elem : t;
-
-  if (target.kind === 'struct') {
-    const getter = target.getters.get(name);
-    if (getter !== undefined) {
-      if (nargs > 0) throw new GoError(`wrong number of args for ${name}: want 0 got ${nargs}`);
-      if (nilPointer) {
-        throw new GoError(`error calling ${name}: runtime error: invalid memory address or nil pointer dereference`);
-      }
-      fieldStep(c, getter, 0);
-      return;
-    }
-    if (target.methods.has(name)) {
-      throw new GoError(
-        `can't evaluate ${name} in type ${typ.name}: it is a Go method, and spire-reconciler only supports the ObjectMeta getters (GetName, GetLabels, ...)`,
-      );
-    }
-  }
-
-  if (nilPointer) {
-    // Go names the nil pointer only when the field exists; otherwise it reports the unknown field.
-    const known = target.kind !== 'struct' || target.fields === undefined || target.fields.has(name);
-    if (known) throw new GoError(`nil pointer evaluating ${typ.name}.${name}`);
-  } else if (t.kind === 'struct') {
-    if (t.fields === undefined) {
-      throw new GoError(
-        `can't evaluate field ${name} in type ${typ.name}: spire-reconciler does not model the fields of ${t.name}`,
-      );
-    }
-    const field = t.fields.get(name);
-    if (field !== undefined) {
-      if (nargs > 0) throw new GoError(`${name} has arguments but cannot be invoked as function`);
-      c.t = field.type;
-      c.v = field.inline ? v : readKey(v, field.json);
-      return;
-    }
-  } else if (t.kind === 'map' && t.key.name === 'string') {
-    // Only a map keyed by the plain string type accepts a field name as key.
-    if (nargs > 0) throw new GoError(`${name} is not a method but has arguments`);
-    const obj = readObject(v);
-    if (obj !== undefined && hasOwn(obj, name)) {
-      c.t = t.elem;
-      c.v = obj[name];
-    } else {
-      c.t = undefined;
-      c.v = undefined;
-    }
-    return;
-  }
-  throw new GoError(`can't evaluate field ${name} in type ${typ.name}`);
-}
+export { byteLength } from './bytes.js';
