@@ -255,12 +255,14 @@ class Emitter {
       this.fail(this.siteOf(head), `can't give argument to non-function ${nodeString(head)}`, finalArg);
     switch (head.kind) {
       case 'field':
-        return this.fieldExpr(head, 'this', head.idents, rest, final, pre);
-      case 'chain':
-        if (head.node.kind === 'nil') return this.fail(this.siteOf(head), `indirection through explicit nil in ${nodeString(head)}`, finalArg);
-        return this.fieldExpr(head, this.operand(head.node, pre), head.fields, rest, final, pre);
+        return this.fieldExpr(head, () => 'this', head.idents, rest, final, pre);
+      case 'chain': {
+        const recv = head.node;
+        if (recv.kind === 'nil') return this.fail(this.siteOf(head), `indirection through explicit nil in ${nodeString(head)}`, finalArg);
+        return this.fieldExpr(head, (p) => this.operand(recv, p), head.fields, rest, final, pre);
+      }
       case 'variable':
-        if (head.fields.length > 0) return this.fieldExpr(head, this.variable(head), head.fields, rest, final, pre);
+        if (head.fields.length > 0) return this.fieldExpr(head, () => this.variable(head), head.fields, rest, final, pre);
         if (nargs === 0) return this.variable(head);
         return this.fail(this.siteOf(head), `can't give argument to non-function ${head.name}`, `${finalArg} ${this.variable(head)}`);
       case 'identifier':
@@ -274,14 +276,57 @@ class Emitter {
     }
   }
 
-  /** `.A.B args`: the arguments go to the last step, which only a method accepts; the count tells where the names end. */
-  private fieldExpr(node: Operand, recv: string, idents: readonly string[], args: readonly Operand[], final: string | undefined, pre: string[]): string {
-    let tail = '';
-    if (args.length > 0 || final !== undefined) {
-      const values = args.map((a) => ` ${this.argument(a, pre)}`).join('');
-      tail = ` ${args.length * 2 + (final === undefined ? 0 : 1)}${values}${final === undefined ? '' : ` ${final}`}`;
+  /**
+   * Expressions in Go's order of evaluation. Handlebars evaluates a helper's
+   * arguments left to right, but statements an argument needs first (a
+   * declaration, an and/or) run before the whole expression; so when one
+   * has statements, the arguments before it are evaluated into slots ahead of
+   * those statements, and read from there.
+   */
+  private inOrder(parts: readonly ((pre: string[]) => string)[], pre: string[]): string[] {
+    const exprs: string[] = [];
+    for (const part of parts) {
+      const own: string[] = [];
+      const expr = part(own);
+      if (own.length > 0) {
+        exprs.forEach((e, i) => {
+          if (/^(?:@k\.\[\d+\]|this|@root|@key)$/.test(e)) return;
+          const slot = this.newSlot();
+          pre.push(`{{setv 0 ${SLOTS} ${slot} "" false ${e}}}`);
+          exprs[i] = `(getv 0 ${SLOTS} ${slot} "")`;
+        });
+        pre.push(...own);
+      }
+      exprs.push(expr);
     }
-    return `(field ${this.siteOf(node)} ${recv}${names(idents)}${tail})`;
+    return exprs;
+  }
+
+  /**
+   * `.A.B args`: the arguments go to the last step, which only a method
+   * accepts; a count after the names tells where they end. Go evaluates the
+   * piped value first, then the receiver, then the arguments.
+   */
+  private fieldExpr(
+    node: Operand,
+    recv: (pre: string[]) => string,
+    idents: readonly string[],
+    args: readonly Operand[],
+    final: string | undefined,
+    pre: string[],
+  ): string {
+    const parts: ((p: string[]) => string)[] = [];
+    if (final !== undefined) parts.push(() => final);
+    parts.push(recv);
+    for (const a of args) parts.push((p) => this.argument(a, p));
+    const exprs = this.inOrder(parts, pre);
+    const piped = final === undefined ? undefined : exprs.shift();
+    const receiver = exprs.shift()!;
+    let tail = '';
+    if (args.length > 0 || piped !== undefined) {
+      tail = ` ${args.length * 2 + (piped === undefined ? 0 : 1)}${exprs.map((e) => ` ${e}`).join('')}${piped === undefined ? '' : ` ${piped}`}`;
+    }
+    return `(field ${this.siteOf(node)} ${receiver}${names(idents)}${tail})`;
   }
 
   private variable(v: VariableNode): string {
@@ -332,12 +377,14 @@ class Emitter {
       case 'string':
         return this.constant(`string:${node.text}`, () => new GoValue(STRING, node.text));
       case 'field':
-        return this.fieldExpr(node, 'this', node.idents, [], undefined, pre);
-      case 'chain':
-        if (node.node.kind === 'nil') return this.fail(this.siteOf(node), `indirection through explicit nil in ${nodeString(node)}`, '');
-        return this.fieldExpr(node, this.operand(node.node, pre), node.fields, [], undefined, pre);
+        return this.fieldExpr(node, () => 'this', node.idents, [], undefined, pre);
+      case 'chain': {
+        const recv = node.node;
+        if (recv.kind === 'nil') return this.fail(this.siteOf(node), `indirection through explicit nil in ${nodeString(node)}`, '');
+        return this.fieldExpr(node, (p) => this.operand(recv, p), node.fields, [], undefined, pre);
+      }
       case 'variable':
-        return node.fields.length > 0 ? this.fieldExpr(node, this.variable(node), node.fields, [], undefined, pre) : this.variable(node);
+        return node.fields.length > 0 ? this.fieldExpr(node, () => this.variable(node), node.fields, [], undefined, pre) : this.variable(node);
       case 'identifier':
         return this.call(node, node, [], undefined, pre);
       case 'pipe':
@@ -367,13 +414,18 @@ class Emitter {
     const site = this.siteOf(cmd);
     if (name === 'and' || name === 'or') return this.andOr(site, name === 'or', args, final, pre);
     const [first] = args;
-    let values = args.map((a) => ` ${this.argument(a, pre)}`).join('');
+    // The piped value was evaluated before the arguments.
+    const parts: ((p: string[]) => string)[] = final === undefined ? [] : [() => final];
+    for (const a of args) parts.push((p) => this.argument(a, p));
+    const exprs = this.inOrder(parts, pre);
+    const piped = final === undefined ? '' : ` ${exprs.shift()!}`;
+    let values = exprs.map((e) => ` ${e}`).join('');
     if (name === 'call') {
       // Go names the callee by its source text (the piped value's, when there is no argument).
       const callee = first === undefined ? '' : nodeString(first);
       values = ` ${this.constant(`string:${callee}`, () => new GoValue(STRING, callee))}${values}`;
     }
-    return `(fn ${site} "${name}"${values}${finalArg})`;
+    return `(fn ${site} "${name}"${values}${piped})`;
   }
 
   /**

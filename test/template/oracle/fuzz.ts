@@ -434,7 +434,12 @@ class Generator {
         const name = this.pick(scope.templates);
         return `{{define ${JSON.stringify(name)}}}${this.definition(name, scope, depth)}{{end}}`;
       }],
-      [1, () => `{{template ${JSON.stringify(this.invoked(scope))}${this.templateArg(scope)}}}`],
+      [1, () => {
+        const name = this.invoked(scope);
+        // Recursion passes dot on unchanged: a growing argument (js of js of ...) would not finish in Go.
+        const arg = name === scope.templates[0] ? this.pick(['', ' .']) : this.templateArg(scope);
+        return `{{template ${JSON.stringify(name)}${arg}}}`;
+      }],
       [nested ? 0.5 : 0, () => {
         const name = this.pick(scope.templates);
         return `{{block ${JSON.stringify(name)} ${this.arg(scope, 1)}}}${this.definition(name, scope, depth)}{{end}}`;
