@@ -199,31 +199,37 @@ function readField(owner: StructType, v: unknown, field: FieldPath[number]): unk
 export function evalField(receiver: GoValue, name: string, call: Call | undefined): GoValue {
   const typ = receiver.t;
   if (typ === undefined) return NO_VALUE;
-  const target = indirect(receiver);
-  const t = target.t!;
+  // Go's indirect, without allocating: what a non-nil pointer points to is addressable.
+  let t: GoType = typ;
+  const v = receiver.v;
+  let addr = receiver.addr;
+  if (t.kind === 'ptr' && v !== undefined && v !== null) {
+    while (t.kind === 'ptr') t = t.elem;
+    addr = true;
+  }
   const owner = t.kind === 'ptr' ? t.elem : t;
-  const method = t.kind === 'ptr' ? t.methods.get(name) : methodOf(t, name, target.addr);
-  if (method !== undefined) return callMethod(target, owner, method, name, call);
+  const method = t.kind === 'ptr' ? t.methods.get(name) : methodOf(t, name, addr);
+  if (method !== undefined) return callMethod(t === typ ? receiver : indirect(receiver), owner, method, name, call);
   const hasArgs = call !== undefined && (call.args.length > 0 || call.final !== undefined);
   if (t.kind === 'struct') {
     const path = t.lookup.get(name);
     if (path !== undefined) {
       if (!path[path.length - 1]!.exported) throw new GoError(`${name} is an unexported field of struct type ${typ.name}`);
       if (hasArgs) throw new GoError(`${name} has arguments but cannot be invoked as function`);
-      let v = target.v;
+      let value = v;
       let holder: unknown;
       let type: GoType = t;
       for (const field of path) {
-        holder = v;
-        v = readField(type as StructType, v, field);
+        holder = value;
+        value = readField(type as StructType, value, field);
         type = field.type;
       }
       const last = path[path.length - 1]!;
-      return new GoValue(type, v, target.addr, type.kind === 'ptr' ? { holder, key: last.json } : undefined);
+      return new GoValue(type, value, addr, type.kind === 'ptr' ? { holder, key: last.json } : undefined);
     }
   } else if (t.kind === 'map' && t.key === STRING) {
     if (hasArgs) throw new GoError(`${name} is not a method but has arguments`);
-    const obj = readObject(target.v);
+    const obj = readObject(v);
     return obj !== undefined && Object.hasOwn(obj, name) ? new GoValue(t.elem, obj[name]) : NO_VALUE;
   } else if (t.kind === 'ptr') {
     const elem = t.elem;

@@ -400,7 +400,7 @@ function text(s: string): GoValue {
 
 /** Sprint's result is empty only when every operand is an empty string (or there are none). */
 function printsSomething(operands: readonly GoValue[]): boolean {
-  return operands.some((a) => a.t === undefined || a.t.kind !== 'string' || readString(a.v) !== '');
+  return operands.some((a) => a.t === undefined || a.t.kind !== 'string' || (a.v instanceof LazyText && a.v.nonEmpty) || readString(a.v) !== '');
 }
 
 /** The text of print/html/js/urlquery, formatted when first needed (see LazyText). */

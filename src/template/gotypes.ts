@@ -216,22 +216,32 @@ export function typeNamed(name: string): GoType {
   if (known !== undefined) return known;
   let t: GoType;
   // Placeholders first, so that a type may refer to itself.
+  // Element types resolve on first use (a type may refer to itself) and are kept: field access reads them constantly.
   if (name.startsWith('*')) {
-    const elem = name.slice(1);
+    const elemName = name.slice(1);
+    let elem: GoType | undefined;
     t = {
       kind: 'ptr',
       name,
       get elem() {
-        return typeNamed(elem);
+        return (elem ??= typeNamed(elemName));
       },
       get methods() {
-        const e = typeNamed(elem);
+        const e = (elem ??= typeNamed(elemName));
         return e.kind === 'ptr' || e.kind === 'interface' ? NO_METHODS : e.methods;
       },
     };
   } else if (name.startsWith('[]')) {
-    const elem = name.slice(2);
-    t = { kind: 'slice', name, methods: NO_METHODS, get elem() { return typeNamed(elem); } };
+    const elemName = name.slice(2);
+    let elem: GoType | undefined;
+    t = {
+      kind: 'slice',
+      name,
+      methods: NO_METHODS,
+      get elem() {
+        return (elem ??= typeNamed(elemName));
+      },
+    };
   } else if (name.startsWith('map[')) {
     let depth = 0;
     let end = 4;
@@ -239,17 +249,19 @@ export function typeNamed(name: string): GoType {
       if (name[end] === '[') depth++;
       else if (name[end] === ']' && depth-- === 0) break;
     }
-    const key = name.slice(4, end);
-    const elem = name.slice(end + 1);
+    const keyName = name.slice(4, end);
+    const elemName = name.slice(end + 1);
+    let key: GoType | undefined;
+    let elem: GoType | undefined;
     t = {
       kind: 'map',
       name,
       methods: NO_METHODS,
       get key() {
-        return typeNamed(key);
+        return (key ??= typeNamed(keyName));
       },
       get elem() {
-        return typeNamed(elem);
+        return (elem ??= typeNamed(elemName));
       },
     };
   } else {
