@@ -12,15 +12,16 @@
  *   A literal passed to a function or method travels as written (a Literal),
  *   because Go converts it to the parameter's type at the call.
  * - `if`/`with`/`range` become the goIf/goWith/goRange block helpers;
- *   `{{template}}` calls the invoked tree's Handlebars template.
+ *   `{{template}}` calls the invoked tree's Handlebars template through `fn`.
  * - Variables live in numbered slots passed as `@v`. Declarations and the
  *   lazily evaluated `and`/`or` are computed by statements placed just before
  *   the action or block that uses them ("pre" statements), writing slots that
  *   the expression then reads; an `and`/`or` operand's own pre statements go
  *   inside the block that evaluates that operand, so laziness is kept.
  * - `{{break}}` and `{{continue}}` set their range's control slot; whatever
- *   follows them in a range body is wrapped in goLive blocks that render only
- *   while no such slot is set, and goRange stops or goes on accordingly.
+ *   follows them in a range body is wrapped in `{{#goIf -1 ...}}` blocks that
+ *   render only while no such slot is set, and goRange stops or goes on
+ *   accordingly.
  */
 
 import type { ActionNode, CommandNode, ControlNode, IdentifierNode, Node, Operand, PipeNode, Tree, VariableNode } from './ast.js';
@@ -28,6 +29,7 @@ import { nodeString } from './ast.js';
 import { GoError } from './errors.js';
 import { Literal, idealConstant } from './eval.js';
 import { ARITY } from './funcs.js';
+import { TEMPLATE } from './helpers.js';
 import { BOOL, STRING } from './gotypes.js';
 import type { ParsedTemplate } from './parser.js';
 import { GoValue, NO_VALUE } from './values.js';
@@ -136,7 +138,7 @@ class Emitter {
       const slots = [...new Set(stops(n))];
       if (slots.length > 0 && i + 1 < nodes.length) {
         // The rest of the list runs only if this node did not break or continue.
-        return `${out}{{#goLive ${SLOTS} ${slots.join(' ')}}}${this.list(nodes.slice(i + 1))}{{/goLive}}`;
+        return `${out}{{#goIf -1 ${SLOTS} ${slots.join(' ')}}}${this.list(nodes.slice(i + 1))}{{/goIf}}`;
       }
     }
     return out;
@@ -153,9 +155,9 @@ class Emitter {
       case 'range':
         return this.control(n);
       case 'break':
-        return `{{brk ${SLOTS} ${n.control.slot} 1}}`;
+        return `{{setv 0 ${SLOTS} ${n.control.slot} "" false 1}}`;
       case 'continue':
-        return `{{brk ${SLOTS} ${n.control.slot} 2}}`;
+        return `{{setv 0 ${SLOTS} ${n.control.slot} "" false 2}}`;
       case 'template': {
         const site = this.site(n.pos, `{{template ${JSON.stringify(n.name)}${n.pipe === undefined ? '' : ` ${nodeString(n.pipe)}`}}}`);
         const index = this.treeIndex.get(n.name);
@@ -163,7 +165,7 @@ class Emitter {
         if (index === undefined) return `{{fail ${site} ${this.constant(`text:template ${JSON.stringify(n.name)} not defined`, () => `template ${JSON.stringify(n.name)} not defined`)}}}`;
         const pre: string[] = [];
         const value = n.pipe === undefined ? this.constant('nil', () => NO_VALUE) : this.pipeValue(n.pipe, pre, true);
-        return `${pre.join('')}{{tmpl ${site} ${index} ${value}}}`;
+        return `${pre.join('')}{{fn ${site} "${TEMPLATE}" ${index} ${value}}}`;
       }
     }
   }

@@ -5,10 +5,10 @@
  * (evalField, evalCall), with Go's checks and messages.
  */
 import { GoError, Unsupported } from './errors.js';
-import { BOOL, COMPLEX128, EMPTY_INTERFACE, FLOAT64, INT, STRING, methodOf } from './gotypes.js';
+import { BOOL, COMPLEX128, EMPTY_INTERFACE, FLOAT64, INT, STRING } from './gotypes.js';
 import type { FieldPath, GoMethod, GoType, StructType } from './gotypes.js';
 import { methodImpl } from './methods.js';
-import { GoValue, NO_VALUE, indirect, intOf, isNil, readKey, readObject } from './values.js';
+import { GoValue, NO_VALUE, intOf, isNil, readKey, readObject } from './values.js';
 import type { Complex } from './values.js';
 
 /** A number literal as Go's parser reads it (parse.NumberNode): which types it fits, and its value in each. */
@@ -28,6 +28,9 @@ export interface NumberConst {
  * the call (evalArg), so it travels to the call as written.
  */
 export class Literal {
+  /** literalValue's result, kept: a template renders many times. */
+  value: GoValue | undefined;
+
   constructor(
     readonly kind: 'bool' | 'string' | 'nil' | 'number',
     /** As written, for messages. */
@@ -52,6 +55,10 @@ export function idealConstant(text: string, n: NumberConst): GoValue {
 
 /** A literal used as a value of no particular type (an argument of type any or reflect.Value). */
 export function literalValue(lit: Literal): GoValue {
+  return (lit.value ??= untypedValue(lit));
+}
+
+function untypedValue(lit: Literal): GoValue {
   switch (lit.kind) {
     case 'bool':
       return new GoValue(BOOL, lit.bool);
@@ -190,31 +197,58 @@ function readField(owner: StructType, v: unknown, field: FieldPath[number]): unk
   }
 }
 
+/** A value being walked along a field chain, mutated step by step so that `.A.B.C` allocates nothing on the way. */
+export interface Cursor {
+  t: GoType | undefined;
+  v: unknown;
+  addr: boolean;
+  holder: unknown;
+  key: string | undefined;
+}
+
+export function cursorOf(x: GoValue): Cursor {
+  return { t: x.t, v: x.v, addr: x.addr, holder: x.holder, key: x.key };
+}
+
+export function valueOf(c: Cursor): GoValue {
+  if (c.t === undefined) return NO_VALUE;
+  return c.key === undefined ? new GoValue(c.t, c.v, c.addr) : new GoValue(c.t, c.v, c.addr, c.holder, c.key);
+}
+
 /**
  * Go's evalField: `.Name` of a value, with the arguments a method would get.
  * Methods first (a pointer's, or an addressable value's, include the pointer
  * receivers), then struct fields, then map keys of a map keyed by string. An
  * invalid receiver (a missing map key) stays invalid.
  */
-export function evalField(receiver: GoValue, name: string, call: Call | undefined): GoValue {
-  const typ = receiver.t;
-  if (typ === undefined) return NO_VALUE;
-  // Go's indirect, without allocating: what a non-nil pointer points to is addressable.
+export function fieldStep(c: Cursor, name: string, call: Call | undefined): void {
+  const typ = c.t;
+  if (typ === undefined) return;
+  // Go's indirect: what a non-nil pointer points to is addressable.
   let t: GoType = typ;
-  const v = receiver.v;
-  let addr = receiver.addr;
+  const v = c.v;
+  let addr = c.addr;
   if (t.kind === 'ptr' && v !== undefined && v !== null) {
     while (t.kind === 'ptr') t = t.elem;
     addr = true;
   }
-  const owner = t.kind === 'ptr' ? t.elem : t;
-  const method = t.kind === 'ptr' ? t.methods.get(name) : methodOf(t, name, addr);
-  if (method !== undefined) return callMethod(t === typ ? receiver : indirect(receiver), owner, method, name, call);
+  const method = t.methods.get(name);
+  if (method !== undefined && (t.kind === 'ptr' || addr || !method.pointer)) {
+    const receiver = t === typ ? valueOf(c) : new GoValue(t, v, true);
+    const result = callMethod(receiver, t.kind === 'ptr' ? t.elem : t, method, name, call);
+    c.t = result.t;
+    c.v = result.v;
+    c.addr = result.addr;
+    c.holder = result.holder;
+    c.key = result.key;
+    return;
+  }
   const hasArgs = call !== undefined && (call.args.length > 0 || call.final !== undefined);
   if (t.kind === 'struct') {
     const path = t.lookup.get(name);
     if (path !== undefined) {
-      if (!path[path.length - 1]!.exported) throw new GoError(`${name} is an unexported field of struct type ${typ.name}`);
+      const last = path[path.length - 1]!;
+      if (!last.exported) throw new GoError(`${name} is an unexported field of struct type ${typ.name}`);
       if (hasArgs) throw new GoError(`${name} has arguments but cannot be invoked as function`);
       let value = v;
       let holder: unknown;
@@ -224,16 +258,32 @@ export function evalField(receiver: GoValue, name: string, call: Call | undefine
         value = readField(type as StructType, value, field);
         type = field.type;
       }
-      const last = path[path.length - 1]!;
-      return new GoValue(type, value, addr, type.kind === 'ptr' ? { holder, key: last.json } : undefined);
+      c.t = type;
+      c.v = value;
+      c.addr = addr;
+      c.holder = holder;
+      c.key = type.kind === 'ptr' ? last.json : undefined;
+      return;
     }
   } else if (t.kind === 'map' && t.key === STRING) {
     if (hasArgs) throw new GoError(`${name} is not a method but has arguments`);
     const obj = readObject(v);
-    return obj !== undefined && Object.hasOwn(obj, name) ? new GoValue(t.elem, obj[name]) : NO_VALUE;
+    const found = obj !== undefined && Object.hasOwn(obj, name);
+    c.t = found ? t.elem : undefined;
+    c.v = found ? obj[name] : undefined;
+    c.addr = false;
+    c.key = undefined;
+    return;
   } else if (t.kind === 'ptr') {
     const elem = t.elem;
     if (elem.kind !== 'struct' || elem.lookup.has(name)) throw new GoError(`nil pointer evaluating ${typ.name}.${name}`);
   }
   throw new GoError(`can't evaluate field ${name} in type ${typ.name}`);
+}
+
+/** evalField on a value. */
+export function evalField(receiver: GoValue, name: string, call: Call | undefined): GoValue {
+  const c = cursorOf(receiver);
+  fieldStep(c, name, call);
+  return valueOf(c);
 }

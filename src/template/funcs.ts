@@ -236,7 +236,7 @@ function equalValues(a: GoValue, b: GoValue): boolean {
     case 'ptr':
       if (isNil(a) || isNil(b)) return isNil(a) && isNil(b);
       // Non-nil pointers are equal when they point to the same place: the same JSON object, or the same field.
-      if (a.at !== undefined && b.at !== undefined) return a.at.holder === b.at.holder && a.at.key === b.at.key;
+      if (a.key !== undefined && b.key !== undefined) return a.holder === b.holder && a.key === b.key;
       if (a.v !== null && typeof a.v === 'object') return a.v === b.v;
       throw new Unsupported(`spire-reconciler cannot compare the addresses of two ${t.name}`);
     case 'struct': {

@@ -94,8 +94,32 @@ const NO_METHODS: ReadonlyMap<string, GoMethod> = new Map();
 /** Types by name; filled lazily, so types may refer to each other in any order. */
 const registry = new Map<string, GoType>();
 
+/**
+ * Every type object has all properties, in one order, so that the field
+ * access code that reads them runs with one hidden class (property reads stay
+ * fast); the properties a kind does not use are empty.
+ */
+interface Shell {
+  kind: GoType['kind'];
+  name: string;
+  methods: ReadonlyMap<string, GoMethod>;
+  elem: GoType | undefined;
+  key: GoType | undefined;
+  fields: readonly GoField[];
+  lookup: ReadonlyMap<string, FieldPath>;
+  codec: Codec;
+  modelName: string;
+}
+
+const NO_FIELDS: readonly GoField[] = [];
+const NO_LOOKUP: ReadonlyMap<string, FieldPath> = new Map();
+
+function shell(kind: GoType['kind'], name: string, methods: ReadonlyMap<string, GoMethod> = NO_METHODS): Shell {
+  return { kind, name, methods, elem: undefined, key: undefined, fields: NO_FIELDS, lookup: NO_LOOKUP, codec: 'none', modelName: '' };
+}
+
 function basic(kind: BasicKind, name: string, methods: ReadonlyMap<string, GoMethod> = NO_METHODS): BasicType {
-  return { kind, name, methods };
+  return shell(kind, name, methods) as BasicType;
 }
 
 for (const [kind, names] of [
@@ -108,8 +132,8 @@ for (const [kind, names] of [
 ] as const) {
   for (const name of names) registry.set(name, basic(kind, name));
 }
-registry.set('interface {}', { kind: 'interface', name: 'interface {}', methods: NO_METHODS });
-registry.set('error', { kind: 'interface', name: 'error', methods: NO_METHODS });
+registry.set('interface {}', shell('interface', 'interface {}') as InterfaceType);
+registry.set('error', shell('interface', 'error') as InterfaceType);
 
 /** Parses `Name(in,...)(out,...)` specs (see kubetypes.ts); types resolve when first used. */
 function methodTable(specs: string, self: string): ReadonlyMap<string, GoMethod> {
@@ -147,37 +171,18 @@ const CODECS: Readonly<Record<string, Codec>> = {
   'v1.FieldsV1': 'fieldsv1',
 };
 
-function makeStruct(
-  name: string,
-  fieldSpecs: readonly (readonly [string, string, string, 1?])[],
-  methods: ReadonlyMap<string, GoMethod>,
-  modelName: string,
-  codec: Codec,
-): StructType {
-  let fields: GoField[] | undefined;
-  let lookup: Map<string, FieldPath> | undefined;
-  const declared = (): GoField[] =>
-    (fields ??= fieldSpecs.map(([fieldName, typeName, json, embedded]) => ({
-      name: fieldName,
-      type: typeNamed(typeName),
-      // A field without a JSON tag is read under its Go name, as encoding/json does; an embedded one is inlined.
-      json: json === '' && embedded !== 1 ? fieldName : json,
-      embedded: embedded === 1,
-      exported: /^\p{Lu}/u.test(fieldName),
-    })));
-  return {
-    kind: 'struct',
-    name,
-    methods,
-    modelName,
-    codec,
-    get fields() {
-      return declared();
-    },
-    get lookup() {
-      return (lookup ??= fieldLookup(declared()));
-    },
-  };
+/** Fills in a struct registered as a shell: its fields (resolving their types) and Go's FieldByName table. */
+function fillStruct(t: Shell, fieldSpecs: readonly (readonly [string, string, string, 1?])[]): void {
+  const fields = fieldSpecs.map(([fieldName, typeName, json, embedded]) => ({
+    name: fieldName,
+    type: typeNamed(typeName),
+    // A field without a JSON tag is read under its Go name, as encoding/json does; an embedded one is inlined.
+    json: json === '' && embedded !== 1 ? fieldName : json,
+    embedded: embedded === 1,
+    exported: /^\p{Lu}/u.test(fieldName),
+  }));
+  t.fields = fields;
+  t.lookup = fieldLookup(fields);
 }
 
 /** Go's FieldByName: breadth first through embedded structs; a name found twice at one depth is not found. */
@@ -203,91 +208,74 @@ function fieldLookup(fields: readonly GoField[]): Map<string, FieldPath> {
 const ROWS = new Map(KUBE_TYPES.map((row) => [row[0], row]));
 
 /** Time's named integer types and its Location, which kubetypes.ts does not describe (they are no field's type). */
-const TIME_EXTRAS: Readonly<Record<string, () => GoType>> = {
-  'time.Duration': () => basic('int', 'time.Duration', methodTable('String()(string)', 'time.Duration')),
-  'time.Month': () => basic('int', 'time.Month', methodTable('String()(string)', 'time.Month')),
-  'time.Weekday': () => basic('int', 'time.Weekday', methodTable('String()(string)', 'time.Weekday')),
-  'time.Location': () => makeStruct('time.Location', [], methodTable('*String()(string)', 'time.Location'), '', 'none'),
+const TIME_EXTRAS: Readonly<Record<string, () => Shell>> = {
+  'time.Duration': () => shell('int', 'time.Duration', methodTable('String()(string)', 'time.Duration')),
+  'time.Month': () => shell('int', 'time.Month', methodTable('String()(string)', 'time.Month')),
+  'time.Weekday': () => shell('int', 'time.Weekday', methodTable('String()(string)', 'time.Weekday')),
+  'time.Location': () => shell('struct', 'time.Location', methodTable('*String()(string)', 'time.Location')),
 };
 
 /** The type with the given reflect name; types nothing describes become method-less structs of that name. */
 export function typeNamed(name: string): GoType {
   const known = registry.get(name);
   if (known !== undefined) return known;
-  let t: GoType;
-  // Placeholders first, so that a type may refer to itself.
-  // Element types resolve on first use (a type may refer to itself) and are kept: field access reads them constantly.
+  // Registered before what it refers to is resolved, so that a type may refer to itself.
   if (name.startsWith('*')) {
-    const elemName = name.slice(1);
-    let elem: GoType | undefined;
-    t = {
-      kind: 'ptr',
-      name,
-      get elem() {
-        return (elem ??= typeNamed(elemName));
-      },
-      get methods() {
-        const e = (elem ??= typeNamed(elemName));
-        return e.kind === 'ptr' || e.kind === 'interface' ? NO_METHODS : e.methods;
-      },
-    };
-  } else if (name.startsWith('[]')) {
-    const elemName = name.slice(2);
-    let elem: GoType | undefined;
-    t = {
-      kind: 'slice',
-      name,
-      methods: NO_METHODS,
-      get elem() {
-        return (elem ??= typeNamed(elemName));
-      },
-    };
-  } else if (name.startsWith('map[')) {
+    const t = shell('ptr', name);
+    registry.set(name, t as GoType);
+    const elem = typeNamed(name.slice(1));
+    t.elem = elem;
+    // A pointer has its element's methods, pointer receivers included.
+    t.methods = elem.kind === 'ptr' || elem.kind === 'interface' ? NO_METHODS : elem.methods;
+    return t as GoType;
+  }
+  if (name.startsWith('[]')) {
+    const t = shell('slice', name);
+    registry.set(name, t as GoType);
+    t.elem = typeNamed(name.slice(2));
+    return t as GoType;
+  }
+  if (name.startsWith('map[')) {
     let depth = 0;
     let end = 4;
     for (; end < name.length; end++) {
       if (name[end] === '[') depth++;
       else if (name[end] === ']' && depth-- === 0) break;
     }
-    const keyName = name.slice(4, end);
-    const elemName = name.slice(end + 1);
-    let key: GoType | undefined;
-    let elem: GoType | undefined;
-    t = {
-      kind: 'map',
-      name,
-      methods: NO_METHODS,
-      get key() {
-        return (key ??= typeNamed(keyName));
-      },
-      get elem() {
-        return (elem ??= typeNamed(elemName));
-      },
-    };
-  } else {
-    const row = ROWS.get(name);
-    const extra = TIME_EXTRAS[name];
-    if (row !== undefined) {
-      const [, kind, modelName, , set, fields] = row;
-      const methods = methodTable(METHOD_SETS[set] ?? '', name);
-      if (kind === 'struct') t = makeStruct(name, fields, methods, modelName, CODECS[name] ?? 'object');
-      else if (kind.startsWith('map[') || kind.startsWith('[]')) {
-        // A named map or slice: the underlying type's shape, with the name and methods of its own.
-        const underlying = typeNamed(kind);
-        t = { ...underlying, name, methods } as GoType;
-      } else {
-        const underlying = registry.get(kind);
-        if (underlying === undefined || underlying.kind === 'ptr' || underlying.kind === 'slice' || underlying.kind === 'map' || underlying.kind === 'struct' || underlying.kind === 'interface') {
-          throw new Error(`unexpected kind ${kind} of ${name}`);
-        }
-        t = basic(underlying.kind, name, methods);
-      }
-    } else if (extra !== undefined) {
-      t = extra();
-    } else {
-      t = makeStruct(name, [], NO_METHODS, '', 'none');
-    }
+    const t = shell('map', name);
+    registry.set(name, t as GoType);
+    t.key = typeNamed(name.slice(4, end));
+    t.elem = typeNamed(name.slice(end + 1));
+    return t as GoType;
   }
+  const row = ROWS.get(name);
+  if (row === undefined) {
+    const t = TIME_EXTRAS[name]?.() ?? shell('struct', name);
+    registry.set(name, t as GoType);
+    return t as GoType;
+  }
+  const [, kind, modelName, , set, fields] = row;
+  const methods = methodTable(METHOD_SETS[set] ?? '', name);
+  if (kind === 'struct') {
+    const t = shell('struct', name, methods);
+    t.codec = CODECS[name] ?? 'object';
+    t.modelName = modelName;
+    registry.set(name, t as GoType);
+    fillStruct(t, fields);
+    return t as GoType;
+  }
+  if (kind.startsWith('map[') || kind.startsWith('[]')) {
+    // A named map or slice: the underlying type's shape, with the name and methods of its own.
+    const underlying = typeNamed(kind) as unknown as Shell;
+    const t: Shell = { ...underlying, name, methods };
+    registry.set(name, t as GoType);
+    return t as GoType;
+  }
+  const underlying = registry.get(kind);
+  if (underlying === undefined || !['string', 'int', 'uint', 'float', 'complex', 'bool'].includes(underlying.kind)) {
+    throw new Error(`unexpected kind ${kind} of ${name}`);
+  }
+  const t = basic(underlying.kind as BasicKind, name, methods);
   registry.set(name, t);
   return t;
 }

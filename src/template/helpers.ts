@@ -11,8 +11,8 @@
 
 import Handlebars from 'handlebars';
 import { ExecFault, GoArgumentError, GoError, Unsupported } from './errors.js';
-import type { Arg, Call } from './eval.js';
-import { evalField } from './eval.js';
+import type { Arg, Cursor } from './eval.js';
+import { fieldStep, valueOf } from './eval.js';
 import { printAction } from './format.js';
 import { BUILTINS } from './funcs.js';
 import { INT } from './gotypes.js';
@@ -64,23 +64,29 @@ function optionsOf(rest: readonly unknown[]): Options {
  */
 function walk(recv: GoValue, rest: readonly unknown[]): GoValue {
   const end = rest.length - 1;
-  let cur = recv;
+  cursor.t = recv.t;
+  cursor.v = recv.v;
+  cursor.addr = recv.addr;
+  cursor.holder = recv.holder;
+  cursor.key = recv.key;
   for (let i = 0; i < end; i++) {
     const name = rest[i];
     if (typeof name !== 'string') break;
     const next = rest[i + 1];
-    let call: Call | undefined;
     if (typeof next === 'number') {
       const explicit = next >> 1;
       const args = rest.slice(i + 2, i + 2 + explicit) as Arg[];
       const final = (next & 1) === 1 ? (rest[i + 2 + explicit] as GoValue) : undefined;
-      call = { args, final };
+      fieldStep(cursor, name, { args, final });
+      break;
     }
-    cur = evalField(cur, name, call);
-    if (call !== undefined) break;
+    fieldStep(cursor, name, undefined);
   }
-  return cur;
+  return valueOf(cursor);
 }
+
+// One cursor for all field walks: helpers never run concurrently, and a method a walk calls does not walk.
+const cursor: Cursor = { t: undefined, v: undefined, addr: false, holder: undefined, key: undefined };
 
 /** The variable slots a run of a tree starts with; `$` is the data it runs on. */
 export function newSlots(tree: TreeRunner, dot: GoValue): Slots | undefined {
@@ -106,6 +112,19 @@ function resetSlots(slots: Slots, lo: number, hi: number): void {
 }
 
 const BREAK = 1;
+
+/** The `fn` name that runs `{{template}}`; not a Go identifier, so no function can have it. */
+export const TEMPLATE = '{{template}}';
+
+/** `{{template "name" value}}`: runs the named tree with the value as dot and `$`, and no variables of ours. */
+function runTemplate(site: number, index: number, value: GoValue, options: Options): string {
+  const data = options.data as RenderData;
+  if (data.d >= MAX_TEMPLATE_DEPTH) {
+    throw new ExecFault(site, `exceeded maximum template depth (${MAX_TEMPLATE_DEPTH}; Go allows 100000)`, true);
+  }
+  const tree = data.t[index]!;
+  return tree.run(value, { data: { k: data.k, v: newSlots(tree, value), t: data.t, d: data.d + 1 } });
+}
 
 const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
   /** `{{ x }}`: print a value as Go does. */
@@ -135,8 +154,9 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
     }
   },
 
-  /** A call of one of Go's builtin functions. */
-  fn(site: number, name: string, ...rest: unknown[]): GoValue {
+  /** A call of one of Go's builtin functions, or (name TEMPLATE) `{{template}}`, which prints. */
+  fn(site: number, name: string, ...rest: unknown[]): GoValue | string {
+    if (name === TEMPLATE) return runTemplate(site, rest[0] as number, rest[1] as GoValue, optionsOf(rest));
     const builtin = BUILTINS.get(name);
     if (builtin === undefined) throw new ExecFault(site, `${JSON.stringify(name)} is not a defined function`);
     let result: GoValue;
@@ -158,9 +178,19 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
     return result;
   },
 
-  /** `{{if}}`: Go's truth, not Handlebars'. Trailing `slots lo hi` end the scope of variables declared inside. */
+  /**
+   * `{{if}}`: Go's truth, not Handlebars'. Trailing `slots lo hi` end the scope of variables declared inside.
+   * With site -1 it guards what follows a possible break or continue instead (Handlebars wraps every
+   * helper on each render, so this is no helper of its own): `{{#goIf -1 slots control...}}` renders
+   * only while none of those control slots is set.
+   */
   goIf(this: GoValue, site: number, value: GoValue, ...rest: unknown[]): string {
     const options = optionsOf(rest);
+    if (site === -1) {
+      const slots = value as unknown as Slots;
+      for (let i = 0; i < rest.length - 1; i++) if (slots[rest[i] as number] !== undefined) return '';
+      return options.fn(this);
+    }
     const out = truth(value) ? options.fn(this) : options.inverse(this);
     if (rest.length === 4) resetSlots(rest[0] as Slots, rest[1] as number, rest[2] as number);
     return out;
@@ -268,35 +298,16 @@ const helpers: Record<string, (this: GoValue, ...args: never[]) => unknown> = {
     return value;
   },
 
-  /** Declares (`:=`) or assigns (`=`, which needs an existing variable) a variable; prints nothing. */
-  setv(site: number, slots: Slots, slot: number, name: string, assign: boolean, value: GoValue): string {
+  /**
+   * Declares (`:=`) or assigns (`=`, which needs an existing variable) a variable; prints nothing.
+   * `{{break}}` and `{{continue}}` set their range's control slot to 1 or 2 through it too.
+   */
+  setv(site: number, slots: Slots, slot: number, name: string, assign: boolean, value: GoValue | number): string {
     if (assign && slots[slot] === undefined) throw new ExecFault(site, `undefined variable: ${name}`);
     slots[slot] = value;
     return '';
   },
 
-  /** `{{break}}` (1) or `{{continue}}` (2): signals the range through its control slot. */
-  brk(slots: Slots, slot: number, code: number): string {
-    slots[slot] = code;
-    return '';
-  },
-
-  /** What follows a possible break or continue: rendered only while none of the given control slots is set. */
-  goLive(this: GoValue, slots: Slots, ...rest: unknown[]): string {
-    const options = optionsOf(rest);
-    for (let i = 0; i < rest.length - 1; i++) if (slots[rest[i] as number] !== undefined) return '';
-    return options.fn(this);
-  },
-
-  /** `{{template "name" value}}`: runs the named tree with the value as dot and `$`, and no variables of ours. */
-  tmpl(site: number, index: number, value: GoValue, options: Options): string {
-    const data = options.data as RenderData;
-    if (data.d >= MAX_TEMPLATE_DEPTH) {
-      throw new ExecFault(site, `exceeded maximum template depth (${MAX_TEMPLATE_DEPTH}; Go allows 100000)`, true);
-    }
-    const tree = data.t[index]!;
-    return tree.run(value, { data: { k: data.k, v: newSlots(tree, value), t: data.t, d: data.d + 1 } });
-  },
 
   /**
    * An error Go raises at execution for a construct known to fail (wrong number

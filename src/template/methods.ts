@@ -177,7 +177,7 @@ function getter(owner: GoType, name: string): MethodImpl | undefined {
   return (r, _, m) => {
     if (isNil(r)) throw new GoError(NIL_DEREFERENCE);
     // A getter returns the field's pointer itself, so it keeps the field's address.
-    return new GoValue(m.results[0], readKey(r.v, field.json), false, { holder: r.v, key: field.json });
+    return new GoValue(m.results[0], readKey(r.v, field.json), false, r.v, field.json);
   };
 }
 

@@ -27,7 +27,8 @@ export class GoValue {
      * it, which stand for its address (two pointers to equal scalars are
      * equal only when they are the same field).
      */
-    readonly at?: { readonly holder: unknown; readonly key: string },
+    readonly holder?: unknown,
+    readonly key?: string,
   ) {}
 }
 
