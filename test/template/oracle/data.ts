@@ -7,38 +7,14 @@
  */
 import type { TemplateData } from '../../../src/template/index.js';
 import type { Rng } from './random.js';
-import { NODE_META, NODE_SPEC, POD_META, POD_SPEC } from '../fixtures.js';
+import { parentIdData, podData } from '../fixtures.js';
 
 type Json = Record<string, unknown>;
 
 /** The data the corpora are rendered with: a pod's templates, then a parent ID's (no pod), then sparse objects. */
-export const CORPUS_DATA: readonly (readonly [label: string, data: TemplateData, parentOnly: boolean])[] = [
-  [
-    'pod',
-    {
-      TrustDomain: 'example.org',
-      ClusterName: 'demo-cluster',
-      ClusterDomain: 'cluster.local',
-      PodMeta: POD_META,
-      PodSpec: POD_SPEC,
-      NodeMeta: NODE_META,
-      NodeSpec: NODE_SPEC,
-    },
-    false,
-  ],
-  [
-    'parent ID (nil pod)',
-    {
-      TrustDomain: 'example.org',
-      ClusterName: 'demo-cluster',
-      ClusterDomain: '',
-      PodMeta: null,
-      PodSpec: null,
-      NodeMeta: NODE_META,
-      NodeSpec: NODE_SPEC,
-    },
-    true,
-  ],
+export const CORPUS_DATA: readonly (readonly [label: string, data: TemplateData])[] = [
+  ['pod', podData()],
+  ['parent ID (nil pod)', parentIdData({ ClusterDomain: '' })],
   [
     'sparse pod',
     {
@@ -50,7 +26,6 @@ export const CORPUS_DATA: readonly (readonly [label: string, data: TemplateData,
       NodeMeta: { name: 'n' },
       NodeSpec: {},
     },
-    false,
   ],
 ];
 
