@@ -15,7 +15,7 @@ import { Unsupported } from './errors.js';
 import { formatFloat } from './floatfmt.js';
 import type { MapType, SliceType, StructType } from './gotypes.js';
 import { methodOf, typeNamed } from './gotypes.js';
-import { readTime, stringOf } from './methods.js';
+import { UnsupportedString, readTime, stringOf } from './methods.js';
 import { canBackquote, isPrint, quote, quoteRune } from './quote.js';
 import { goString, timeString } from './time.js';
 import {
@@ -175,7 +175,7 @@ class Printer {
       return true;
     }
     const s = stringOf(owner, t.kind === 'ptr' && !isNil(x) ? new GoValue(owner, x.v, true) : x);
-    if (s === undefined) throw new Unsupported(`spire-reconciler does not reproduce the String() method of ${owner.name}`);
+    if (s === undefined) throw new UnsupportedString(owner.name);
     this.fmtString(s, verb);
     return true;
   }
