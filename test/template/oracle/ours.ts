@@ -1,10 +1,12 @@
 /** Our engine, run the way spire-reconciler runs it, reporting in the oracle's terms. */
-import { TemplateExecError, TemplateParseError, compileTemplate } from '../../../src/template/index.js';
+import { TemplateExecError, TemplateLimitError, TemplateParseError, compileTemplate } from '../../../src/template/index.js';
 import type { CompiledTemplate } from '../../../src/template/index.js';
 import type { Outcome, RenderCase } from './protocol.js';
 
 function failure(err: unknown): Outcome {
   if (err instanceof TemplateParseError) return { phase: 'parse', error: err.message };
+  // Over the size bounds Go does not have: refused where the object is read, a documented limit.
+  if (err instanceof TemplateLimitError) return { phase: 'parse', error: err.message, unsupported: true };
   if (err instanceof TemplateExecError) return { phase: 'exec', error: err.message, unsupported: err.unsupported };
   return { phase: 'crash', error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
 }
