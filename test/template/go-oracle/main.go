@@ -176,6 +176,22 @@ func serve() error {
 	}
 }
 
+// memoryCap bounds the oracle: a case whose output or recursion grows without end
+// (js of js of ..., deep self-invocation) once took 22 GB and made the machine swap.
+// Past the cap the process exits, naming the cause, and the test reports it as such.
+const memoryCap = 2 << 30
+
+func watchMemory(limit uint64) {
+	var m runtime.MemStats
+	for range time.Tick(100 * time.Millisecond) {
+		runtime.ReadMemStats(&m)
+		if m.Sys > limit {
+			fmt.Fprintf(os.Stderr, "go-oracle: over %d MiB of memory: a case grew without bound; stopping\n", limit>>20)
+			os.Exit(3)
+		}
+	}
+}
+
 func main() {
 	var err error
 	switch {
@@ -184,6 +200,7 @@ func main() {
 	case len(os.Args) > 1 && os.Args[1] == "types":
 		err = json.NewEncoder(os.Stdout).Encode(map[string]any{"go": runtime.Version(), "modules": modules(), "types": spireentry.Types()})
 	default:
+		go watchMemory(memoryCap)
 		err = serve()
 	}
 	if err != nil {
