@@ -8,7 +8,7 @@ import {
   type EntryPassResult,
   isOurClass,
   planPass,
-  trailingDotDnsNames,
+  emptyClusterDomainNote,
   runEntryPass,
   type SelectionObserver,
   SpireServerProbe,
@@ -143,7 +143,7 @@ function planNotes(p: Prepared, result: EntryPassResult): { notes: string[]; emp
   if (result.plan.outsideScope > 0) {
     notes.push(`${result.plan.outsideScope} entr${result.plan.outsideScope === 1 ? 'y' : 'ies'} on the server outside entryScope ${config.entryScope} (IDs without the ${p.options.ownership.entryIDPrefix} prefix): never changed or deleted`);
   }
-  const dotted = trailingDotDnsNames(result.declared.declared, config.clusterDomain);
+  const dotted = emptyClusterDomainNote(result.declared.renderFailures, config.clusterDomain);
   if (dotted) notes.push(dotted);
   const empty = !p.options.suppressDeletes && nothingDeclares(inputs, config);
   if (empty) {

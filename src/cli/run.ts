@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
 import type { Command } from 'commander';
-import { ClaimedIds, entryPassProblems, logMigration, logProblems, runEntryPass, SpireServerProbe, trailingDotDnsNames } from '../entries/index.js';
+import { ClaimedIds, entryPassProblems, logMigration, logProblems, runEntryPass, SpireServerProbe, emptyClusterDomainNote } from '../entries/index.js';
 import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
@@ -109,7 +109,7 @@ async function runManifestMode(paths: string[], { config }: LoadedContext, log: 
       if (!migrationExplained) logMigration(log, result.migration, options.ownership.entryIDPrefix);
       migrationExplained = true;
       logProblems(log, entryPassProblems(result));
-      const dotted = trailingDotDnsNames(result.declared.declared, config.clusterDomain);
+      const dotted = emptyClusterDomainNote(result.declared.renderFailures, config.clusterDomain);
       if (dotted && !dottedSaid) log.warn(dotted);
       dottedSaid = dotted !== undefined;
       const a = result.applied;
@@ -175,7 +175,7 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     const detected = await detectClusterDomain();
     if (detected) config.clusterDomain = detected;
     if (detected) log.info(`cluster domain ${detected} (detected)`);
-    else log.warn('cluster domain not detected and clusterDomain is not set: templates see it as "", so DNS names built from .ClusterDomain end in "." (autoPopulateDNSNames leaves out its names with the domain)');
+    else log.warn('cluster domain not detected and clusterDomain is not set: templates see it as "", so a DNS name template using .ClusterDomain gives a name ending in "." and its pods\' entries fail to render (autoPopulateDNSNames leaves out its names with the domain)');
   }
   const metrics = new ControllerMetrics();
   // Set before SPIRE answers (startLive waits for it): readiness must not.

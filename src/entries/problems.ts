@@ -1,6 +1,7 @@
 import type { ApplyResult } from './apply.js';
 import type { DeclaredState, RenderFailure } from './declare.js';
-import type { DeclaredEntry, Owner } from './model.js';
+import { DOMAIN_ENDS_WITH_DOT } from '../spiffe/dns.js';
+import type { Owner } from './model.js';
 import type { Plan } from './plan.js';
 
 /**
@@ -57,19 +58,14 @@ export function entryPassProblems(r: { declared: Pick<DeclaredState, 'renderFail
 
 /**
  * With clusterDomain empty, `{{ .ClusterDomain }}` in a DNS name template
- * gives names ending in a dot (`web.ns.svc.`): almost never what was meant.
- * Undefined when no declared name is so.
+ * gives a name ending in a dot (`web.ns.svc.`), which SPIRE refuses, so the
+ * pod's entry fails to render. The render failure names the name; this says
+ * the cause. Undefined when no failure is of that kind.
  */
-export function trailingDotDnsNames(declared: readonly Pick<DeclaredEntry, 'spec'>[], clusterDomain: string): string | undefined {
+export function emptyClusterDomainNote(failures: readonly Pick<RenderFailure, 'pod' | 'message'>[], clusterDomain: string): string | undefined {
   if (clusterDomain !== '') return undefined;
-  let count = 0;
-  let example: string | undefined;
-  for (const d of declared) {
-    const name = d.spec.dnsNames.find((n) => n.endsWith('.'));
-    if (name === undefined) continue;
-    count++;
-    example ??= name;
-  }
-  if (count === 0) return undefined;
-  return `clusterDomain is empty, so ${count} entr${count === 1 ? 'y has' : 'ies have'} DNS names ending in "." (e.g. ${example}): set clusterDomain in the config or --cluster-domain`;
+  const dotted = failures.filter((f) => f.pod !== undefined && f.message.endsWith(DOMAIN_ENDS_WITH_DOT));
+  if (dotted.length === 0) return undefined;
+  const n = dotted.length;
+  return `clusterDomain is empty, so ${n} pod entr${n === 1 ? 'y fails' : 'ies fail'} to render with a DNS name ending in "." (e.g. pod ${dotted[0]!.pod}): set clusterDomain in the config or --cluster-domain`;
 }

@@ -1,5 +1,8 @@
 import { domainToUnicode } from 'node:url';
 
+/** SPIRE's cause for a name ending in a dot (what an empty clusterDomain makes of `svc.{{ .ClusterDomain }}`). */
+export const DOMAIN_ENDS_WITH_DOT = 'domain ends with dot';
+
 /**
  * DNS name rules of a SPIRE server (x509util.ValidateLabel plus Go's idna
  * lookup profile as built with Go <= 1.26), returning the exact cause text,
@@ -17,7 +20,7 @@ export function dnsNameProblem(name: string): string | undefined {
     rest = name.slice(2);
   }
   if (rest.trim() === '') return 'empty or only whitespace';
-  if (rest.endsWith('.')) return 'domain ends with dot';
+  if (rest.endsWith('.')) return DOMAIN_ENDS_WITH_DOT;
   return idnaProblem(rest);
 }
 

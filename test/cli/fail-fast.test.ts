@@ -59,16 +59,13 @@ describe('fail fast, and say what is waited for', () => {
     expect(run.output()).not.toContain('skipTLSVerify');
   });
 
-  // Known bug, found when the operator-output and drop-in work were merged: the demo's plan with an empty
-  // clusterDomain no longer carries this note (the trailing-dot check sees no such DNS name). Kept as a
-  // failing expectation until someone finds which change took the dotted names away.
-  it.fails('an empty clusterDomain that gives DNS names ending in "." is a note in the plan', async () => {
+  it('an empty clusterDomain that gives DNS names ending in "." (which SPIRE refuses) is named as the cause in the plan', async () => {
     const path = join(dir, 'no-domain.yaml');
     writeFileSync(path, 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: demo.example\nclusterName: demo\n');
     let out = '';
     await runOnce({ config: path, manifests: [manifests], entries: join(DEMO_DIR, 'spire-entries.json'), output: 'json' }, { apply: false, log: pino({ level: 'silent' }), print: (s) => (out += s) });
     expect((JSON.parse(out) as PlanReport).notes).toContain(
-      'clusterDomain is empty, so 2 entries have DNS names ending in "." (e.g. payments-api.payments.svc.): set clusterDomain in the config or --cluster-domain',
+      'clusterDomain is empty, so 2 pod entries fail to render with a DNS name ending in "." (e.g. pod payments/api-5c8b7f-xk2lm): set clusterDomain in the config or --cluster-domain',
     );
   });
 });

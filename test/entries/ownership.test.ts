@@ -75,7 +75,7 @@ describe('an entry whose parent names another cluster\'s agents is never deleted
   it('under entryScope all: the other cluster\'s pod entry is kept, ours is deleted', () => {
     const p = plan({ ...defaults('east'), entryScope: 'all' }, { current: [current('a1', podOf('west', 'w1')), current('a2', podOf('east', 'e1'))] });
     expect(p.deletes.map((d) => d.id)).toEqual(['a2']);
-    expect(p.kept).toEqual([{ id: 'a1', reason: 'other-cluster', detail: "its parent ID names an agent of cluster west, and its ID does not show it is ours", podUid: 'w1' }]);
+    expect(p.kept).toEqual([{ id: 'a1', reason: 'other-cluster', detail: 'its parent ID names an agent of cluster west, and its ID does not show it is ours', podUid: 'w1' }]);
   });
 
   it('with entryIDPrefixCleanup "": the other cluster\'s server-generated entries are not even candidates', () => {
