@@ -3,7 +3,7 @@ import { type CacheScope, type ClusterFederatedTrustDomain, inCachedNamespaces, 
 import type { ClusterSnapshot } from '../entries/index.js';
 import { watchedResources } from './cluster.js';
 import { compactPod, stripManagedFields } from './informer.js';
-import { KubeApiError, kubeRequest, listAll } from './rest.js';
+import { listAll } from './rest.js';
 import { chooseServiceSource } from './service-source.js';
 
 export interface ClusterRead {
@@ -75,24 +75,26 @@ export async function readCluster(kc: KubeConfig, opts: ReadClusterOptions = {})
   }
   if (wanted) {
     const ns = encodeURIComponent(wanted.namespace);
-    const pod = await getOrNone<Pod & KubernetesObject>(kc, `/api/v1/namespaces/${ns}/pods/${encodeURIComponent(wanted.name)}`);
+    const pod = await named<Pod & KubernetesObject>(kc, `/api/v1/namespaces/${ns}/pods`, wanted.name);
     // A pod outside the scope is one the controller never reads.
     if (pod && inCachedNamespaces(pod, scope)) out.pods!.push(compactPod(pod));
-    const namespace = await getOrNone(kc, `/api/v1/namespaces/${ns}`);
+    const namespace = await named(kc, '/api/v1/namespaces', wanted.namespace);
     if (namespace) out.namespaces!.push(namespace);
     const nodeName = pod?.spec?.nodeName;
-    const node = nodeName ? await getOrNone(kc, `/api/v1/nodes/${encodeURIComponent(nodeName)}`) : undefined;
+    const node = nodeName ? await named(kc, '/api/v1/nodes', nodeName) : undefined;
     if (node) out.nodes!.push(node);
   }
   const { clusterFederatedTrustDomains, ...snapshot } = out as unknown as ClusterSnapshot & { clusterFederatedTrustDomains: ClusterFederatedTrustDomain[] };
   return { snapshot, clusterFederatedTrustDomains };
 }
 
-async function getOrNone<T extends KubernetesObject>(kc: KubeConfig, path: string): Promise<T | undefined> {
-  try {
-    return stripManagedFields(await kubeRequest<T>(kc, 'GET', path, { dropManagedFields: true }));
-  } catch (err) {
-    if (err instanceof KubeApiError && err.statusCode === 404) return undefined;
-    throw err;
-  }
+/**
+ * One object by name, as a list narrowed to it by a field selector: the
+ * controller's RBAC grants list and watch, not get, so explain reads no
+ * more than the controller may (and an operator's kubeconfig may hold just as little).
+ */
+async function named<T extends KubernetesObject>(kc: KubeConfig, collection: string, name: string): Promise<T | undefined> {
+  const list = await listAll<T>(kc, collection, { dropManagedFields: true, fieldSelector: `metadata.name=${name}` });
+  const obj = list.items[0];
+  return obj && stripManagedFields(obj);
 }

@@ -235,9 +235,10 @@ describe('explain reads SPIRE over its socket and the cluster over KUBECONFIG', 
     expect(before.explanation.clusterSPIFFEIDs[0]!.spire).toMatchObject({ state: 'waiting' });
     expect(before.code).toBe(1);
     // Reads only: the pod, not every pod in the cluster.
-    const paths = kube.requests.map((r) => r.path);
-    expect(paths).toContain('/api/v1/namespaces/apps/pods/web');
-    expect(paths).not.toContain('/api/v1/pods');
+    // Lists narrowed by name (the controller's RBAC grants list, not get), never every pod.
+    const reads = kube.requests.map((r) => `${r.path}?${decodeURIComponent(r.query)}`);
+    expect(reads.some((r) => r.startsWith('/api/v1/namespaces/apps/pods?') && r.includes('fieldSelector=metadata.name=web'))).toBe(true);
+    expect(reads.some((r) => r.startsWith('/api/v1/pods?'))).toBe(false);
     expect(spire.calls.every((c) => !c.method.startsWith('Batch'))).toBe(true);
 
     // The API server gave the pod and the node their own UIDs.
