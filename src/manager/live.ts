@@ -503,6 +503,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       },
     );
     metrics?.setLeader(false, le.resourceName);
+    // Every SPIRE write batch first asks the clock whether the term still holds (see holdsLease).
+    const held = elector;
+    spire.gateWrites(() => (held.holdsLease() ? undefined : 'this replica does not hold the lease'));
     elector.start();
   } else {
     metrics?.setLeader(true);
