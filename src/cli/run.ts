@@ -195,7 +195,7 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     [
       {
         name: 'informers-synced',
-        check: () => (cache?.hasSynced ? { ok: true } : { ok: false, detail: cache ? `waiting for ${cache.unsynced().join(', ')}` : 'starting' }),
+        check: () => (cache?.hasSynced ? { ok: true, ...staleDetail(cache) } : { ok: false, detail: cache ? `waiting for ${cache.unsynced().join(', ')}` : 'starting' }),
       },
       // Ready to serve admission requests only with a certificate (upstream #389).
       ...(webhook ? [{ name: 'webhook-certificate', check: () => webhook.ready() }] : []),
@@ -214,6 +214,17 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     webhookSpire?.close();
     await observability.close();
   }
+}
+
+/**
+ * A synced cache that may have fallen behind stays ready (a sidecar's
+ * readiness is the SPIRE server pod's), but says so: which informers, since
+ * when and why.
+ */
+function staleDetail(cache: ClusterCache): { detail?: string } {
+  const now = Date.now();
+  const stale = cache.stale().map((s) => `${s.informer} may be stale for ${Math.round((now - s.since) / 1000)}s (${s.reason})`);
+  return stale.length > 0 ? { detail: stale.join('; ') } : {};
 }
 
 export function registerRun(program: Command): void {

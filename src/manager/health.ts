@@ -60,7 +60,8 @@ function probeResponse(kind: string, checks: readonly Check[], verbose: boolean)
   const failing = results.filter((r) => !r.ok);
   const status = failing.length === 0 ? 200 : 503;
   if (verbose) {
-    const lines = results.map((r) => (r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.detail}`));
+    // A passing check may still have something to say (a cache that may be stale): after "ok".
+    const lines = results.map((r) => (r.ok ? `[+]${r.name} ok${r.detail === 'ok' ? '' : `: ${r.detail}`}` : `[-]${r.name} failed: ${r.detail}`));
     lines.push(`${kind} check ${status === 200 ? 'passed' : 'failed'}`);
     return { status, body: `${lines.join('\n')}\n` };
   }

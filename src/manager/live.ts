@@ -63,6 +63,8 @@ export interface LiveOptions {
   shutdownTimeoutMs?: number;
   /** Relist an informer after this much silence (tests shorten it). */
   informerSilenceMs?: number;
+  /** Give up a watch stream silent this long (tests shorten it). */
+  informerStallMs?: number;
   /** The Lease holder identity. Default: hostname_uuid, as client-go. */
   identity?: string;
   /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
@@ -439,9 +441,12 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       for (const p of pods) firstListPods.push(p);
       trigger.trigger();
     },
+    onRelist: (informer, reason) => metrics?.informerRelisted(informer, reason),
     ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
     onOptionalAccess: optionalAccess,
+    ...(opts.informerStallMs ? { stallMs: opts.informerStallMs } : {}),
   });
+  metrics?.observeInformers(() => cache.staleSeconds());
 
   // controller-runtime's series exist from the start, one controller per watched kind (EndpointSlices or Endpoints below).
   for (const r of ['clusterspiffeids', 'clusterstaticentries', 'clusterfederatedtrustdomains', 'pods', 'namespaces', 'nodes']) metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[r]!);
