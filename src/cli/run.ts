@@ -8,7 +8,7 @@ import { federationOptions, federationPassProblems, runFederationPass } from '..
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import type { ClusterCache } from '../kube/cluster.js';
-import { type Check, ping, serveObservability } from '../manager/health.js';
+import { type Check, informersSynced, ping, serveObservability } from '../manager/health.js';
 import { startLive } from '../manager/live.js';
 import { ControllerMetrics, passCounts } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
@@ -193,10 +193,7 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     config,
     metrics,
     [
-      {
-        name: 'informers-synced',
-        check: () => (cache?.hasSynced ? { ok: true, ...staleDetail(cache) } : { ok: false, detail: cache ? `waiting for ${cache.unsynced().join(', ')}` : 'starting' }),
-      },
+      informersSynced(() => cache),
       // Ready to serve admission requests only with a certificate (upstream #389).
       ...(webhook ? [{ name: 'webhook-certificate', check: () => webhook.ready() }] : []),
     ],
@@ -214,17 +211,6 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     webhookSpire?.close();
     await observability.close();
   }
-}
-
-/**
- * A synced cache that may have fallen behind stays ready (a sidecar's
- * readiness is the SPIRE server pod's), but says so: which informers, since
- * when and why.
- */
-function staleDetail(cache: ClusterCache): { detail?: string } {
-  const now = Date.now();
-  const stale = cache.stale().map((s) => `${s.informer} may be stale for ${Math.round((now - s.since) / 1000)}s (${s.reason})`);
-  return stale.length > 0 ? { detail: stale.join('; ') } : {};
 }
 
 export function registerRun(program: Command): void {

@@ -1,5 +1,6 @@
 import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
 import { Backoff } from '../net/backoff.js';
+import { KubeApiError, kubeRequest } from './rest.js';
 
 /** Cached objects drop managedFields: nothing reads them, and on pods they are most of the bytes. */
 export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
@@ -40,12 +41,16 @@ export const WATCH_TIMEOUT_SECONDS = 10;
 export const WATCH_STALL_MS = 15_000;
 
 /**
- * Streams in a row that end cleanly having delivered nothing, not even the
- * bookmark the API server sends before it ends a stream: the server is
- * answering, but from behind our resourceVersion. That is what a watch from
- * a resourceVersion the server has not reached looks like (etcd restored
- * from a backup): the server accepts it and sends nothing until it gets
- * there, which may be never. Then the informer relists.
+ * A watch from a resourceVersion the API server has not reached (etcd
+ * restored from a backup) is accepted and sends nothing, not even bookmarks,
+ * until the server gets there: then it goes on in a different history,
+ * having missed everything in between. So after a stream that ended having
+ * delivered nothing (a healthy one carries at least the bookmark the server
+ * sends 2 s before ending it), and before resuming after a failed watch (an
+ * API server restarting is how a restore shows), the informer asks the
+ * server whether it can serve its resourceVersion: a one-item list at that
+ * version. "Too large resource version" (504) or "Expired" (410) relists.
+ * This many empty streams in a row relist without an answer too.
  */
 const EMPTY_STREAMS_BEFORE_RELIST = 3;
 
@@ -290,7 +295,7 @@ export class ResilientInformer<T extends KubernetesObject> {
         this.emptyStreams = delivered === 0 ? this.emptyStreams + 1 : 0;
         if (this.emptyStreams >= EMPTY_STREAMS_BEFORE_RELIST) {
           this.relist('empty-streams', `${this.emptyStreams} watch streams in a row ended without an event or bookmark: the resourceVersion may be ahead of the API server's (etcd restored from a backup?)`);
-        }
+        } else if (delivered === 0) void this.servable(lw);
       },
     };
     const watch = new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? WATCH_TIMEOUT_SECONDS, this.opts.stallMs ?? WATCH_STALL_MS, hooks, compact as (obj: KubernetesObject) => void);
@@ -318,9 +323,32 @@ export class ResilientInformer<T extends KubernetesObject> {
       // A relist whose list failed starts over; the served ListWatch restarts from its
       // resourceVersion, so a short outage resumes the watch without a relist.
       if (lw === this.fresh) this.startFresh();
-      else if (lw === this.lw) void lw.start();
+      else if (lw === this.lw) {
+        void this.servable(lw).then((ok) => {
+          if (ok && lw === this.lw && !this.stopped) void lw.start();
+        });
+      }
     }, wait);
     this.retries.set(lw, timer);
+  }
+
+  /**
+   * Whether the API server can serve the served ListWatch's resourceVersion
+   * (see EMPTY_STREAMS_BEFORE_RELIST); relists when it says it cannot. Any
+   * other answer, an error included, counts as yes: the watch then tells.
+   */
+  private async servable(lw: ListWatch<T>): Promise<boolean> {
+    const rv = lw.latestResourceVersion();
+    if (!rv) return true;
+    try {
+      await kubeRequest(this.kc, 'GET', this.opts.path, { query: { limit: '1', resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' }, signal: AbortSignal.timeout(15_000) });
+      return true;
+    } catch (err) {
+      const why = err instanceof KubeApiError ? staleResourceVersion(err.status) : undefined;
+      if (!why) return true;
+      if (lw === this.lw && !this.stopped) this.relist(why, `the API server cannot serve resourceVersion ${rv} (${(err as Error).message})`);
+      return false;
+    }
   }
 
   /**

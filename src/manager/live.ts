@@ -65,6 +65,8 @@ export interface LiveOptions {
   informerSilenceMs?: number;
   /** Give up a watch stream silent this long (tests shorten it). */
   informerStallMs?: number;
+  /** Server-side rotation of each watch stream (tests shorten it). */
+  informerWatchTimeoutSeconds?: number;
   /** The Lease holder identity. Default: hostname_uuid, as client-go. */
   identity?: string;
   /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
@@ -445,6 +447,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
     onOptionalAccess: optionalAccess,
     ...(opts.informerStallMs ? { stallMs: opts.informerStallMs } : {}),
+    ...(opts.informerWatchTimeoutSeconds ? { watchTimeoutSeconds: opts.informerWatchTimeoutSeconds } : {}),
   });
   metrics?.observeInformers(() => cache.staleSeconds());
 

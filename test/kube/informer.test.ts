@@ -40,9 +40,9 @@ describe('an informer relists as client-go does when it cannot watch on from its
     const i = await start({ watchTimeoutSeconds: 1 });
     await eventually(() => names(i).length === 2, 'the first list');
     kube.faults.restoreBackup(backup);
-    // The server accepts the watch from our (now future) resourceVersion and sends nothing,
-    // not even bookmarks; each stream ends empty at its timeout.
-    await eventually(() => relists.includes('empty-streams'), 'a relist', 20_000);
+    // The server accepts the watch from our (now future) resourceVersion and sends nothing, not even
+    // bookmarks; asked whether it can serve that version, it answers "Too large resource version".
+    await eventually(() => relists.includes('resource-version-too-large'), 'a relist', 20_000);
     await eventually(() => names(i).join() === 'a', 'the restored state');
     kube.create(pod('after-the-restore'));
     kube.delete('v1', 'Pod', 'a', 'default');

@@ -12,7 +12,7 @@ export interface World {
   spire: TestSpire;
   config: ControllerConfig;
   controllers: { live: LiveController; stop: AbortController }[];
-  start(over?: { identity?: string; silenceMs?: number; metrics?: ControllerMetrics; log?: Logger }): Promise<LiveController>;
+  start(over?: { identity?: string; silenceMs?: number; stallMs?: number; watchTimeoutSeconds?: number; metrics?: ControllerMetrics; log?: Logger }): Promise<LiveController>;
   close(): Promise<void>;
 }
 
@@ -49,6 +49,8 @@ export async function startWorld(over: Partial<ControllerConfig> = {}, spireOpti
         namespace: 'spire-server',
         ...(o.identity ? { identity: o.identity } : {}),
         ...(o.silenceMs ? { informerSilenceMs: o.silenceMs } : {}),
+        ...(o.stallMs ? { informerStallMs: o.stallMs } : {}),
+        ...(o.watchTimeoutSeconds ? { informerWatchTimeoutSeconds: o.watchTimeoutSeconds } : {}),
         ...(o.metrics ? { metrics: o.metrics } : {}),
       });
       world.controllers.push({ live, stop });
