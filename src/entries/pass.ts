@@ -155,6 +155,8 @@ export async function runEntryPass(
     snapshotVersion?: string;
     /** The memo of an earlier pass, reused if nothing it depends on has changed. */
     last?: PassMemo;
+    /** Told the plan before it is applied (live mode lets pod passes go on meanwhile, for other pods). */
+    onPlanned?: (plan: Plan) => void;
   },
 ): Promise<EntryPassResult> {
   let started = performance.now();
@@ -179,6 +181,7 @@ export async function runEntryPass(
       : undefined;
   if (inputs !== undefined && opts.last?.inputs === inputs) return { ...opts.last.result, applied: NOTHING_APPLIED(), reused: true, memo: opts.last };
   const planned = declareAndPlan(snapshot, current, opts, bundles);
+  opts.onPlanned?.(planned.plan);
   started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal, opts.onWritten);
   opts.state?.record(planned.plan, applied);
