@@ -438,6 +438,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         explainMigration: !migrationExplained,
         signal,
         state: currentState,
+        listedByCaller: true,
         snapshotVersion: String(version),
         ...(federatedBundles ? { federatedBundles } : {}),
         ...(memo ? { last: memo } : {}),
