@@ -3,6 +3,7 @@ import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
 import { passOptions } from '../../src/cli/context.js';
 import { type LiveController, startLive } from '../../src/manager/live.js';
 import type { ControllerMetrics } from '../../src/manager/metrics.js';
+import type { RpcObserver } from '../../src/spire/index.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import type { MemorySpireServerOptions } from '../../src/memspire/index.js';
 import { startTestSpire, type TestSpire } from '../support/spire.js';
@@ -12,7 +13,7 @@ export interface World {
   spire: TestSpire;
   config: ControllerConfig;
   controllers: { live: LiveController; stop: AbortController }[];
-  start(over?: { identity?: string; silenceMs?: number; stallMs?: number; watchTimeoutSeconds?: number; metrics?: ControllerMetrics; log?: Logger }): Promise<LiveController>;
+  start(over?: { identity?: string; silenceMs?: number; stallMs?: number; watchTimeoutSeconds?: number; metrics?: ControllerMetrics; log?: Logger; observeSpireRpc?: RpcObserver }): Promise<LiveController>;
   close(): Promise<void>;
 }
 
@@ -52,6 +53,7 @@ export async function startWorld(over: Partial<ControllerConfig> = {}, spireOpti
         ...(o.stallMs ? { informerStallMs: o.stallMs } : {}),
         ...(o.watchTimeoutSeconds ? { informerWatchTimeoutSeconds: o.watchTimeoutSeconds } : {}),
         ...(o.metrics ? { metrics: o.metrics } : {}),
+        ...(o.observeSpireRpc ? { observeSpireRpc: o.observeSpireRpc } : {}),
       });
       world.controllers.push({ live, stop });
       return live;
