@@ -1,8 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnCli, waitForOutput } from '../support/cli.js';
-import { csid, eventually, node, ns, pod, startWorld, type World } from '../live/world.js';
+import { eventually, leaderElectionFiles, type World, worldWithPods } from '../live/world.js';
 import { expectPromisesKept, FaultLedger, PROMISES_KEPT } from './ledger.js';
 
 const PODS = 1200;
@@ -36,11 +34,7 @@ describe('fault: a leader stopped past its lease sends no write when it runs aga
   let w: World;
   let leader: ReturnType<typeof spawnCli> | undefined;
   beforeEach(async () => {
-    w = await startWorld();
-    w.kube.create(ns('default'));
-    w.kube.create(node('node-1'));
-    w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
-    for (let i = 0; i < PODS; i++) w.kube.create(pod('default', `p-${i}`));
+    w = await worldWithPods(PODS);
   });
   afterEach(async () => {
     if (leader && leader.exitCode === null) {
@@ -53,27 +47,7 @@ describe('fault: a leader stopped past its lease sends no write when it runs aga
   it('SIGSTOP while its write batches are in flight, SIGCONT after the lease expired: nothing is written until it leads again', async () => {
     const ledger = new FaultLedger('leader SIGSTOPped mid-write past its lease, then SIGCONTed', w.spire.server);
     ledger.seedForeign();
-    const kubeconfig = join(w.spire.dir, 'kubeconfig');
-    w.kube.writeKubeconfig(kubeconfig);
-    const config = join(w.spire.dir, 'config.yaml');
-    writeFileSync(
-      config,
-      [
-        'trustDomain: example.org',
-        'clusterName: demo',
-        'clusterDomain: cluster.local',
-        `spireServerSocketPath: ${w.spire.socketPath}`,
-        'gcInterval: 1h',
-        'logEncoding: json',
-        'metrics: {bindAddress: "0"}',
-        'health: {healthProbeBindAddress: "127.0.0.1:0"}',
-        'leaderElection:',
-        '  leaderElect: true',
-        '  resourceName: spire-reconciler-test',
-        '  resourceNamespace: spire-server',
-        ...Object.entries(LEASE).map(([k, v]) => `  ${k}: ${v}`),
-      ].join('\n'),
-    );
+    const { kubeconfig, config } = leaderElectionFiles(w, LEASE);
     // Every call is answered a second late, so the leader has write batches in flight for seconds.
     w.spire.server.faults.delay(1_000);
     ledger.start();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { csid, eventually, node, ns, pod, startWorld, type World } from '../live/world.js';
+import { eventually, pod, type World, worldWithPods } from '../live/world.js';
 import { expectPromisesKept, FaultLedger, PROMISES_KEPT } from './ledger.js';
 
 const PODS = 1000;
@@ -10,11 +10,7 @@ describe('fault: a slow SPIRE server does not starve pod events (issue 15, item 
   let w: World;
   beforeEach(async () => {
     // Full passes due every 2 s: with SPIRE answering each call a second late, each one takes longer than that.
-    w = await startWorld({ gcIntervalMs: 2_000 });
-    w.kube.create(ns('default'));
-    w.kube.create(node('node-1'));
-    w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
-    for (let i = 0; i < PODS; i++) w.kube.create(pod('default', `p-${i}`));
+    w = await worldWithPods(PODS, { gcIntervalMs: 2_000 });
   });
   afterEach(async () => {
     await w.close();

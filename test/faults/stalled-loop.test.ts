@@ -1,7 +1,5 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { csid, eventually, node, ns, pod, startWorld, type World } from '../live/world.js';
+import { eventually, memoryLog, type World, worldWithPods } from '../live/world.js';
 import { expectPromisesKept, FaultLedger, PROMISES_KEPT } from './ledger.js';
 
 const PODS = 1600;
@@ -9,13 +7,9 @@ const PODS = 1600;
 describe('fault: a leader whose event loop stalls past its lease sends no write when it runs again (issue 15, item 5)', () => {
   let w: World;
   beforeEach(async () => {
-    w = await startWorld({
+    w = await worldWithPods(PODS, {
       leaderElection: { leaderElect: true, resourceName: 'spire-reconciler-test', resourceNamespace: 'spire-server', leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 },
     });
-    w.kube.create(ns('default'));
-    w.kube.create(node('node-1'));
-    w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
-    for (let i = 0; i < PODS; i++) w.kube.create(pod('default', `p-${i}`));
   });
   afterEach(async () => {
     await w.close();
@@ -26,14 +20,7 @@ describe('fault: a leader whose event loop stalls past its lease sends no write 
   it('the loop stalls while answers to its write batches arrive: it starts no further batch once it runs again', async () => {
     const ledger = new FaultLedger('leader event loop stalled past its lease while write answers arrive', w.spire.server);
     ledger.seedForeign();
-    const lines: { time: number; msg: string }[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as { time: number; msg: string });
-        done();
-      },
-    });
-    const log = pino({ level: 'info' }, sink);
+    const { log, lines } = memoryLog();
     const became = () => lines.filter((l) => /became leader/.test(l.msg)).map((l) => l.time);
     let armed = false;
     let stallEnded = 0;
