@@ -347,7 +347,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       const signal = term;
       // The state must hold every entry we wrote (a write of unknown outcome waits for the next list),
       // and the probe must have said which fields SPIRE stores.
-      if (fullPlanning || !signal || signal.aborted || !cache.hasSynced || !currentState.isCertain() || probe.fields === undefined || !config.reconcile.clusterSPIFFEIDs) return;
+      if (fullPlanning || !signal || signal.aborted || !cache.hasSynced || !config.reconcile.clusterSPIFFEIDs) return;
+      // Without those, a full pass does this pod work: it lists first, and asks the probe.
+      if (!currentState.isCertain() || probe.fields === undefined) return requestFull();
       const before = dirtyPods.size;
       const started = Date.now();
       queued = 0;
@@ -388,8 +390,9 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     }
     fullRequested = false;
     let listSeconds = 0;
-    // The changes this pass takes, for controller-runtime's queue metrics.
-    const work = metrics?.upstream.take();
+    // The changes this pass takes, for controller-runtime's queue metrics: those waiting now, and
+    // those that come while it lists (its snapshot holds them too).
+    const work = [metrics?.upstream.take()];
     let ok = true;
     try {
       const unsupported = await probeServer();
@@ -425,6 +428,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       // Every pod event so far is in this snapshot.
       dirtyPods.clear();
       snapshotTaken = true;
+      work.push(metrics?.upstream.take());
       queued = 0;
       metrics?.setQueueDepth(0);
       // The reconcile switches, as upstream reads them: a kind switched off declares nothing.
@@ -485,7 +489,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       fullPlanning = false;
       fullWriting = new Set();
       passes++;
-      work?.done(ok);
+      for (const w of work) w?.done(ok);
       // Pods left to this pass, and events that came meanwhile.
       podLane.trigger();
     }
