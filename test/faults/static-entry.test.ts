@@ -10,7 +10,7 @@ const staticEntry = (spec: Record<string, unknown>) => ({
   spec: { spiffeID: '/gateway', parentID: '/spire/server', selectors: ['unix:uid:1000'], ...spec },
 });
 
-describe('fault: a ClusterStaticEntry edited to an entry SPIRE refuses keeps its old entry (issue 15, item 1)', () => {
+describe('fault: a ClusterStaticEntry edited to an entry that is not written keeps its old entry (issue 15, item 1)', () => {
   let w: World;
   beforeEach(async () => {
     w = await startWorld({ federatesWithMissingBundle: 'fail' });
@@ -19,8 +19,8 @@ describe('fault: a ClusterStaticEntry edited to an entry SPIRE refuses keeps its
     await w.close();
   });
 
-  it('keeps the workload identified through every refused edit, and replaces the entry once an edit is accepted', async () => {
-    const ledger = new FaultLedger('ClusterStaticEntry edited to entries SPIRE refuses', w.spire.server);
+  it('keeps the workload identified through every edit that is refused or fails, and replaces the entry once one is written', async () => {
+    const ledger = new FaultLedger('ClusterStaticEntry edited to entries that are not written', w.spire.server);
     ledger.seedForeign();
     w.kube.create(staticEntry({}));
     const live = await w.start();
@@ -30,30 +30,32 @@ describe('fault: a ClusterStaticEntry edited to an entry SPIRE refuses keeps its
     ledger.start();
 
     const status = () => (w.kube.get(GROUP, 'ClusterStaticEntry', 'gateway') as { status?: { set?: boolean } }).status;
-    // Each edit changes the entry's key, so the old entry is planned for deletion and a new one for
-    // creation, which SPIRE refuses: a path in its reserved /spire namespace, duplicate selectors,
-    // a federated trust domain it has no bundle for (with federatesWithMissingBundle: fail).
-    const refused = [
-      { spiffeID: '/spire/gateway' },
-      { spiffeID: '/gateway-2', selectors: ['unix:uid:1000', 'unix:uid:1000'] },
-      { spiffeID: '/gateway-3', federatesWith: ['partner.org'] },
-    ];
-    for (const spec of refused) {
-      const creates = w.spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').length;
-      const current = w.kube.get(GROUP, 'ClusterStaticEntry', 'gateway') as { metadata: object; spec: object };
-      w.kube.update({ ...current, spec: { ...staticEntry({}).spec, ...spec } });
-      await eventually(() => w.spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').length > creates, `SPIRE is asked to create ${JSON.stringify(spec)}`);
+    const edit = async (spec: Record<string, unknown>) => {
+      const passes = live.passes();
+      const current = w.kube.get(GROUP, 'ClusterStaticEntry', 'gateway') as { metadata: object };
+      w.kube.update({ ...current, spec: staticEntry(spec).spec });
+      await eventually(() => live.passes() > passes, 'a pass after the edit');
       await live.idle();
+    };
+    // Each edit changes the entry's key: the old entry is planned for deletion and a new one for
+    // creation. SPIRE refuses a federated trust domain it has no bundle for (with
+    // federatesWithMissingBundle: fail); the checks refuse an ID in SPIRE's reserved /spire
+    // namespace and duplicate selectors before anything is sent. Either way the old entry stays.
+    for (const spec of [{ spiffeID: '/gateway-3', federatesWith: ['partner.org'] }, { spiffeID: '/spire/gateway' }, { spiffeID: '/gateway-2', selectors: ['unix:uid:1000', 'unix:uid:1000'] }]) {
+      await edit(spec);
       expect(byPath('/gateway')?.id).toBe(old);
       await eventually(() => status()?.set === false, 'the status says the entry is not set');
     }
+    expect(w.spire.server.calls.some((c) => c.method === 'BatchCreateEntry' && c.items === 1)).toBe(true);
 
-    // An edit SPIRE accepts replaces the entry: the old one may go now.
+    // A valid edit whose create call fails whole (SPIRE unavailable): the old entry stays through
+    // that pass, and the retry writes the new one, which may then replace it.
+    w.spire.server.faults.failNext(1, 14, { method: 'BatchCreateEntry' });
+    await edit({ spiffeID: '/gateway-v2' });
+    expect(byPath('/gateway')?.id).toBe(old);
     ledger.release([old]);
     ledger.clockFrom();
-    const current = w.kube.get(GROUP, 'ClusterStaticEntry', 'gateway') as { metadata: object };
-    w.kube.update({ ...current, spec: staticEntry({ spiffeID: '/gateway-v2' }).spec });
-    await eventually(() => byPath('/gateway-v2') !== undefined && byPath('/gateway') === undefined, 'the entry is replaced');
+    await eventually(() => byPath('/gateway-v2') !== undefined && byPath('/gateway') === undefined, 'the entry is replaced after the retry', 30_000);
     ledger.converged();
     await eventually(() => status()?.set === true, 'the status says the entry is set');
 
