@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { MemorySpireServer, type SpireSeed } from '../memspire/index.js';
 import { checkEntryShape } from '../spire/index.js';
 
@@ -45,13 +45,19 @@ export function registerMemorySpire(program: Command): void {
     .requiredOption('--socket <path>', 'Unix socket path to listen on')
     .option('--trust-domain <name>', "the server's trust domain", 'example.org')
     .option('--seed <file>', 'JSON file with entries (as `spire-server entry show -output json` prints), federated_bundles, federation_relationships')
-    .action(async (opts: { socket: string; trustDomain: string; seed?: string }) => {
+    .option('--delay <ms>', 'answer every call this many milliseconds late, as a slow SPIRE server does', (v) => {
+      const ms = Number(v);
+      if (!Number.isInteger(ms) || ms < 0) throw new InvalidArgumentError('expected a whole number of milliseconds');
+      return ms;
+    })
+    .action(async (opts: { socket: string; trustDomain: string; seed?: string; delay?: number }) => {
       const seed = opts.seed ? readSeedFile(opts.seed) : undefined;
       const server = await MemorySpireServer.start({
         socketPath: resolve(opts.socket),
         trustDomain: opts.trustDomain,
         ...(seed ? { seed } : {}),
       });
+      if (opts.delay) server.faults.delay(opts.delay);
       console.log(`in-memory SPIRE server for ${server.trustDomain} listening on ${server.address} (${server.entries.size} entries)`);
       const shutdown = (signal: string) => {
         console.log(`${signal}: stopping`);

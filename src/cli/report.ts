@@ -5,6 +5,7 @@ import {
   describeFederationOmission,
   describeMigration,
   describeRenderFailure,
+  describeUnknownNamespace,
   type EntryPassResult,
   type EntrySpec,
   type KeptEntry,
@@ -106,6 +107,8 @@ export interface PlanReport {
   conflicts: { object: string; entry: EntryView; heldBy: string[] }[];
   renderFailures: { object: string; pod?: string; message: string }[];
   federationOmissions: { object: string; spiffeID: string; missing: string[] }[];
+  /** Namespaces that pods name but the snapshot does not hold: their pods' entries are kept. */
+  unknownNamespaces: { namespace: string; pods: number }[];
   kept: KeptView[];
   status: StatusReport & { clusterFederatedTrustDomains?: Record<string, unknown> };
   /** Why a plan may hold less than expected: objects of another class, entries outside entryScope, nothing declared. */
@@ -175,6 +178,7 @@ export function planReport(result: EntryPassResult, ctx: ReportContext): PlanRep
     conflicts: plan.conflicts.map((c) => ({ object: objectName(c.owner), entry: entryView('', c.spec), heldBy: c.foreignIds })),
     renderFailures: declared.renderFailures.map((f) => ({ object: objectName(f.owner), ...(f.pod ? { pod: f.pod } : {}), message: f.message })),
     federationOmissions: declared.federationOmissions.map((o) => ({ object: objectName(o.owner), spiffeID: o.spiffeId, missing: o.missing })),
+    unknownNamespaces: [...declared.unknownNamespaces].map(([namespace, pods]) => ({ namespace, pods })),
     kept: plan.kept.map((k) => keptView(k, names)),
     ...(migration ? { migration } : {}),
     status,
@@ -263,6 +267,10 @@ export function planTable(report: PlanReport): string {
   if (report.renderFailures.length > 0) {
     section('Render failures', report.renderFailures.length);
     for (const f of report.renderFailures) out.push(`  ! ${f.object}: ${describeRenderFailure(f)}`);
+  }
+  if (report.unknownNamespaces.length > 0) {
+    section('Unknown namespaces: their pods keep their entries', report.unknownNamespaces.length);
+    for (const u of report.unknownNamespaces) out.push(`  ? ${describeUnknownNamespace(u.namespace, u.pods)}`);
   }
   if (report.federationOmissions.length > 0) {
     section('Set without some federatesWith (no bundle yet; completed once SPIRE has it)', report.federationOmissions.length);

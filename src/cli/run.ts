@@ -8,7 +8,7 @@ import { federationOptions, federationPassProblems, runFederationPass } from '..
 import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import type { ClusterCache } from '../kube/cluster.js';
-import { type Check, ping, serveObservability } from '../manager/health.js';
+import { type Check, informersSynced, ping, serveObservability } from '../manager/health.js';
 import { startLive } from '../manager/live.js';
 import { ControllerMetrics, passCounts } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
@@ -39,6 +39,31 @@ function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, r
     liveness: [ping],
     log,
   });
+}
+
+/**
+ * How long manifest files must have been still before a pass reads them. A
+ * writer that pauses mid-file (a copy in chunks, a slow pipe) leaves a half
+ * file that often still parses, and a pass on it would delete the entries of
+ * everything in the missing half, then create them again with new IDs. A
+ * writer that pauses longer than this still cannot be told from a finished
+ * one: write manifests atomically (to a temporary name, then rename, as
+ * ConfigMap volumes do).
+ */
+export const MANIFEST_SETTLE_MS = 2_000;
+
+/**
+ * Whether what was read is not a snapshot yet, and how long to wait: a file
+ * moved while read, or the files (or the watched folders) moved less than
+ * MANIFEST_SETTLE_MS ago. A modification time in the future (clock skew on a
+ * network share) tells nothing and is not waited for.
+ */
+function unsettled(set: { changedWhileRead: string[]; newestChangeMs: number }, lastFsEvent: number): { why: string; waitMs: number } | undefined {
+  if (set.changedWhileRead.length > 0) return { why: `${set.changedWhileRead.join(', ')} changed while being read`, waitMs: MANIFEST_SETTLE_MS };
+  const now = Date.now();
+  const moved = Math.max(lastFsEvent, set.newestChangeMs > now ? 0 : set.newestChangeMs);
+  const still = now - moved;
+  return still < MANIFEST_SETTLE_MS ? { why: `manifests changed ${Math.max(0, Math.round(still))} ms ago`, waitMs: MANIFEST_SETTLE_MS - still } : undefined;
 }
 
 /**
@@ -81,11 +106,26 @@ async function runManifestMode(paths: string[], { config }: LoadedContext, log: 
 
   // Said once while it lasts, not every pass.
   let dottedSaid = false;
+  // When the watcher last saw a change, and the pass waiting for the files to be still.
+  let lastFsEvent = 0;
+  let settling: NodeJS.Timeout | undefined;
+  const passLater = (ms: number) => {
+    clearTimeout(settling);
+    settling = setTimeout(() => trigger.trigger(), ms);
+  };
   const pass = async () => {
     const started = Date.now();
     try {
-      const unsupported = await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn);
+      // A snapshot is files that have been still for MANIFEST_SETTLE_MS, read without moving.
+      const wait = MANIFEST_SETTLE_MS - (Date.now() - lastFsEvent);
+      if (wait > 0) return passLater(wait);
       const manifests = await readManifests(paths, config);
+      const moving = unsettled(manifests.set, lastFsEvent);
+      if (moving) {
+        log.info(`${moving.why}: not a snapshot yet; reading again in ${moving.waitMs} ms`);
+        return passLater(moving.waitMs);
+      }
+      const unsupported = await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn);
       for (const p of manifests.problems) log.warn(formatProblem(p));
       let federatedBundles: Set<string> | undefined;
       if (config.reconcile.clusterFederatedTrustDomains) {
@@ -132,6 +172,7 @@ async function runManifestMode(paths: string[], { config }: LoadedContext, log: 
     try {
       watchers.push(
         watch(p, { recursive: true }, () => {
+          lastFsEvent = Date.now();
           clearTimeout(debounce);
           debounce = setTimeout(() => trigger.trigger(), 200);
         }),
@@ -150,6 +191,7 @@ async function runManifestMode(paths: string[], { config }: LoadedContext, log: 
   log.info('shutting down: finishing the pass in flight');
   clearInterval(interval);
   clearTimeout(debounce);
+  clearTimeout(settling);
   for (const w of watchers) w.close();
   await trigger.stop();
   spire.close();
@@ -193,10 +235,7 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     config,
     metrics,
     [
-      {
-        name: 'informers-synced',
-        check: () => (cache?.hasSynced ? { ok: true } : { ok: false, detail: cache ? `waiting for ${cache.unsynced().join(', ')}` : 'starting' }),
-      },
+      informersSynced(() => cache),
       // Ready to serve admission requests only with a certificate (upstream #389).
       ...(webhook ? [{ name: 'webhook-certificate', check: () => webhook.ready() }] : []),
     ],

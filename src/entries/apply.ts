@@ -43,7 +43,25 @@ function sending(signal: AbortSignal | undefined, plan: Plan, onWritten: WritePr
   return { ...(signal ? { signal } : {}), onBatchDone: (items) => onWritten((done += items), total) };
 }
 
-async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedPods: Set<string>, send: Sending): Promise<void> {
+/**
+ * The workload an entry serves, for holding back a delete while the entry
+ * meant to replace it failed. A pod entry's workload is its pod. Nothing ties
+ * an entry not made for a pod to the object that declared it (a
+ * ClusterStaticEntry edit that changes its SPIFFE ID, parent or selectors
+ * leaves an undeclared entry that could be any static entry's old one), so
+ * all of them are one workload: a failed one holds back every such delete.
+ */
+function workloadOf(e: { podUid?: string }): string {
+  return e.podUid === undefined ? NOT_A_POD : `pod ${e.podUid}`;
+}
+
+const NOT_A_POD = 'entries not tied to a pod';
+
+function heldBackDetail(workload: string): string {
+  return workload === NOT_A_POD ? 'kept until every new entry not tied to a pod is written' : `kept until the new entry for ${workload} is written`;
+}
+
+async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedWorkloads: Set<string>, send: Sending): Promise<void> {
   if (creates.length === 0) return;
   const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), { outputMask: ID_ONLY_MASK, ...send });
   outcome.results.forEach((r, i) => {
@@ -56,27 +74,29 @@ async function create(creates: readonly PlannedCreate[], spire: SpireClient, res
     }
     result.failures.push({ op: 'create', id: c.id, key: c.key, owner: c.owner, codeName: r.status.codeName, message: r.status.message });
     result.failedKeys.add(c.key);
-    if (c.podUid !== undefined) failedPods.add(c.podUid);
+    failedWorkloads.add(workloadOf(c));
   });
 }
 
 /**
  * Executes exactly the plan: creates and updates first, then deletes, so a
- * workload whose entry key changed always has an entry. The exception is a
- * create replacing an entry of the cleanup prefix with the same key: SPIRE
- * refuses similar entries, so it follows the deletes. A per-item failure is
- * recorded against the declaring object and does not stop the rest.
+ * workload whose entry key changed always has an entry; and a workload whose
+ * new entry failed keeps its old one (see workloadOf), for pod entries and
+ * static entries alike. The exception is a create replacing an entry of the
+ * cleanup prefix with the same key: SPIRE refuses similar entries, so it
+ * follows the deletes. A per-item failure is recorded against the declaring
+ * object and does not stop the rest.
  */
 export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSignal, onWritten?: WriteProgress): Promise<ApplyResult> {
   const result: ApplyResult = { created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set(), heldBack: [], assigned: new Map() };
-  const failedPods = new Set<string>();
+  const failedWorkloads = new Set<string>();
   const send = sending(signal, plan, onWritten);
 
   await create(
     plan.creates.filter((c) => !c.replaces),
     spire,
     result,
-    failedPods,
+    failedWorkloads,
     send,
   );
   if (plan.updates.length > 0) {
@@ -89,15 +109,18 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
       if (r.status.ok) return void result.updated++;
       result.failures.push({ op: 'update', id: u.id, key: u.key, owner: u.owner, codeName: r.status.codeName, message: r.status.message });
       result.failedKeys.add(u.key);
-      if (u.podUid !== undefined) failedPods.add(u.podUid);
+      // An entry that failed to update still exists: only a pod's own deletes wait for it (its
+      // other entries); one static entry's failed update says nothing of another's removal.
+      if (u.podUid !== undefined) failedWorkloads.add(workloadOf(u));
     });
   }
 
   // A replaced entry must go for its replacement to be created, whatever else failed.
   const replaced = new Set(plan.creates.flatMap((c) => c.replaces ?? []));
   const deletes = plan.deletes.filter((d) => {
-    if (replaced.has(d.id) || d.podUid === undefined || !failedPods.has(d.podUid)) return true;
-    result.heldBack.push({ id: d.id, reason: 'replacement-failed', detail: `kept until the new entry for pod ${d.podUid} is written`, podUid: d.podUid });
+    const workload = workloadOf(d);
+    if (replaced.has(d.id) || !failedWorkloads.has(workload)) return true;
+    result.heldBack.push({ id: d.id, reason: 'replacement-failed', detail: heldBackDetail(workload), ...(d.podUid !== undefined ? { podUid: d.podUid } : {}) });
     return false;
   });
   if (deletes.length > 0) {
@@ -116,7 +139,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
     plan.creates.filter((c) => c.replaces),
     spire,
     result,
-    failedPods,
+    failedWorkloads,
     send,
   );
   return result;

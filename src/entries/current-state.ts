@@ -160,6 +160,14 @@ export class CurrentState {
   private listedAt = Number.NEGATIVE_INFINITY;
   private uncertain = true;
   /**
+   * Writes recorded while a list is in progress, replayed onto the listed
+   * entries: the list may have read a page before or after each of them.
+   * (Pod passes go on while a full pass lists; see live mode.)
+   */
+  private journal: { plan: Plan; applied: ApplyResult }[] | undefined;
+  /** Set when a write recorded during the list left the state uncertain: the list does not make it certain. */
+  private uncertainDuringList = false;
+  /**
    * Changes whenever the entries held change: a write recorded, or a list
    * that found anything (other than a revision) not as held. Equal versions
    * mean equal entries, which lets a resync that finds nothing changed skip
@@ -174,6 +182,16 @@ export class CurrentState {
 
   needsList(): boolean {
     return this.uncertain || this.now() - this.listedAt >= this.maxAgeMs;
+  }
+
+  /**
+   * Whether every write since the last list is known to have landed as
+   * recorded. An older state that is certain still plans a few pods soundly
+   * (it misses only what others changed, which the next list finds); an
+   * uncertain one may not hold an entry we wrote.
+   */
+  isCertain(): boolean {
+    return !this.uncertain;
   }
 
   /** The entries tied to these pods, and every entry holding one of these keys. */
@@ -193,9 +211,18 @@ export class CurrentState {
    * part way leaves the state as it was.
    */
   async replaceFromPages(pages: AsyncIterable<readonly EntryOut[]>): Promise<CurrentEntry[]> {
-    const merge = new ListMerge(this.state);
-    for await (const page of pages) for (const raw of page) merge.take(raw);
-    return this.install(merge);
+    const outer = this.journal === undefined;
+    if (outer) {
+      this.journal = [];
+      this.uncertainDuringList = false;
+    }
+    try {
+      const merge = new ListMerge(this.state);
+      for await (const page of pages) for (const raw of page) merge.take(raw);
+      return this.install(merge);
+    } finally {
+      if (outer) this.journal = undefined;
+    }
   }
 
   private install(merge: ListMerge): CurrentEntry[] {
@@ -203,8 +230,11 @@ export class CurrentState {
     if (changed) this.version++;
     this.state = entries;
     this.listedAt = this.now();
-    this.uncertain = false;
-    return merge.listed;
+    this.uncertain = this.uncertainDuringList;
+    const journaled = this.journal ?? [];
+    for (const { plan, applied } of journaled) applyRecord(this.state, plan, applied);
+    // The entries handed back include what was written meanwhile, as the state does.
+    return journaled.length === 0 ? merge.listed : this.values();
   }
 
   values(): CurrentEntry[] {
@@ -215,25 +245,37 @@ export class CurrentState {
     this.uncertain = true;
   }
 
+  /** Due for a list now, as if it had aged past maxAgeMs: still certain (see isCertain). */
+  expire(): void {
+    this.listedAt = Number.NEGATIVE_INFINITY;
+  }
+
   /** Applies what a pass wrote; an uncertain outcome forces a list on the next pass. */
   record(plan: Plan, applied: ApplyResult): void {
-    const failed = new Set<string>();
-    for (const f of applied.failures) {
-      failed.add(`${f.op}\u0000${f.id}`);
-      if (!DEFINITE.has(f.codeName)) this.uncertain = true;
+    if (applied.failures.some((f) => !DEFINITE.has(f.codeName))) {
+      this.uncertain = true;
+      if (this.journal) this.uncertainDuringList = true;
     }
-    const held = new Set(applied.heldBack.map((h) => h.id));
     if (plan.creates.length + plan.updates.length + plan.deletes.length > 0) this.version++;
-    for (const c of plan.creates) {
-      // Under the ID SPIRE stored it with (an older server ignores the one we asked for).
-      const id = applied.assigned.get(c.id) ?? c.id;
-      if (!failed.has(`create\u0000${c.id}`)) this.state.add({ id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
-    }
-    for (const u of plan.updates) {
-      if (!failed.has(`update\u0000${u.id}`)) this.state.add({ id: u.id, key: u.key, spec: u.spec, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
-    }
-    for (const d of plan.deletes) {
-      if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) this.state.remove(d.id);
-    }
+    applyRecord(this.state, plan, applied);
+    this.journal?.push({ plan, applied });
+  }
+}
+
+/** What a pass wrote, as it landed: creates, updates and deletes that did not fail (or were held back). */
+function applyRecord(state: Entries, plan: Plan, applied: ApplyResult): void {
+  const failed = new Set<string>();
+  for (const f of applied.failures) failed.add(`${f.op}\u0000${f.id}`);
+  const held = new Set(applied.heldBack.map((h) => h.id));
+  for (const c of plan.creates) {
+    // Under the ID SPIRE stored it with (an older server ignores the one we asked for).
+    const id = applied.assigned.get(c.id) ?? c.id;
+    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
+  }
+  for (const u of plan.updates) {
+    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
+  }
+  for (const d of plan.deletes) {
+    if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) state.remove(d.id);
   }
 }

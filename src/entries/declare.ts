@@ -147,6 +147,16 @@ export interface DeclaredState {
   staticRendered: Map<string, boolean>;
   /** Entries set without some federatesWith trust domains (no bundle yet), by pass. */
   federationOmissions: { owner: Owner; spiffeId: string; missing: string[] }[];
+  /**
+   * Namespaces that pods name but the snapshot does not hold, with how many
+   * pods: which ClusterSPIFFEIDs select those pods is unknown, so their
+   * entries are kept (they are in unknownPods), as a missing Node keeps them.
+   */
+  unknownNamespaces: Map<string, number>;
+}
+
+function isIgnored(namespace: string, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): boolean {
+  return settings.ignoreNamespaces.ignores(namespace);
 }
 
 /** spire-controller-manager's class rule: the named class, plus classless objects if asked. */
@@ -160,6 +170,10 @@ function isFinished(pod: Pod): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
+/** Scheduled and not finished: a pod that gets an entry when rendering succeeds. */
+function needsEntry(pod: Pod): boolean {
+  return Boolean(pod.spec?.nodeName) && !isFinished(pod);
+}
 
 /**
  * Turns a cluster snapshot into the declared entries: every ClusterSPIFFEID
@@ -175,6 +189,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     selection: new Map(),
     staticRendered: new Map(),
     federationOmissions: [],
+    unknownNamespaces: new Map(),
   };
 
   const observe = settings.observe;
@@ -204,6 +219,14 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     if (list) list.push(pod);
     else podsByNamespace.set(ns, [pod]);
   }
+  // Unknown is not absent: a pod whose namespace the snapshot lacks (a manifest snapshot without
+  // Namespace documents, an informer a step behind) keeps its entries, as the pod pass keeps them.
+  const known = new Set(snapshot.namespaces.map((n) => n.metadata.name));
+  for (const [ns, pods] of podsByNamespace) {
+    if (known.has(ns) || isIgnored(ns, settings)) continue;
+    state.unknownNamespaces.set(ns, pods.length);
+    for (const pod of pods) state.unknownPods.add(pod.metadata.uid);
+  }
   const services = indexServices(snapshot.endpointSlices, snapshot.endpoints);
   const cache = settings.renderCache ?? new RenderCache();
 
@@ -216,42 +239,54 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
 
   const ctx: PodContext = { settings, cache, services, node: (name) => nodesByName.get(name) };
   const coveredByNonFallback = new Set<string>();
-  for (const spec of parsed) {
-    const stats = state.selection.get(spec.owner.uid)!;
+  // Valid and invalid objects alike, fallback ones last, so that each one's counts are what it covers.
+  const objects = [...parsed.map((p) => ({ owner: p.owner, selectors: p, valid: p })), ...invalid.map((i) => ({ owner: i.owner, selectors: i.selectors, valid: undefined }))];
+  objects.sort((a, b) => Number(a.selectors.fallback) - Number(b.selectors.fallback));
+  for (const { owner, selectors, valid } of objects) {
+    const stats = state.selection.get(owner.uid)!;
     for (const ns of snapshot.namespaces) {
-      if (!spec.namespaceSelector(ns.metadata.labels)) {
-        observe?.namespace?.(spec.owner, ns, { selected: false });
+      // Only valid objects are walked for an observer (explain); an invalid one is reported whole.
+      const seen = valid ? observe : undefined;
+      if (!selectors.namespaceSelector(ns.metadata.labels)) {
+        seen?.namespace?.(owner, ns, { selected: false });
         continue;
       }
       stats.namespacesSelected++;
-      const ignored = settings.ignoreNamespaces.ignores(ns.metadata.name);
-      observe?.namespace?.(spec.owner, ns, ignored ? { selected: true, ignoredBy: settings.ignoreNamespaces.ignoredBy(ns.metadata.name) ?? '' } : { selected: true });
+      const ignored = isIgnored(ns.metadata.name, settings);
+      seen?.namespace?.(owner, ns, ignored ? { selected: true, ignoredBy: settings.ignoreNamespaces.ignoredBy(ns.metadata.name) ?? '' } : { selected: true });
       if (ignored) {
         stats.namespacesIgnored++;
         continue;
       }
       for (const pod of podsByNamespace.get(ns.metadata.name) ?? []) {
-        if (!spec.podSelector(pod.metadata.labels)) {
-          observe?.pod?.(spec.owner, pod, { outcome: 'not-selected' });
+        if (!selectors.podSelector(pod.metadata.labels)) {
+          seen?.pod?.(owner, pod, { outcome: 'not-selected' });
           continue;
         }
         stats.podsSelected++;
         const uid = pod.metadata.uid;
-        if (spec.fallback && coveredByNonFallback.has(uid)) {
-          observe?.pod?.(spec.owner, pod, { outcome: 'fallback-suppressed' });
+        if (selectors.fallback && coveredByNonFallback.has(uid)) {
+          seen?.pod?.(owner, pod, { outcome: 'fallback-suppressed' });
           continue;
         }
-        const r = declareOne(spec, pod, ns.metadata.name, ctx);
-        observe?.pod?.(spec.owner, pod, 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure } : { outcome: 'declared', ...r });
+        if (!valid) {
+          // An invalid object renders nothing: each pod of it that needs an entry failed, so its
+          // status says what it covers and that all of it failed, not all zeros. Its one message
+          // is reported once (reportInvalid), not once per pod.
+          if (needsEntry(pod)) stats.podEntryRenderFailures++;
+          continue;
+        }
+        const r = declareOne(valid, pod, ns.metadata.name, ctx);
+        seen?.pod?.(owner, pod, 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure } : { outcome: 'declared', ...r });
         if ('skip' in r) continue;
         if ('failure' in r) {
           stats.podEntryRenderFailures++;
           state.unknownPods.add(uid);
-          state.renderFailures.push({ owner: spec.owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: r.failure });
+          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: r.failure });
           continue;
         }
-        state.declared.push({ key: r.key, spec: r.spec, owner: spec.owner, podUid: uid });
-        if (!spec.fallback) coveredByNonFallback.add(uid);
+        state.declared.push({ key: r.key, spec: r.spec, owner, podUid: uid });
+        if (!selectors.fallback) coveredByNonFallback.add(uid);
       }
     }
   }
@@ -270,14 +305,17 @@ type Selecting = ParsedClusterSPIFFEID & { readonly renderKey: string };
  * (informers, manifest reads) replace an object when it changes, and never
  * change one in place.
  */
-const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldError[] })>();
+/** What an invalid object still selects, for its status (see parseClusterSPIFFEID). */
+type InvalidSelection = Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'>;
+
+const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldError[]; selectors: InvalidSelection })>();
 
 function parsedOnce(obj: ClusterSPIFFEID) {
   let hit = parsedObjects.get(obj);
   if (!hit) {
     const owner = ownerOf('ClusterSPIFFEID', obj);
     const r = parseClusterSPIFFEID(obj);
-    hit = 'parsed' in r ? { owner, selecting: { ...r.parsed, renderKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}` } } : { owner, errors: r.errors };
+    hit = 'parsed' in r ? { owner, selecting: { ...r.parsed, renderKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}` } } : { owner, errors: r.errors, selectors: r.selectors };
     parsedObjects.set(obj, hit);
   }
   return hit;
@@ -286,7 +324,7 @@ function parsedOnce(obj: ClusterSPIFFEID) {
 /** The ClusterSPIFFEIDs of our class, parsed, fallback ones last (a stable sort, so otherwise in the order given). */
 function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings: SelectionSettings) {
   const parsed: Selecting[] = [];
-  const invalid: { owner: Owner; errors: FieldError[] }[] = [];
+  const invalid: { owner: Owner; errors: FieldError[]; selectors: InvalidSelection }[] = [];
   const owners: Owner[] = [];
   for (const obj of objects) {
     if (!isOurClass(obj.spec?.className, settings)) {
@@ -296,7 +334,7 @@ function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings:
     const hit = parsedOnce(obj);
     owners.push(hit.owner);
     if ('selecting' in hit) parsed.push(hit.selecting);
-    else invalid.push({ owner: hit.owner, errors: hit.errors });
+    else invalid.push({ owner: hit.owner, errors: hit.errors, selectors: hit.selectors });
   }
   parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
   return { parsed, invalid, owners };
@@ -372,13 +410,14 @@ export function declarePods(
   const ctx: PodContext = { settings, cache, services, node: lookup.node };
   for (const pod of pods) {
     const nsName = pod.metadata.namespace ?? '';
+    // In this order in both passes: an ignored name needs no Namespace object to be ignored.
+    if (isIgnored(nsName, settings)) continue;
     const ns = lookup.namespace(nsName);
     if (!ns) {
-      // The namespace event may not have arrived yet; the next full pass sees both.
+      // The namespace event may not have arrived yet; its pod's entries are kept, as the full pass keeps them.
       out.unknownPods.add(pod.metadata.uid);
       continue;
     }
-    if (settings.ignoreNamespaces.ignores(nsName)) continue;
     let covered = false;
     for (const spec of parsed) {
       if (!spec.namespaceSelector(ns.metadata.labels) || !spec.podSelector(pod.metadata.labels)) continue;

@@ -155,12 +155,21 @@ export async function runEntryPass(
     snapshotVersion?: string;
     /** The memo of an earlier pass, reused if nothing it depends on has changed. */
     last?: PassMemo;
+    /** Told the plan before it is applied (live mode lets pod passes go on meanwhile, for other pods). */
+    onPlanned?: (plan: Plan) => void;
+    /**
+     * The caller has just brought `state` up to date (live mode lists before
+     * it snapshots the cluster): list again only if it has become uncertain,
+     * not because it has aged in between.
+     */
+    listedByCaller?: boolean;
   },
 ): Promise<EntryPassResult> {
   let started = performance.now();
   // With a state kept in memory, the list is only needed when it is stale or uncertain.
   let current: readonly CurrentEntry[];
-  if (opts.state && !opts.state.needsList()) current = opts.state.values();
+  const stale = opts.state && (opts.listedByCaller ? !opts.state.isCertain() : opts.state.needsList());
+  if (opts.state && !stale) current = opts.state.values();
   else if (opts.state) current = await opts.state.replaceFromPages(spire.entryPages());
   else current = (await spire.listEntries()).map(fromSpire);
   const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain, opts.federatedBundles);
@@ -179,6 +188,7 @@ export async function runEntryPass(
       : undefined;
   if (inputs !== undefined && opts.last?.inputs === inputs) return { ...opts.last.result, applied: NOTHING_APPLIED(), reused: true, memo: opts.last };
   const planned = declareAndPlan(snapshot, current, opts, bundles);
+  opts.onPlanned?.(planned.plan);
   started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal, opts.onWritten);
   opts.state?.record(planned.plan, applied);

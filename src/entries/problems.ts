@@ -46,13 +46,76 @@ export function describeFederationOmission(o: Pick<DeclaredState['federationOmis
   return `${o.spiffeId} set without federatesWith ${o.missing.join(', ')}: SPIRE has no bundle for ${o.missing.length > 1 ? 'them' : 'it'} yet`;
 }
 
-/** Everything an entry pass (full or pods only) has to report, in that order. */
-export function entryPassProblems(r: { declared: Pick<DeclaredState, 'renderFailures'> & Partial<Pick<DeclaredState, 'federationOmissions'>>; plan: Pick<Plan, 'conflicts'>; applied?: Pick<ApplyResult, 'failures'> }): PassProblem[] {
+/** How many names a grouped line spells out before "and N more". */
+const NAMED = 3;
+
+// Sorted, so that a pass that meets the same failures in another order words them the same (and
+// an Event is not recorded again for it).
+function someOf(names: readonly string[]): string {
+  const shown = [...names].sort().slice(0, NAMED).join(', ');
+  return names.length > NAMED ? `${shown} and ${names.length - NAMED} more` : shown;
+}
+
+/**
+ * Groups items that say the same thing about the same object, so that one
+ * broken object makes one line per pass (and one Event), not one per pod or
+ * entry: `3 pods (a/x, a/y, a/z): failed to render ...`.
+ */
+function grouped<T>(items: readonly T[], key: (t: T) => string, one: (t: T) => PassProblem, many: (first: T, names: string[]) => PassProblem, name: (t: T) => string): PassProblem[] {
+  const groups = new Map<string, T[]>();
+  for (const t of items) {
+    const k = key(t);
+    const g = groups.get(k);
+    if (g) g.push(t);
+    else groups.set(k, [t]);
+  }
+  return [...groups.values()].map((g) => (g.length === 1 ? one(g[0]!) : many(g[0]!, g.map(name))));
+}
+
+const ownerKey = (o: Owner | undefined): string => (o ? `${o.kind}\u0000${o.name}` : '');
+
+function renderFailureProblems(failures: readonly RenderFailure[]): PassProblem[] {
+  const problem = (f: RenderFailure, message: string): PassProblem => ({ owner: f.owner, level: 'warn', event: 'RenderFailed', message });
+  return grouped(
+    failures,
+    (f) => `${ownerKey(f.owner)}\u0000${f.pod === undefined ? 'object' : 'pod'}\u0000${f.message}`,
+    (f) => problem(f, describeRenderFailure(f)),
+    (f, pods) => problem(f, `${pods.length} pods (${someOf(pods)}): ${f.message}`),
+    (f) => f.pod ?? '',
+  );
+}
+
+function applyFailureProblems(failures: NonNullable<Pick<ApplyResult, 'failures'>['failures']>): PassProblem[] {
+  type F = (typeof failures)[number];
+  const problem = (f: F, message: string): PassProblem => ({ ...(f.owner ? { owner: f.owner } : {}), level: 'error', message });
+  return grouped(
+    failures,
+    (f) => `${ownerKey(f.owner)}\u0000${f.op}\u0000${f.codeName}\u0000${f.message}`,
+    (f) => problem(f, `${f.op} entry ${f.id}: ${f.codeName}: ${f.message}`),
+    (f, ids) => problem(f, `${f.op} of ${ids.length} entries (${someOf(ids)}): ${f.codeName}: ${f.message}`),
+    (f) => f.id,
+  );
+}
+
+export function describeUnknownNamespace(namespace: string, pods: number): string {
+  return `namespace ${namespace} is not known (no Namespace object): the entries of its ${pods} pod${pods === 1 ? '' : 's'} are kept, and none is created or changed`;
+}
+
+/**
+ * Everything an entry pass (full or pods only) has to report, in that order,
+ * with repeated failures of one object grouped into one line per pass.
+ */
+export function entryPassProblems(r: {
+  declared: Pick<DeclaredState, 'renderFailures'> & Partial<Pick<DeclaredState, 'federationOmissions' | 'unknownNamespaces'>>;
+  plan: Pick<Plan, 'conflicts'>;
+  applied?: Pick<ApplyResult, 'failures'>;
+}): PassProblem[] {
   return [
-    ...r.declared.renderFailures.map((f): PassProblem => ({ owner: f.owner, level: 'warn', event: 'RenderFailed', message: describeRenderFailure(f) })),
+    ...renderFailureProblems(r.declared.renderFailures),
+    ...[...(r.declared.unknownNamespaces ?? [])].map(([ns, pods]): PassProblem => ({ level: 'warn', message: describeUnknownNamespace(ns, pods) })),
     ...r.plan.conflicts.map((c): PassProblem => ({ owner: c.owner, level: 'warn', event: 'EntryConflict', message: describeEntryConflict(c) })),
     ...(r.declared.federationOmissions ?? []).map((o): PassProblem => ({ owner: o.owner, level: 'warn', event: 'FederatesWithIncomplete', message: describeFederationOmission(o) })),
-    ...(r.applied?.failures ?? []).map((f): PassProblem => ({ ...(f.owner ? { owner: f.owner } : {}), level: 'error', message: `${f.op} entry ${f.id}: ${f.codeName}: ${f.message}` })),
+    ...applyFailureProblems(r.applied?.failures ?? []),
   ];
 }
 

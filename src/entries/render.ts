@@ -88,7 +88,10 @@ function literalTrustDomain(template: string): string | undefined {
  * be refused before any pod is seen (the webhook and `validate` pass it; the
  * reconcile does not, and reports those IDs per pod as before).
  */
-export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string): { parsed: ParsedClusterSPIFFEID } | { errors: FieldError[] } {
+export function parseClusterSPIFFEID(
+  obj: ClusterSPIFFEID,
+  trustDomain?: string,
+): { parsed: ParsedClusterSPIFFEID } | { errors: FieldError[]; selectors: Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'> } {
   const errors: FieldError[] = [];
   const spec = obj.spec ?? ({} as ClusterSPIFFEID['spec']);
   const dnsSources = spec.dnsNameTemplates ?? [];
@@ -99,7 +102,7 @@ export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string)
     ...dnsSources.map((source, i) => ({ field: `spec.dnsNameTemplates[${i}]`, source })),
     ...selectorSources.map((source, i) => ({ field: `spec.workloadSelectorTemplates[${i}]`, source })),
   ]);
-  if (overBudget) return { errors: [overBudget] };
+  if (overBudget) return { errors: [overBudget], selectors: selectionOf(spec) };
   // Each kind of template is parsed under upstream's name for it.
   const compile = (field: string, source: string, name: string, check: (t: CompiledTemplate) => string | undefined) =>
     attempt(errors, field, () => {
@@ -130,7 +133,9 @@ export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string)
   const hint = spec.hint ?? '';
   const badHint = hintProblem(hint);
   if (badHint !== undefined) errors.push({ field: 'spec.hint', message: badHint });
-  if (errors.length > 0) return { errors };
+  // An invalid object still selects, for its status: what it would cover, and so how many pods
+  // it fails.
+  if (errors.length > 0) return { errors, selectors: selectionOf(spec) };
   return {
     parsed: {
       owner: ownerOf('ClusterSPIFFEID', obj),
@@ -149,6 +154,24 @@ export function parseClusterSPIFFEID(obj: ClusterSPIFFEID, trustDomain?: string)
       fallback: spec.fallback ?? false,
     },
   };
+}
+
+const ALL: LabelMatcher = () => true;
+
+/**
+ * What an invalid ClusterSPIFFEID selects, for its status. A selector that
+ * cannot be read counts as selecting everything: which pods it meant is
+ * unknown, and every pod entry is kept meanwhile.
+ */
+function selectionOf(spec: ClusterSPIFFEID['spec']): Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'> {
+  const readable = (selector: ClusterSPIFFEID['spec']['namespaceSelector']): LabelMatcher => {
+    try {
+      return compileLabelSelector(selector);
+    } catch {
+      return ALL;
+    }
+  };
+  return { namespaceSelector: readable(spec.namespaceSelector), podSelector: readable(spec.podSelector), fallback: spec.fallback ?? false };
 }
 
 class RenderError extends Error {}

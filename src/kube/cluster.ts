@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, Endpoints, EndpointSlice, Namespace, Node, Pod } from '../api/index.js';
 import type { ClusterSnapshot } from '../entries/index.js';
 import { fingerprints } from './fingerprint.js';
-import { compactPod, ResilientInformer } from './informer.js';
+import { compactPod, type RelistReason, ResilientInformer, type Staleness } from './informer.js';
 import type { OptionalAccessReporter } from './forbidden.js';
 import { listAll } from './rest.js';
 import { chooseServiceSource, type ServiceSource } from './service-source.js';
@@ -94,7 +94,13 @@ export interface ClusterCacheOptions {
   onFirstPodPage?: (pods: Pod[]) => void;
   /** What is read (cacheNamespaces, the ClusterSPIFFEID label selector); default everything. */
   scope?: CacheScope;
+  /** An informer started a relist (for a metric; the log has the words). */
+  onRelist?: (informer: string, reason: RelistReason) => void;
   silenceMs?: number;
+  /** Give up a watch stream silent this long (default WATCH_STALL_MS; tests shorten it). */
+  stallMs?: number;
+  /** Server-side rotation of each watch stream (default WATCH_TIMEOUT_SECONDS). */
+  watchTimeoutSeconds?: number;
   /** Told when EndpointSlices or Endpoints may not be listed (403), and so not watched. */
   onOptionalAccess?: OptionalAccessReporter;
 }
@@ -139,7 +145,10 @@ export class ClusterCache {
         ...(r.name === 'pods' && this.opts.onFirstPodPage ? { onFirstListPage: this.opts.onFirstPodPage as (items: KubernetesObject[]) => void } : {}),
         onResync: () => this.resynced(r, informer),
         onError: (err, retryInMs) => this.opts.log.warn(`${r.key} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
+        ...(this.opts.onRelist ? { onRelist: (reason: RelistReason) => this.opts.onRelist!(r.key, reason) } : {}),
         ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
+        ...(this.opts.stallMs ? { stallMs: this.opts.stallMs } : {}),
+        ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
       });
       this.informers.set(r.key, informer);
       const siblings = this.byResource.get(r.name);
@@ -196,6 +205,21 @@ export class ClusterCache {
   /** True once every informer has listed. */
   get hasSynced(): boolean {
     return [...this.informers.values()].every((i) => i.hasSynced);
+  }
+
+  /** The informers whose caches may not be current, with since when and why (see ResilientInformer.staleness). */
+  stale(): ({ informer: string } & Staleness)[] {
+    const out: ({ informer: string } & Staleness)[] = [];
+    for (const i of this.informers.values()) {
+      const s = i.staleness;
+      if (s) out.push({ informer: i.name, ...s });
+    }
+    return out;
+  }
+
+  /** Every informer's staleness in seconds, 0 when its cache is current (for the metric). */
+  staleSeconds(now = Date.now()): { informer: string; seconds: number }[] {
+    return [...this.informers.values()].map((i) => ({ informer: i.name, seconds: i.staleness ? (now - i.staleness.since) / 1000 : 0 }));
   }
 
   unsynced(): string[] {

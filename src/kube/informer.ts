@@ -1,5 +1,6 @@
 import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
 import { Backoff } from '../net/backoff.js';
+import { KubeApiError, kubeRequest } from './rest.js';
 
 /** Cached objects drop managedFields: nothing reads them, and on pods they are most of the bytes. */
 export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
@@ -20,19 +21,89 @@ export function compactPod<T extends KubernetesObject & { status?: { phase?: str
 }
 
 /**
+ * Server-side rotation of each watch stream. The API server ends a stream
+ * after timeoutSeconds and, when bookmarks are asked for, sends one 2 s
+ * before that end (its cacher's rule) carrying the current resourceVersion,
+ * so the next stream resumes from there without a relist. A short rotation
+ * bounds how long a healthy stream can stay silent, which is what lets a
+ * stalled one be told apart quickly (WATCH_STALL_MS).
+ */
+export const WATCH_TIMEOUT_SECONDS = 10;
+
+/**
+ * A stream that has sent nothing (no event, no bookmark) and not ended for
+ * this long is stalled (a half-open connection, a frozen proxy): it is given
+ * up and a new one opened at once, from the same resourceVersion. A healthy
+ * stream either sends its pre-end bookmark or ends within
+ * WATCH_TIMEOUT_SECONDS, so this is that plus a margin; client-node alone
+ * waits 30 s.
+ */
+export const WATCH_STALL_MS = 15_000;
+
+/**
+ * A watch from a resourceVersion the API server has not reached (etcd
+ * restored from a backup) is accepted and sends nothing, not even bookmarks,
+ * until the server gets there: then it goes on in a different history,
+ * having missed everything in between. So after a stream that ended having
+ * delivered nothing (a healthy one carries at least the bookmark the server
+ * sends 2 s before ending it), and before resuming after a failed watch (an
+ * API server restarting is how a restore shows), the informer asks the
+ * server whether it can serve its resourceVersion: a one-item list at that
+ * version. "Too large resource version" (504) or "Expired" (410) relists.
+ * This many empty streams in a row relist without an answer too.
+ */
+const EMPTY_STREAMS_BEFORE_RELIST = 3;
+
+/** Backoff after an error: from 1 s doubling to this. */
+const MAX_BACKOFF_MS = 30_000;
+
+export type RelistReason = 'expired' | 'resource-version-too-large' | 'empty-streams' | 'silent';
+
+/**
+ * Whether a watch ERROR event's Status says our resourceVersion can no
+ * longer be watched from, as client-go's reflector reads it: expired (410
+ * Gone / Expired: compacted history), or too large (504 Timeout with a
+ * ResourceVersionTooLarge cause, or the message older API servers send).
+ * Either way the reflector relists; so does ResilientInformer.
+ */
+export function staleResourceVersion(status: unknown): Exclude<RelistReason, 'empty-streams' | 'silent'> | undefined {
+  if (!status || typeof status !== 'object') return undefined;
+  const s = status as { code?: unknown; reason?: unknown; message?: unknown; details?: { causes?: { reason?: unknown; message?: unknown }[] } };
+  if (s.code === 410 || s.reason === 'Expired' || s.reason === 'Gone') return 'expired';
+  const causes = Array.isArray(s.details?.causes) ? s.details.causes : [];
+  if (causes.some((c) => c?.reason === 'ResourceVersionTooLarge' || c?.message === 'Too large resource version')) return 'resource-version-too-large';
+  if (s.code === 504 && typeof s.message === 'string' && s.message.includes('Too large resource version')) return 'resource-version-too-large';
+  return undefined;
+}
+
+interface StreamHooks {
+  /** An event or a bookmark arrived. */
+  onData(): void;
+  /** An ERROR event arrived, with its Status. */
+  onErrorEvent(status: unknown): void;
+  /** A stream ended cleanly, having delivered this many events and bookmarks. */
+  onCleanEnd(delivered: number): void;
+}
+
+/**
  * client-node's Watch, asking for bookmarks (so a quiet resource's
  * resourceVersion stays fresh and a reconnect rarely needs a relist) and for
- * server-side stream rotation, and compacting an object (at least dropping
+ * server-side stream rotation every WATCH_TIMEOUT_SECONDS, giving up a
+ * silent stream after `stallMs`, and compacting an object (at least dropping
  * its managedFields) before the cache stores it.
  */
 class BookmarkWatch extends Watch {
   constructor(
     kc: KubeConfig,
     private readonly timeoutSeconds: number,
-    private readonly onActivity: () => void,
+    stallMs: number,
+    private readonly hooks: StreamHooks,
     private readonly compact: (obj: KubernetesObject) => void,
   ) {
     super(kc);
+    // client-node's inactivity timeout (private in its types, 30 s by default): a stream that
+    // sends nothing for this long ends with a TimeoutError, and ListWatch reconnects at once.
+    (this as unknown as { requestTimeoutMs: number }).requestTimeoutMs = stallMs;
   }
 
   override watch(
@@ -41,23 +112,26 @@ class BookmarkWatch extends Watch {
     callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
     done: (err: unknown) => void,
   ): Promise<AbortController> {
+    let delivered = 0;
     return super.watch(
       path,
       { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: this.timeoutSeconds },
       (phase, obj, raw) => {
-        this.onActivity();
-        if (obj && typeof obj === 'object') this.compact(obj as KubernetesObject);
+        if (phase === 'ERROR') this.hooks.onErrorEvent(obj);
+        else {
+          delivered++;
+          this.hooks.onData();
+          if (obj && typeof obj === 'object') this.compact(obj as KubernetesObject);
+        }
         callback(phase, obj, raw);
       },
-      done,
+      (err) => {
+        if (!err) this.hooks.onCleanEnd(delivered);
+        done(err);
+      },
     );
   }
 }
-
-/** Server-side rotation of each watch stream. */
-const WATCH_TIMEOUT_SECONDS = 300;
-/** Backoff after an error: from 1 s doubling to this. */
-const MAX_BACKOFF_MS = 30_000;
 
 export interface InformerOptions<T extends KubernetesObject> {
   /** A short name for logs and readiness, e.g. "pods". */
@@ -82,24 +156,43 @@ export interface InformerOptions<T extends KubernetesObject> {
   /** Called when a relist has replaced the whole cache. */
   onResync?: () => void;
   onError?: (err: unknown, retryInMs: number) => void;
+  /** Called when the informer starts a relist, with the reason (for metrics; onError has the words). */
+  onRelist?: (reason: RelistReason) => void;
   /** Relist when nothing (not even a bookmark) arrived for this long. Default 5 min. */
   silenceMs?: number;
+  /** Give up a stream silent for this long (see WATCH_STALL_MS). */
+  stallMs?: number;
+  /** Server-side rotation of each stream (see WATCH_TIMEOUT_SECONDS). */
+  watchTimeoutSeconds?: number;
+}
+
+/** Since when, and why, an informer's cache may not be current. */
+export interface Staleness {
+  since: number;
+  reason: string;
 }
 
 /**
  * An informer that does not stay stopped. client-node's ListWatch stops for
  * good on any list or watch error other than 410; this one restarts it with
- * jittered exponential backoff (single-flight), relists after a silence
- * (a stalled stream), and reports whether the initial list has completed.
+ * jittered exponential backoff (single-flight), relists as client-go's
+ * reflector does when the resourceVersion cannot be watched from (expired,
+ * or ahead of the server), relists after a silence (a stalled stream) or
+ * after streams that keep ending empty, and reports whether the initial list
+ * has completed and whether the cache may be stale.
  */
 export class ResilientInformer<T extends KubernetesObject> {
+  /** The ListWatch whose cache is served. */
   private lw: ListWatch<T> | undefined;
+  /** A relist in progress: its list replaces `lw` once complete. */
+  private fresh: ListWatch<T> | undefined;
   private synced = false;
   private stopped = true;
   private readonly backoff = new Backoff(1000, MAX_BACKOFF_MS);
   private lastActivity = Date.now();
-  private retry: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
+  private emptyStreams = 0;
+  private stale_: Staleness | undefined;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -115,6 +208,15 @@ export class ResilientInformer<T extends KubernetesObject> {
     return this.synced;
   }
 
+  /**
+   * Set while the cache may not be current: from a list or watch failure, a
+   * resourceVersion the server cannot watch from, or a silence, until a list
+   * completes or the watch delivers again.
+   */
+  get staleness(): Staleness | undefined {
+    return this.stale_;
+  }
+
   list(): readonly T[] {
     return this.lw?.list() ?? [];
   }
@@ -128,7 +230,7 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.lw = this.makeListWatch();
     const silence = this.opts.silenceMs ?? 300_000;
     this.watchdog = setInterval(() => {
-      if (!this.stopped && Date.now() - this.lastActivity > silence) void this.relist('watch silent');
+      if (!this.stopped && !this.fresh && Date.now() - this.lastActivity > silence) this.relist('silent', `nothing received for ${Math.round(silence / 1000)} s`);
     }, Math.min(silence, 10_000));
     this.watchdog.unref();
     await this.lw.start();
@@ -136,18 +238,22 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.retry);
-    // A relist in progress stops itself when it finds us stopped.
+    for (const t of this.retries.values()) clearTimeout(t);
+    this.retries.clear();
     clearInterval(this.watchdog);
     void this.lw?.stop();
+    void this.fresh?.stop();
   }
 
-  private makeListWatch(onListed?: () => void): ListWatch<T> {
-    const touch = () => {
-      this.lastActivity = Date.now();
-    };
+  private markStale(reason: string): void {
+    this.stale_ ??= { since: Date.now(), reason };
+    this.stale_.reason = reason;
+  }
+
+  private makeListWatch(): ListWatch<T> {
     const compact = this.opts.compact ?? stripManagedFields;
     const first = this.opts.onFirstListPage;
+    // The closures below read `lw`, assigned at the end: they run only once it is started.
     const list = async () => {
       const result = await this.opts.list(
         first && !this.synced
@@ -161,59 +267,120 @@ export class ResilientInformer<T extends KubernetesObject> {
       for (const item of result.items) compact(item);
       this.synced = true;
       this.backoff.reset();
-      touch();
-      onListed?.();
+      this.lastActivity = Date.now();
+      this.emptyStreams = 0;
+      this.stale_ = undefined;
+      // A relist's ListWatch fills its cache right after the list resolves, before it opens the
+      // watch (which may not connect at all on a stalled server): take it over on the next turn.
+      if (lw === this.fresh) setImmediate(() => this.swap(lw));
       return result;
     };
-    const lw = new ListWatch<T>(
-      this.opts.path,
-      new BookmarkWatch(this.kc, WATCH_TIMEOUT_SECONDS, touch, compact as (obj: KubernetesObject) => void),
-      list,
-      false,
-      this.opts.labelSelector,
-      this.opts.fieldSelector,
-    );
+    const hooks: StreamHooks = {
+      onData: () => {
+        if (lw !== this.lw) return;
+        this.lastActivity = Date.now();
+        this.emptyStreams = 0;
+        this.stale_ = undefined;
+      },
+      onErrorEvent: (status) => {
+        if (lw !== this.lw) return;
+        const why = staleResourceVersion(status);
+        const message = (status as { message?: unknown } | undefined)?.message;
+        const words = `watch ERROR: ${typeof message === 'string' ? message : JSON.stringify(status)}`;
+        if (why) this.relist(why, words);
+        else this.opts.onError?.(new Error(`${this.opts.name}: ${words}`), 0);
+      },
+      onCleanEnd: (delivered) => {
+        if (lw !== this.lw || this.fresh) return;
+        this.emptyStreams = delivered === 0 ? this.emptyStreams + 1 : 0;
+        if (this.emptyStreams >= EMPTY_STREAMS_BEFORE_RELIST) {
+          this.relist('empty-streams', `${this.emptyStreams} watch streams in a row ended without an event or bookmark: the resourceVersion may be ahead of the API server's (etcd restored from a backup?)`);
+        } else if (delivered === 0) void this.servable(lw);
+      },
+    };
+    const watch = new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? WATCH_TIMEOUT_SECONDS, this.opts.stallMs ?? WATCH_STALL_MS, hooks, compact as (obj: KubernetesObject) => void);
+    const lw: ListWatch<T> = new ListWatch<T>(this.opts.path, watch, list, false, this.opts.labelSelector, this.opts.fieldSelector);
+    // A relist's list reports what it adds or changes too: the caller compares each with what it saw.
     lw.on('add', (obj) => this.opts.onChange('add', obj));
     lw.on('update', (obj) => this.opts.onChange('update', obj));
     lw.on('delete', (obj) => this.opts.onChange('delete', obj));
-    lw.on('connect', touch);
     lw.on('error', (err) => this.failed(lw, err));
     return lw;
   }
 
+  /** One restart pending per ListWatch (the served one and a relist can both fail). */
+  private readonly retries = new Map<ListWatch<T>, NodeJS.Timeout>();
+
   private failed(lw: ListWatch<T>, err: unknown): void {
-    if (this.stopped || lw !== this.lw || this.retry) return;
+    if (this.stopped || this.retries.has(lw) || (lw !== this.lw && lw !== this.fresh)) return;
     const ceiling = this.backoff.next();
     const wait = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+    this.markStale(err instanceof Error ? err.message : String(err));
     this.opts.onError?.(err, wait);
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      if (this.stopped || lw !== this.lw) return;
-      // Restarting keeps the resourceVersion, so a short outage resumes the watch without a relist.
-      void lw.start();
+    const timer = setTimeout(() => {
+      this.retries.delete(lw);
+      if (this.stopped) return;
+      // A relist whose list failed starts over; the served ListWatch restarts from its
+      // resourceVersion, so a short outage resumes the watch without a relist.
+      if (lw === this.fresh) this.startFresh();
+      else if (lw === this.lw) {
+        void this.servable(lw).then((ok) => {
+          if (ok && lw === this.lw && !this.stopped) void lw.start();
+        });
+      }
     }, wait);
+    this.retries.set(lw, timer);
   }
 
   /**
-   * Replaces the ListWatch with a fresh one (a full list, then a new watch).
-   * The old cache keeps serving until the new list is complete: a pass that
-   * saw a half-empty cache would plan deletes for everything missing.
+   * Whether the API server can serve the served ListWatch's resourceVersion
+   * (see EMPTY_STREAMS_BEFORE_RELIST); relists when it says it cannot. Any
+   * other answer, an error included, counts as yes: the watch then tells.
    */
-  private relist(why: string): void {
-    this.opts.onError?.(new Error(`${this.opts.name}: ${why}; relisting`), 0);
+  private async servable(lw: ListWatch<T>): Promise<boolean> {
+    const rv = lw.latestResourceVersion();
+    if (!rv) return true;
+    try {
+      await kubeRequest(this.kc, 'GET', this.opts.path, { query: { limit: '1', resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' }, signal: AbortSignal.timeout(15_000) });
+      return true;
+    } catch (err) {
+      const why = err instanceof KubeApiError ? staleResourceVersion(err.status) : undefined;
+      if (!why) return true;
+      if (lw === this.lw && !this.stopped) this.relist(why, `the API server cannot serve resourceVersion ${rv} (${(err as Error).message})`);
+      return false;
+    }
+  }
+
+  /**
+   * Lists afresh and then watches from the new list's resourceVersion. The
+   * old cache keeps serving until the new list is complete: a pass that saw
+   * a half-empty cache would plan deletes for everything missing. When the
+   * old resourceVersion is known to be unusable (expired, or ahead of the
+   * server), the old ListWatch stops watching at once.
+   */
+  private relist(reason: RelistReason, words: string): void {
+    if (this.stopped || this.fresh) return;
+    this.opts.onError?.(new Error(`${this.opts.name}: ${words}; relisting`), 0);
+    this.opts.onRelist?.(reason);
+    this.markStale(words);
     this.lastActivity = Date.now();
-    // ListWatch fills its cache right after the list resolves, before it opens the watch
-    // (which may not connect at all on a stalled server): swap on the next turn.
-    const fresh: ListWatch<T> = this.makeListWatch(() => setImmediate(() => this.swap(fresh)));
-    void fresh.start();
+    this.emptyStreams = 0;
+    if (reason !== 'silent') void this.lw?.stop();
+    this.startFresh();
+  }
+
+  private startFresh(): void {
+    this.fresh = this.makeListWatch();
+    void this.fresh.start();
   }
 
   private swap(fresh: ListWatch<T>): void {
+    if (this.fresh !== fresh) return;
+    this.fresh = undefined;
     if (this.stopped) {
       void fresh.stop();
       return;
     }
-    if (this.lw === fresh) return;
     const old = this.lw;
     this.lw = fresh;
     void old?.stop();

@@ -27,6 +27,8 @@ export interface LeaderElectionOptions {
   now?: () => number;
 }
 
+const DEADLINE_MISSED = 'failed to renew the lease within the renew deadline';
+
 /** Kubernetes MicroTime: RFC 3339 with microseconds. */
 function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -49,6 +51,8 @@ export class LeaderElector {
   private loop: Promise<void> | undefined;
   private deadline: NodeJS.Timeout | undefined;
   private observedRv: string | undefined;
+  /** When the request that last won or renewed the lease was sent: the term lasts renewDeadline from then. */
+  private renewedAt = 0;
   private readonly path: string;
   private readonly now: () => number;
 
@@ -67,6 +71,20 @@ export class LeaderElector {
     return this.term !== undefined && !this.term.signal.aborted;
   }
 
+  /**
+   * Whether this replica still leads, read off the clock rather than left to
+   * the deadline timer, and the term ended at once if its renew deadline has
+   * passed. Writers ask it right before every write: a process that was
+   * stopped past its deadline (SIGSTOP, a frozen VM, a stalled event loop)
+   * runs the I/O callbacks that finish its in-flight writes before any timer
+   * when it resumes, and without this would send its next writes as leader
+   * after a standby has taken over.
+   */
+  holdsLease(): boolean {
+    if (this.term && this.now() - this.renewedAt >= this.opts.renewDeadlineMs) this.lose(DEADLINE_MISSED);
+    return this.isLeader;
+  }
+
   start(): void {
     this.loop ??= this.run();
   }
@@ -77,24 +95,23 @@ export class LeaderElector {
   }
 
   private async run(): Promise<void> {
-    let lastRenew = 0;
     while (!this.stopped) {
       // A term is counted from when the request that won it was sent, not from when it returned:
       // the standby starts its clock at the write, which is in between.
       const started = this.now();
-      const left = this.term ? lastRenew + this.opts.renewDeadlineMs - started : this.opts.renewDeadlineMs;
+      const left = this.term ? this.renewedAt + this.opts.renewDeadlineMs - started : this.opts.renewDeadlineMs;
       const ok = left > 0 && (await this.tryAcquireOrRenew(started, AbortSignal.timeout(left)));
       // A success that returns after the deadline came too late: the timer has ended the term, or is about to.
       // One that returns after stop() starts no term: stop() releases the lease it won.
       if (ok && !this.stopped && this.now() - started < this.opts.renewDeadlineMs) {
-        lastRenew = started;
+        this.renewedAt = started;
         if (!this.term) {
           this.term = new AbortController();
           this.opts.log.info(`became leader (lease ${this.opts.namespace}/${this.opts.name} as ${this.opts.identity})`);
           this.handlers.onStartedLeading(this.term.signal);
         }
         clearTimeout(this.deadline);
-        this.deadline = setTimeout(() => this.lose('failed to renew the lease within the renew deadline'), started + this.opts.renewDeadlineMs - this.now());
+        this.deadline = setTimeout(() => this.lose(DEADLINE_MISSED), started + this.opts.renewDeadlineMs - this.now());
         this.deadline.unref();
       }
       await this.sleep(this.opts.retryPeriodMs);

@@ -7,6 +7,8 @@ export class KubeApiError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
+    /** The Status object the server answered with, when the body was one. */
+    readonly status?: unknown,
   ) {
     super(message);
     this.name = 'KubeApiError';
@@ -83,12 +85,14 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
   const text = opts.dropManagedFields && res.ok ? textWithoutManagedFields(Buffer.from(await res.arrayBuffer())) : await res.text();
   if (!res.ok) {
     let message = text;
+    let status: unknown;
     try {
-      message = (JSON.parse(text) as { message?: string }).message ?? text;
+      status = JSON.parse(text);
+      message = (status as { message?: string }).message ?? text;
     } catch {
       // not a Status object: keep the body as it came
     }
-    throw new KubeApiError(res.status, `${method} ${path}: ${res.status} ${message}`);
+    throw new KubeApiError(res.status, `${method} ${path}: ${res.status} ${message}`, status);
   }
   return JSON.parse(text) as T;
 }

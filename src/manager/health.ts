@@ -1,12 +1,34 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { type BindAddress, closeServer, listen, parseBindAddress, sameBindAddress } from '../net/http.js';
+import type { ClusterCache } from '../kube/cluster.js';
 import type { ControllerMetrics } from './metrics.js';
 
 /** One named condition behind a probe. Synchronous and cheap: probes run often and must not hang. */
 export interface Check {
   name: string;
   check(): { ok: boolean; detail?: string };
+}
+
+/**
+ * Readiness of live mode's caches: every informer has listed once. A synced
+ * cache that may have fallen behind stays ready (a sidecar's readiness is
+ * the SPIRE server pod's, and taking SPIRE out of its Service would not help
+ * the cache) but says so, in /readyz?verbose: which informers, since when
+ * and why.
+ */
+export function informersSynced(cache: () => ClusterCache | undefined): Check {
+  return {
+    name: 'informers-synced',
+    check: () => {
+      const c = cache();
+      if (!c) return { ok: false, detail: 'starting' };
+      if (!c.hasSynced) return { ok: false, detail: `waiting for ${c.unsynced().join(', ')}` };
+      const now = Date.now();
+      const stale = c.stale().map((s) => `${s.informer} may be stale for ${Math.round((now - s.since) / 1000)}s (${s.reason})`);
+      return stale.length > 0 ? { ok: true, detail: stale.join('; ') } : { ok: true };
+    },
+  };
 }
 
 /** Always passes: liveness that proves only that the event loop answers (upstream's healthz.Ping). */
@@ -60,7 +82,8 @@ function probeResponse(kind: string, checks: readonly Check[], verbose: boolean)
   const failing = results.filter((r) => !r.ok);
   const status = failing.length === 0 ? 200 : 503;
   if (verbose) {
-    const lines = results.map((r) => (r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.detail}`));
+    // A passing check may still have something to say (a cache that may be stale): after "ok".
+    const lines = results.map((r) => (r.ok ? `[+]${r.name} ok${r.detail === 'ok' ? '' : `: ${r.detail}`}` : `[-]${r.name} failed: ${r.detail}`));
     lines.push(`${kind} check ${status === 200 ? 'passed' : 'failed'}`);
     return { status, body: `${lines.join('\n')}\n` };
   }

@@ -24,6 +24,7 @@ import {
   type PassMemo,
   logMigration,
   type PassProblem,
+  type Plan,
   type ServiceIndex,
   RenderCache,
   logProblems,
@@ -48,6 +49,18 @@ import { ProgressReporter } from './progress.js';
 import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
+/** Resolves when neither lane has a pass running or pending (each may wake the other). */
+async function idleLanes(...lanes: CoalescingTrigger[]): Promise<void> {
+  while (lanes.some((l) => l.busy)) for (const l of lanes) await l.idle();
+}
+
+/** The pods a plan writes entries for. */
+function podsWrittenBy(plan: Plan): Set<string> {
+  const pods = new Set<string>();
+  for (const w of [...plan.creates, ...plan.updates, ...plan.deletes]) if (w.podUid !== undefined) pods.add(w.podUid);
+  return pods;
+}
+
 const SELECTED_BY_CLUSTER_SPIFFEIDS = new Set(['pods', 'namespaces', 'nodes', 'endpointslices', 'endpoints']);
 
 /** Pods per pass while the first list is written (see firstListPass). */
@@ -63,6 +76,10 @@ export interface LiveOptions {
   shutdownTimeoutMs?: number;
   /** Relist an informer after this much silence (tests shorten it). */
   informerSilenceMs?: number;
+  /** Give up a watch stream silent this long (tests shorten it). */
+  informerStallMs?: number;
+  /** Server-side rotation of each watch stream (tests shorten it). */
+  informerWatchTimeoutSeconds?: number;
   /** The Lease holder identity. Default: hostname_uuid, as client-go. */
   identity?: string;
   /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
@@ -181,11 +198,17 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   let firstListPods: Pod[] = [];
   let spireReady = false;
   let fullRequested = true;
+  // Whether a full pass has taken a snapshot of the synced caches: pod events count from then on.
+  let snapshotTaken = false;
   let refresh: NodeJS.Timeout | undefined;
   const requestFull = () => {
     fullRequested = true;
-    trigger.trigger();
+    fullLane.trigger();
   };
+  // The pods a full pass is writing for right now: pod passes leave them to it until it is done.
+  let fullWriting: ReadonlySet<string> = new Set();
+  // Set while a full pass takes its snapshot and plans: no pod pass may start (see fullPass).
+  let fullPlanning = false;
 
   // Nothing was applied past a failure; try again soon, from a fresh list.
   const passFailed = (err: unknown) => {
@@ -234,26 +257,29 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   };
 
   /**
-   * A pass for pod events only, when nothing else changed and the in-memory
-   * SPIRE state is fresh: work in proportion to the pods changed. A full
-   * pass follows when the events stop (statistics, and a check on this one).
+   * A pass for pod events only: work in proportion to the pods changed,
+   * planned against the in-memory SPIRE state. It runs beside a full pass
+   * (see podWork), for pods that pass is not writing for. A full pass follows
+   * when the events stop (statistics, and a check on this one).
    */
   const podPass = async (signal: AbortSignal, started: number) => {
-    const batch = [...dirtyPods];
-    dirtyPods.clear();
     const pods: Pod[] = [];
     const goneUids: string[] = [];
-    for (const [uid, at] of batch) {
+    for (const [uid, at] of [...dirtyPods]) {
+      if (fullWriting.has(uid)) continue;
+      dirtyPods.delete(uid);
       const pod = at ? cache.get<Pod>('pods', at.name, at.namespace) : undefined;
       if (pod && pod.metadata.uid === uid) pods.push(pod);
       else goneUids.push(uid);
     }
+    if (pods.length + goneUids.length === 0) return false;
     const r = await applyPods(pods, goneUids, signal, started);
     report(entryPassProblems(r));
     if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) retryLater();
     clearTimeout(refresh);
     refresh = setTimeout(requestFull, 2_000);
     refresh.unref();
+    return true;
   };
 
   /**
@@ -303,7 +329,47 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     }
   };
 
-  const pass = async () => {
+  /**
+   * Pod work does not wait behind a full pass. A full pass lists SPIRE's
+   * entries, then plans, then writes, and against a slow SPIRE server the list
+   * and the writes take seconds to minutes; pod passes run beside it, in
+   * their own lane:
+   * - while it lists, freely: the state records their writes and replays them
+   *   onto the list when it completes (CurrentState);
+   * - while it takes its snapshot and plans, not at all (it waits for the pod
+   *   pass in flight, then plans in one synchronous step): the snapshot then
+   *   holds every pod a pod pass has written for, and the state every write;
+   * - while it writes, for every pod its plan does not touch; the others wait
+   *   until it is done.
+   */
+  const podWork = async () => {
+    while (dirtyPods.size > 0 && !opts.signal.aborted) {
+      const signal = term;
+      // The state must hold every entry we wrote (a write of unknown outcome waits for the next list),
+      // and the probe must have said which fields SPIRE stores.
+      if (fullPlanning || !signal || signal.aborted || !cache.hasSynced || !config.reconcile.clusterSPIFFEIDs) return;
+      // Without those, a full pass does this pod work: it lists first, and asks the probe.
+      if (!currentState.isCertain() || probe.fields === undefined) return requestFull();
+      const before = dirtyPods.size;
+      const started = Date.now();
+      queued = 0;
+      metrics?.setQueueDepth(0);
+      const work = metrics?.upstream.take();
+      try {
+        if (await podPass(signal, started)) passes++;
+        work?.done(true);
+      } catch (err) {
+        passes++;
+        work?.done(false);
+        passFailed(err);
+        return;
+      }
+      // Only pods the full pass is writing for are left: it takes them up when it is done.
+      if (dirtyPods.size >= before) return;
+    }
+  };
+
+  const fullPass = async () => {
     // Shutting down: the pass in flight finishes, and none starts.
     if (opts.signal.aborted) return;
     // Pods listed and not yet written go first, also once the list is complete: the full pass
@@ -318,27 +384,16 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     if (!term || term.aborted) return;
     const signal = term;
     const started = Date.now();
-    queued = 0;
-    metrics?.setQueueDepth(0);
-    const podsOnly = !fullRequested && !currentState.needsList() && probe.fields !== undefined && config.reconcile.clusterSPIFFEIDs;
-    // The changes this pass takes, for controller-runtime's queue metrics.
-    const work = metrics?.upstream.take();
-    let ok = true;
-    if (podsOnly) {
-      if (dirtyPods.size === 0) return void work?.done(true);
-      try {
-        await podPass(signal, started);
-      } catch (err) {
-        ok = false;
-        passFailed(err);
-      } finally {
-        passes++;
-        work?.done(ok);
-      }
+    if (!fullRequested) {
+      podLane.trigger();
       return;
     }
     fullRequested = false;
-    dirtyPods.clear();
+    let listSeconds = 0;
+    // The changes this pass takes, for controller-runtime's queue metrics: those waiting now, and
+    // those that come while it lists (its snapshot holds them too).
+    const work = [metrics?.upstream.take()];
+    let ok = true;
     try {
       const unsupported = await probeServer();
       let federatedBundles: Set<string> | undefined;
@@ -358,9 +413,24 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       }
       // Both entry kinds off: upstream runs no entry reconciler at all (an empty declaration would delete everything).
       if (!config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries) return;
+      // The slow part first, with pod passes going on beside it.
+      if (currentState.needsList()) {
+        const listing = performance.now();
+        await currentState.replaceFromPages(spire.entryPages());
+        listSeconds += (performance.now() - listing) / 1000;
+      }
+      // Then the snapshot and the plan, with no pod pass in flight.
+      fullPlanning = true;
+      await podLane.idle();
       // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
       const version = cacheVersion;
       const snapshot = cache.snapshot();
+      // Every pod event so far is in this snapshot.
+      dirtyPods.clear();
+      snapshotTaken = true;
+      work.push(metrics?.upstream.take());
+      queued = 0;
+      metrics?.setQueueDepth(0);
       // The reconcile switches, as upstream reads them: a kind switched off declares nothing.
       const result = await runEntryPass({
         ...snapshot,
@@ -372,13 +442,21 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         explainMigration: !migrationExplained,
         signal,
         state: currentState,
+        listedByCaller: true,
         snapshotVersion: String(version),
         ...(federatedBundles ? { federatedBundles } : {}),
         ...(memo ? { last: memo } : {}),
         ...(unsupported ? { unsupportedFields: unsupported } : {}),
-        ...(metrics ? { onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) } : {}),
+        ...(metrics ? { onPhase: (phase, seconds) => (phase === 'list' ? (listSeconds += seconds) : metrics.observePhase(phase, seconds)) } : {}),
         onWritten: (done, total) => progress.written('full pass', done, total),
+        onPlanned: (plan) => {
+          // Pod passes resume now, for every pod this plan does not write for.
+          fullWriting = podsWrittenBy(plan);
+          fullPlanning = false;
+          podLane.trigger();
+        },
       });
+      metrics?.observePhase('list', listSeconds);
       memo = result.memo;
       if (result.applied) probe.noticeAssignedIds(result.applied, warn);
       if (!migrationExplained) logMigration(log, result.migration, passOptions.ownership.entryIDPrefix);
@@ -408,12 +486,17 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       ok = false;
       passFailed(err);
     } finally {
+      fullPlanning = false;
+      fullWriting = new Set();
       passes++;
-      work?.done(ok);
+      for (const w of work) w?.done(ok);
+      // Pods left to this pass, and events that came meanwhile.
+      podLane.trigger();
     }
   };
 
-  const trigger = new CoalescingTrigger(pass);
+  const fullLane = new CoalescingTrigger(fullPass);
+  const podLane = new CoalescingTrigger(podWork);
   const cache = new ClusterCache({
     kc: opts.kc,
     log,
@@ -429,19 +512,29 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       const m = change?.obj.metadata;
       if (resource === 'endpointslices' || resource === 'endpoints') services = undefined;
       if (resource === 'pods' && change && m?.uid && m.name) {
-        // A full pass is due anyway (as at start, for each of the first list's pods): it reads every pod.
-        if (!fullRequested) dirtyPods.set(m.uid, change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name });
-      } else fullRequested = true;
-      trigger.trigger();
+        // The first list's pods are the first full pass's (and firstListPass's) to write. After
+        // that, also while a full pass is due: it may be slow to come (see podWork), and what it
+        // finds already written is no work for it.
+        if (!snapshotTaken) return void fullLane.trigger();
+        dirtyPods.set(m.uid, change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name });
+        podLane.trigger();
+        return;
+      }
+      fullRequested = true;
+      fullLane.trigger();
     },
     onFirstPodPage: (pods) => {
       progress.podsListed(pods.length);
       for (const p of pods) firstListPods.push(p);
-      trigger.trigger();
+      fullLane.trigger();
     },
+    onRelist: (informer, reason) => metrics?.informerRelisted(informer, reason),
     ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
     onOptionalAccess: optionalAccess,
+    ...(opts.informerStallMs ? { stallMs: opts.informerStallMs } : {}),
+    ...(opts.informerWatchTimeoutSeconds ? { watchTimeoutSeconds: opts.informerWatchTimeoutSeconds } : {}),
   });
+  metrics?.observeInformers(() => cache.staleSeconds());
 
   // controller-runtime's series exist from the start, one controller per watched kind (EndpointSlices or Endpoints below).
   for (const r of ['clusterspiffeids', 'clusterstaticentries', 'clusterfederatedtrustdomains', 'pods', 'namespaces', 'nodes']) metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[r]!);
@@ -459,7 +552,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
         () => {
           spireReady = true;
           // Pods listed while SPIRE was starting wait for this.
-          if (firstListPods.length > 0) trigger.trigger();
+          if (firstListPods.length > 0) fullLane.trigger();
         },
         // Stopped while waiting: `done` below shuts down what did start.
         (err: unknown) => {
@@ -499,10 +592,16 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           statusWriter.stop();
           // Writes still pending were just dropped: a later term must not take them for written.
           written.clear();
+          // A later term starts from a full pass of its own.
+          dirtyPods.clear();
+          snapshotTaken = false;
         },
       },
     );
     metrics?.setLeader(false, le.resourceName);
+    // Every SPIRE write batch first asks the clock whether the term still holds (see holdsLease).
+    const held = elector;
+    spire.gateWrites(() => (held.holdsLease() ? undefined : 'this replica does not hold the lease'));
     elector.start();
   } else {
     metrics?.setLeader(true);
@@ -510,11 +609,12 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // Every gcInterval, a full pass from a fresh list. The state's own age check is not enough: the
   // last list finished a little after the previous tick, so at this tick it is not quite
   // gcInterval old, and every other tick went without a list (seen side by side with upstream).
+  // Aged, not uncertain: pod passes go on beside that list (see podWork).
   const interval = setInterval(() => {
-    currentState.invalidate();
+    currentState.expire();
     requestFull();
   }, config.gcIntervalMs);
-  trigger.trigger();
+  fullLane.trigger();
 
   const done = (async () => {
     await new Promise<void>((resolve) => {
@@ -527,7 +627,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     clearTimeout(refresh);
     cache.stop();
     const bound = new Promise<void>((r) => setTimeout(r, opts.shutdownTimeoutMs ?? 20_000).unref());
-    await Promise.race([trigger.stop(), bound]);
+    await Promise.race([Promise.all([fullLane.stop(), podLane.stop()]), bound]);
     await Promise.race([statusWriter.idle(), bound]);
     statusWriter.stop();
     // Released after the last write, so the next leader never overlaps with us.
@@ -536,5 +636,5 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     log.info('stopped');
   })();
 
-  return { cache, currentState, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => trigger.idle(), trigger: requestFull, done };
+  return { cache, currentState, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes, idle: () => idleLanes(fullLane, podLane), trigger: requestFull, done };
 }

@@ -102,6 +102,8 @@ export class ControllerMetrics {
   private readonly forbidden: Gauge<'resource'>;
   private readonly podsListed: Gauge;
   private readonly passWrites: Gauge<'state'>;
+  private readonly relists: Counter;
+  private informerStaleness: (() => Iterable<{ informer: string; seconds: number }>) | undefined;
   /**
    * Monotonic clock reading of the last successful pass; before the first
    * one, of the start. A monotonic clock, so a wall-clock step (NTP) cannot
@@ -218,6 +220,22 @@ export class ControllerMetrics {
     });
 
     this.upstream = new UpstreamMetrics(this.registry);
+    this.relists = new Counter({
+      name: 'spire_reconciler_informer_relists_total',
+      help: 'Relists an informer started because its watch could not go on from its resourceVersion: reason expired (410), resource-version-too-large (ahead of the API server, e.g. etcd restored from a backup), empty-streams (streams kept ending without even a bookmark), silent (nothing received for 5 minutes).',
+      labelNames: ['informer', 'reason'],
+      registers,
+    });
+    const staleness = () => this.informerStaleness?.() ?? [];
+    new Gauge({
+      name: 'spire_reconciler_informer_stale_seconds',
+      help: "Seconds an informer's cache has not been confirmed current (a failing list or watch, a resourceVersion the server cannot watch from), 0 when it is. Changes made meanwhile wait: alert when it stays above a minute.",
+      labelNames: ['informer'],
+      registers,
+      collect() {
+        for (const { informer, seconds } of staleness()) this.set({ informer }, seconds);
+      },
+    });
 
     // Every series exists from the start, so rate() and absent() work before the first event.
     for (const op of ENTRY_OPS) this.entries.inc({ op }, 0);
@@ -255,6 +273,15 @@ export class ControllerMetrics {
     for (const op of ENTRY_OPS) {
       if (counts[op] > 0) this.entries.inc({ op }, counts[op]);
     }
+  }
+
+  informerRelisted(informer: string, reason: string): void {
+    this.relists.inc({ informer, reason });
+  }
+
+  /** Where the informer staleness gauge reads from at scrape time: every informer, 0 when current. */
+  observeInformers(source: () => Iterable<{ informer: string; seconds: number }>): void {
+    this.informerStaleness = source;
   }
 
   passFailed(): void {

@@ -37,6 +37,11 @@ export class CoalescingTrigger {
     await this.running;
   }
 
+  /** A pass is running (and perhaps another pending). */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
   /** Resolves when no pass is running or pending. */
   async idle(): Promise<void> {
     while (this.running) await this.running;

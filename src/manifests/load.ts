@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { admitSpireObject } from './crd-schema.js';
 import { expandEnv } from '../api/index.js';
@@ -29,6 +30,8 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
     problems: [],
     files: [],
     origins: new WeakMap(),
+    changedWhileRead: [],
+    newestChangeMs: 0,
   };
   const listed = await listManifestFiles(paths);
   set.problems.push(...listed.problems);
@@ -38,10 +41,20 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
 
   for (const file of listed.files) {
     let text: string;
+    let before: Stats;
+    let after: Stats;
     try {
+      before = await stat(file);
       text = await readFile(file, 'utf8');
+      after = await stat(file);
     } catch (err) {
       set.problems.push({ file, document: -1, severity: 'error', message: `cannot read: ${errorMessage(err)}` });
+      continue;
+    }
+    set.newestChangeMs = Math.max(set.newestChangeMs, after.mtimeMs, after.ctimeMs);
+    if (movedWhileRead(before, after)) {
+      set.changedWhileRead.push(file);
+      set.problems.push({ file, document: -1, severity: 'error', message: 'changed while being read (a writer is at work): skipped; read it again once it is still' });
       continue;
     }
     set.files.push(file);
@@ -66,6 +79,11 @@ function nameAfterFile(obj: Record<string, unknown>, file: string, raw: RawObjec
   if (!isPlainObject(meta) || (typeof meta.name === 'string' && meta.name !== '')) return;
   const where = raw.document > 0 || raw.field ? `#${raw.document}${raw.field ? `.${raw.field}` : ''}` : '';
   obj.metadata = { ...meta, name: `${basename(file)}${where}` };
+}
+
+/** A file written to (or replaced) while we read it: its identity, size or times moved. */
+function movedWhileRead(before: Stats, after: Stats): boolean {
+  return before.ino !== after.ino || before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ctimeMs !== after.ctimeMs;
 }
 
 function addObject(set: ManifestSet, seen: Map<string, string>, file: string, raw: RawObject): void {

@@ -47,6 +47,14 @@ export interface ManifestSet {
   files: string[];
   /** Where each object above was read, so later checks can name the file too. */
   origins: WeakMap<object, ObjectOrigin>;
+  /**
+   * Files whose size or times changed while they were read: what was read is
+   * not a snapshot of them (a writer was at work), so they are skipped, each
+   * with a problem. A long-running reader reads again once they are still.
+   */
+  changedWhileRead: string[];
+  /** The latest modification or status-change time (ms) of the files read: how long ago they last moved. */
+  newestChangeMs: number;
 }
 
 export interface ObjectOrigin {

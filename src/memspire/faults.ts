@@ -7,13 +7,22 @@ interface PlannedFailure {
 }
 
 /**
- * Faults for tests and demos: a stall holds every call until released, and
- * planned failures answer the next N calls (optionally of one method) with a
+ * Faults for tests and demos: a delay answers every call late, a stall holds
+ * every call until released, and planned failures answer the next N calls (optionally of one method) with a
  * gRPC status instead of running them.
  */
 export class FaultInjector {
   private gate: { promise: Promise<void>; release: () => void } | undefined;
   private readonly failures: PlannedFailure[] = [];
+  private delayMs = 0;
+
+  /**
+   * Every call from now on is answered `ms` later (0: at once), as a slow or
+   * overloaded SPIRE server answers: calls overlap, each waits on its own.
+   */
+  delay(ms: number): void {
+    this.delayMs = Math.max(0, ms);
+  }
 
   /** Every call from now on waits until `release()`. */
   stall(): void {
@@ -39,11 +48,13 @@ export class FaultInjector {
 
   clear(): void {
     this.failures.length = 0;
+    this.delayMs = 0;
     this.release();
   }
 
   /** Runs before each call; resolves to a status to fail with, or undefined to proceed. */
   async before(method: string): Promise<ItemStatus | undefined> {
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.gate) await this.gate.promise;
     const planned = this.failures.find((f) => f.remaining > 0 && (f.method === undefined || f.method === method));
     if (!planned) return undefined;

@@ -56,6 +56,8 @@ export interface CallRecord {
   pageToken?: string;
   /** The socket the call came in on. */
   socket: string;
+  /** When the call arrived (Date.now()), before any injected delay. */
+  at: number;
 }
 
 /** An entry a BatchDeleteEntry removed, as it was, and the socket the call came in on. */
@@ -218,7 +220,7 @@ export class MemorySpireServer {
     return (call, callback) => {
       const req = call.request as { output_mask?: Record<string, boolean> | null; page_token?: string };
       const mask = req.output_mask;
-      this.calls.push({ method, items: items(call.request), ...(mask ? { outputMask: mask } : {}), ...(req.page_token !== undefined ? { pageToken: req.page_token } : {}), socket });
+      this.calls.push({ method, items: items(call.request), ...(mask ? { outputMask: mask } : {}), ...(req.page_token !== undefined ? { pageToken: req.page_token } : {}), socket, at: Date.now() });
       void (async () => {
         try {
           const injected = await this.faults.before(method);

@@ -31,16 +31,18 @@ export function itemStatus(s: { code: number; message: string } | null | undefin
  * not depend on each other). A whole-RPC failure starts no further batch:
  * that batch's items are reported as of unknown outcome (the server may have
  * applied them before the error reached us), batches not yet started as not
- * sent, so the caller can retry without guessing. An aborted `signal` also
- * starts no further batch (`not sent: <reason>`). Either way, batches already
- * in flight run to their end: a sent call cannot be taken back.
+ * sent, so the caller can retry without guessing. `halt`, asked right before
+ * each batch is sent, also starts no further batch when it gives a reason
+ * (`not sent: <reason>`): an aborted signal, or a leader whose renew deadline
+ * has passed by the clock though its timer has not fired yet. Either way,
+ * batches already in flight run to their end: a sent call cannot be taken back.
  */
 export async function runBatches<I, R>(
   items: readonly I[],
   size: number,
   send: (chunk: I[]) => Promise<R[]>,
   failed: (item: I, status: ItemStatus) => R,
-  signal?: AbortSignal,
+  halt?: () => string | undefined,
   concurrency = 1,
   /** Told the size of each batch once its call has returned or failed (whatever its items' outcomes). */
   onBatchDone?: (items: number) => void,
@@ -55,8 +57,8 @@ export async function runBatches<I, R>(
 
   const worker = async () => {
     while (!stop && next < chunks.length) {
-      if (signal?.aborted) {
-        const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+      const reason = halt?.();
+      if (reason !== undefined) {
         stop = { notSent: { ok: false, code: 1, codeName: codeName(1), message: `not sent: ${reason}` } };
         return;
       }
@@ -89,4 +91,9 @@ export async function runBatches<I, R>(
     else for (const item of chunk) results.push(failed(item, { ...stop!.notSent }));
   });
   return stop?.rpcError ? { results, rpcError: stop.rpcError } : { results };
+}
+
+/** Why an aborted signal stopped something, in words. */
+export function abortReason(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
 }

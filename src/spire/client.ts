@@ -3,7 +3,7 @@ import type { EntryClient, EntryDefinition } from '../gen/spire/api/server/entry
 import type { TrustDomainClient, TrustDomainDefinition } from '../gen/spire/api/server/trustdomain/v1/TrustDomain.js';
 import type { BundleClient, BundleDefinition } from '../gen/spire/api/server/bundle/v1/Bundle.js';
 import type { SVIDClient, SVIDDefinition } from '../gen/spire/api/server/svid/v1/SVID.js';
-import { type BatchOutcome, type ItemStatus, itemStatus, runBatches } from './batch.js';
+import { abortReason, type BatchOutcome, type ItemStatus, itemStatus, runBatches } from './batch.js';
 import { SpireConnectError } from './errors.js';
 import { loadSpireGrpc } from './proto.js';
 import { type RpcObserver, type UnaryApi, unaryApi } from './rpc.js';
@@ -67,6 +67,15 @@ export interface SpireClientOptions {
   observe?: RpcObserver;
 }
 
+/**
+ * Asked right before every write batch (entries and federation
+ * relationships): a reason means no write may be sent now. Live mode's
+ * leader election answers it from the clock, so a leader whose process was
+ * stopped past its renew deadline sends nothing more when it runs again,
+ * before any timer of its own has fired.
+ */
+export type WriteGate = () => string | undefined;
+
 export interface EntryItemResult {
   status: ItemStatus;
   /** The stored entry on success; for a similar-entry ALREADY_EXISTS, the existing one. */
@@ -114,6 +123,17 @@ export class SpireClient {
   private readonly trustDomain: UnaryApi<TrustDomainDefinition>;
   private readonly bundle: UnaryApi<BundleDefinition>;
   private readonly svidApi: UnaryApi<SVIDDefinition>;
+  private gate: WriteGate | undefined;
+
+  /** Installs the check every write batch must pass first (see WriteGate); undefined removes it. */
+  gateWrites(gate: WriteGate | undefined): void {
+    this.gate = gate;
+  }
+
+  // Asked before each write batch: the gate first, then the caller's signal.
+  private halt(signal?: AbortSignal): () => string | undefined {
+    return () => this.gate?.() ?? (signal?.aborted ? abortReason(signal) : undefined);
+  }
 
   constructor(opts: SpireClientOptions = {}) {
     const { target, path } = parseSocket(opts.socket ?? DEFAULT_SOCKET);
@@ -217,7 +237,7 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), entry: r.entry }));
       },
       (_e, status) => ({ status, entry: null }),
-      opts.signal,
+      this.halt(opts.signal),
       this.batchSizes.writeConcurrency,
       opts.onBatchDone,
     );
@@ -240,7 +260,7 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), entry: r.entry }));
       },
       (_e, status) => ({ status, entry: null }),
-      opts.signal,
+      this.halt(opts.signal),
       this.batchSizes.writeConcurrency,
       opts.onBatchDone,
     );
@@ -255,7 +275,7 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), id: r.id }));
       },
       (id, status) => ({ status, id }),
-      opts.signal,
+      this.halt(opts.signal),
       this.batchSizes.writeConcurrency,
       opts.onBatchDone,
     );
@@ -287,6 +307,7 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), relationship: r.federation_relationship }));
       },
       (_fr, status) => ({ status, relationship: null }),
+      this.halt(),
     );
   }
 
@@ -305,6 +326,7 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), relationship: r.federation_relationship }));
       },
       (_fr, status) => ({ status, relationship: null }),
+      this.halt(),
     );
   }
 
@@ -317,6 +339,7 @@ export class SpireClient {
         return res.results.map((r) => ({ status: itemStatus(r.status), trustDomain: r.trust_domain }));
       },
       (trustDomain, status) => ({ status, trustDomain }),
+      this.halt(),
     );
   }
 

@@ -8,6 +8,7 @@ export type {
   MintedX509Svid,
   RelationshipItemResult,
   SpireClientOptions,
+  WriteGate,
 } from './client.js';
 export type { BatchOutcome, ItemStatus } from './batch.js';
 export { SpireConnectError, SpireRpcError } from './errors.js';

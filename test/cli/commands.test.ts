@@ -102,6 +102,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
       conflicts: [],
       renderFailures: [],
       federationOmissions: [],
+      unknownNamespaces: [],
       kept: [],
       status: {
         clusterSPIFFEIDs: {

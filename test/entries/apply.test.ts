@@ -15,7 +15,7 @@ import { IgnoredNamespaces } from '../../src/api/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 import { SpireClient } from '../../src/spire/index.js';
 import { spireForEachTest, startTestSpire } from '../support/spire.js';
-import { current, declared, owner, pod, type spec } from './fixtures.js';
+import { current, declared, owner, pod, spec } from './fixtures.js';
 
 describe('applying a plan writes exactly the plan, creates and updates before deletes', () => {
   const t = spireForEachTest();
@@ -84,6 +84,24 @@ describe('applying a plan writes exactly the plan, creates and updates before de
     const result = await applyPlan(plan, t.client);
     expect(result.deleted).toBe(0);
     expect(result.heldBack).toEqual([{ id: 'scm-old', reason: 'replacement-failed', detail: 'kept until the new entry for pod p1 is written', podUid: 'p1' }]);
+    expect(t.spire.server.entries.get('scm-old')).toBeDefined();
+  });
+
+  it("holds back deleting a static entry's old entry while its replacement could not be written, by the same rule", async () => {
+    const staticSpec = (path: string) => spec({ spiffeId: `spiffe://example.org${path}`, parentId: 'spiffe://example.org/spire/server', selectors: [{ type: 'unix', value: 'uid:1000' }] });
+    seed('scm-old', staticSpec('/gw'));
+    // The edit moves the ID into SPIRE's reserved /spire namespace: the create is refused.
+    const plan = planEntries({
+      declared: [declared(staticSpec('/spire/gw'), owner('gw', { kind: 'ClusterStaticEntry' }))],
+      current: (await t.client.listEntries()).map(fromSpire),
+      ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
+      policy: 'sync',
+    });
+    expect(plan.deletes.map((d) => d.id)).toEqual(['scm-old']);
+    const result = await applyPlan(plan, t.client);
+    expect(result.failures.map((f) => f.codeName)).toEqual(['INVALID_ARGUMENT']);
+    expect(result.deleted).toBe(0);
+    expect(result.heldBack).toEqual([{ id: 'scm-old', reason: 'replacement-failed', detail: 'kept until every new entry not tied to a pod is written' }]);
     expect(t.spire.server.entries.get('scm-old')).toBeDefined();
   });
 

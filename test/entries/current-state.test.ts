@@ -114,3 +114,45 @@ describe('the in-memory SPIRE state compares a listed entry with what it wrote, 
     expect(r).toMatchObject({ same: false, changed: true });
   });
 });
+
+describe('writes recorded while a list is in progress survive it', () => {
+  const owner = { kind: 'ClusterSPIFFEID' as const, name: 'x', uid: 'x', creationTimestamp: '' };
+  const ok = { created: 1, updated: 0, deleted: 1, failures: [], failedKeys: new Set<string>(), heldBack: [], assigned: new Map<string, string>() };
+
+  it('replays a create and a delete made between two pages onto the listed entries, whichever page the list read them on', async () => {
+    const state = new CurrentState(10_000);
+    const [a, gone] = await relist(state, [raw('a', '0'), raw('gone', '0')]);
+    let release!: () => void;
+    const paused = new Promise<void>((r) => (release = r));
+    const listing = state.replaceFromPages((async function* () {
+      yield [raw('a', '0'), raw('gone', '0')]; // read before the writes below
+      await paused;
+      yield [];
+    })());
+    await new Promise((r) => setImmediate(r));
+    const spec = { ...a!.spec, spiffeId: 'spiffe://example.org/w/new', selectors: [{ type: 'k8s', value: 'pod-uid:new' }] };
+    state.record({ creates: [{ id: 'new', key: 'k-new', spec, owner, podUid: 'new' }], updates: [], deletes: [{ id: 'gone', key: gone!.key, current: gone!.spec, reason: 'undeclared', podUid: 'gone' }], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 }, ok);
+    release();
+    const listed = await listing;
+    expect(listed.map((e) => e.id).sort()).toEqual(['a', 'new']);
+    expect(state.values().map((e) => e.id).sort()).toEqual(['a', 'new']);
+    expect(state.related(['new', 'gone'], []).map((e) => e.id)).toEqual(['new']);
+    expect(state.isCertain()).toBe(true);
+  });
+
+  it('stays uncertain when a write recorded during the list had an unknown outcome', async () => {
+    const state = new CurrentState(10_000);
+    await relist(state, []);
+    let release!: () => void;
+    const paused = new Promise<void>((r) => (release = r));
+    const listing = state.replaceFromPages((async function* () {
+      await paused;
+      yield [];
+    })());
+    state.record({ creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 }, { ...ok, failures: [{ op: 'create', id: 'x', key: 'x', codeName: 'UNAVAILABLE', message: 'outcome unknown' }] });
+    release();
+    await listing;
+    expect(state.isCertain()).toBe(false);
+    expect(state.needsList()).toBe(true);
+  });
+});

@@ -152,6 +152,33 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
         'ClusterSPIFFEID broken: spec.federatesWith[0]: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores',
     ]);
     expect(s.keepAllPodEntries).toMatch(/^pod entries are kept: ClusterSPIFFEID broken/);
+    // Its status still says what it covers, and that all of it failed: an unreadable selector selects everything.
+    expect(s.selection.get('csid-broken')).toEqual({ namespacesSelected: 1, namespacesIgnored: 0, podsSelected: 1, podEntryRenderFailures: 1 });
+  });
+
+  it('counts what an invalid object selects, and each of those pods as a render failure, reported in one message', () => {
+    const s = declareEntries(
+      snap({
+        namespaces: [ns('default', { team: 'a' }), ns('other'), ns('kube-system', { team: 'a' })],
+        clusterSPIFFEIDs: [csid('syntax', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/{{ .PodMeta.Name', namespaceSelector: { matchLabels: { team: 'a' } } })],
+        pods: [pod('default', 'a'), pod('default', 'b'), pod('default', 'pending', { spec: {} }), pod('other', 'c'), pod('kube-system', 'd')],
+      }),
+      settings,
+    );
+    expect(s.selection.get('csid-syntax')).toEqual({ namespacesSelected: 2, namespacesIgnored: 1, podsSelected: 3, podEntryRenderFailures: 2 });
+    expect(s.renderFailures).toHaveLength(1);
+  });
+
+  it('keeps the entries of pods in a namespace it does not know (the pod pass agrees), and names the namespace', () => {
+    const all = csid('all');
+    const pods = [pod('default', 'known'), pod('gone', 'orphan'), pod('kube-system', 'ignored')];
+    const full = declareEntries(snap({ clusterSPIFFEIDs: [all], pods }), settings);
+    expect(full.declared.map((d) => d.podUid)).toEqual(['uid-known']);
+    expect([...full.unknownPods]).toEqual(['uid-orphan']);
+    expect([...full.unknownNamespaces]).toEqual([['gone', 1]]);
+    const part = declarePods(pods, { clusterSPIFFEIDs: [all], namespace: (n) => (n === 'default' ? ns('default') : undefined), node: () => node, services: () => new Map() }, settings);
+    expect(part.declared.map((d) => d.podUid)).toEqual(['uid-known']);
+    expect([...part.unknownPods]).toEqual(['uid-orphan']);
   });
 
   it('skips an object whose selector Kubernetes would refuse, naming the field: a NotIn with an invalid value selects no pod (before, every pod)', () => {

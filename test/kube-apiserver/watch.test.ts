@@ -188,12 +188,54 @@ describe("client-node's Watch gets the API server's watch protocol from the fake
     expect(w.summary()).toEqual(['ADDED a', 'MODIFIED a']);
   });
 
-  it('answers a resourceVersion from the future with 504 Timeout after waiting for it', async () => {
+  it('accepts a plain watch from a resourceVersion it has not reached, and sends nothing until it passes it', async () => {
+    await server.close();
+    server = await FakeKubeApiServer.start({ bookmarkIntervalMs: 50 });
+    kc = server.kubeConfig();
+    server.create(pod('team-a', 'a'));
+    const ahead = server.resourceVersion + 2;
+    const w = await watch(PODS, { resourceVersion: String(ahead), allowWatchBookmarks: true });
+    server.create(pod('team-a', 'b')); // ahead - 1
+    await new Promise((r) => setTimeout(r, 300));
+    // No event and no bookmark: either would take the watcher back before where it started.
+    expect(w.events).toEqual([]);
+    expect(w.ended).toBe(false);
+    server.create(pod('team-a', 'c')); // ahead
+    server.create(pod('team-a', 'd')); // ahead + 1
+    await eventually(() => w.summary().length === 1 && w.bookmarks().length > 0, 'the event after it, and bookmarks again');
+    expect(w.summary()).toEqual(['ADDED d']);
+  });
+
+  it('answers a watch that asks for the initial events from a resourceVersion it has not reached with one ERROR event: 504, ResourceVersionTooLarge', async () => {
+    const w = await watch(PODS, { resourceVersion: String(server.resourceVersion + 100), resourceVersionMatch: 'NotOlderThan', sendInitialEvents: true, allowWatchBookmarks: true });
+    await eventually(() => w.ended, 'the end of the stream', 10_000);
+    expect(w.events).toHaveLength(1);
+    expect(w.events[0]!.type).toBe('ERROR');
+    expect(w.events[0]!.object).toMatchObject({
+      kind: 'Status',
+      code: 504,
+      reason: 'Timeout',
+      details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    });
+  });
+
+  it('answers a list from a resourceVersion it has not reached with 504 Timeout after waiting for it', async () => {
     const core = kc.makeApiClient(CoreV1Api);
-    const f = await failure(
-      core.listNamespacedPod({ namespace: 'team-a', watch: true, resourceVersion: String(server.resourceVersion + 100) }),
-    );
+    const f = await failure(core.listNamespacedPod({ namespace: 'team-a', resourceVersion: String(server.resourceVersion + 100) }));
     expect(f.code).toBe(504);
+    expect(f.reason).toBe('Timeout');
     expect(f.message).toContain('Too large resource version');
+  });
+
+  it('comes back from a backup: objects as they were, a lower resourceVersion, open watches dropped', async () => {
+    server.create(pod('team-a', 'a'));
+    const backup = server.faults.backup();
+    const before = server.resourceVersion;
+    server.create(pod('team-a', 'b'));
+    const w = await watch(PODS, { resourceVersion: String(server.resourceVersion) });
+    server.faults.restoreBackup(backup);
+    await eventually(() => w.ended, 'the watch is dropped');
+    expect(server.resourceVersion).toBe(before);
+    expect(server.list('v1', 'Pod', 'team-a').map((p) => (p as { metadata: { name: string } }).metadata.name)).toEqual(['a']);
   });
 });

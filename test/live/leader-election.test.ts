@@ -59,6 +59,24 @@ describe('leader election on a Lease, as client-go elects', () => {
     expect((term?.reason as Error).message).toBe('leadership lost: failed to renew the lease within the renew deadline');
   });
 
+  it('ends its term the moment a writer asks after the renew deadline, before the deadline timer has run', async () => {
+    let clock = Date.now();
+    let term: AbortSignal | undefined;
+    const a = new LeaderElector(
+      { kc: kube.kubeConfig(), log, namespace: 'spire-server', name: 'lock', identity: 'a', ...timing, now: () => clock },
+      { onStartedLeading: (s) => (term = s), onStoppedLeading: () => {} },
+    );
+    electors.push(a);
+    a.start();
+    await eventually(() => a.isLeader, 'a leads');
+    expect(a.holdsLease()).toBe(true);
+    // As after SIGSTOP and SIGCONT: the clock has moved past the deadline, no timer has fired yet.
+    clock += timing.renewDeadlineMs;
+    expect(a.holdsLease()).toBe(false);
+    expect(term?.aborted).toBe(true);
+    expect(a.isLeader).toBe(false);
+  });
+
   it('gives leadership up at the renew deadline while its renewal hangs, before a standby takes the lease', async () => {
     const events: string[] = [];
     const a = elector('a', events);

@@ -1,8 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exitCode, spawnCli, waitForOutput } from '../support/cli.js';
-import { csid, eventually, node, ns, pod, startWorld, type World } from './world.js';
+import { csid, eventually, leaderElectionFiles, node, ns, pod, startWorld, type World } from './world.js';
 
 // Short lease times so a failover takes seconds; the ordering leaseDuration > renewDeadline > 1.2 * retryPeriod holds.
 const LEASE = { leaseDuration: '3s', renewDeadline: '2s', retryPeriod: '500ms' };
@@ -23,28 +21,7 @@ describe('two replicas: only the leader writes, and a standby takes over when it
   });
 
   it('fails over within the lease duration, writing nothing twice and losing nothing', async () => {
-    const kubeconfig = join(w.spire.dir, 'kubeconfig');
-    w.kube.writeKubeconfig(kubeconfig);
-    const config = join(w.spire.dir, 'config.yaml');
-    writeFileSync(
-      config,
-      [
-        'trustDomain: example.org',
-        'clusterName: demo',
-        'clusterDomain: cluster.local',
-        `spireServerSocketPath: ${w.spire.socketPath}`,
-        'gcInterval: 1h',
-        'logEncoding: json',
-        // Two replicas on one machine: no fixed ports.
-        'metrics: {bindAddress: "0"}',
-        'health: {healthProbeBindAddress: "127.0.0.1:0"}',
-        'leaderElection:',
-        '  leaderElect: true',
-        '  resourceName: spire-reconciler-test',
-        '  resourceNamespace: spire-server',
-        ...Object.entries(LEASE).map(([k, v]) => `  ${k}: ${v}`),
-      ].join('\n'),
-    );
+    const { kubeconfig, config } = leaderElectionFiles(w, LEASE);
     const start = () => spawnCli(['run', '--config', config], { env: { KUBECONFIG: kubeconfig } });
     replicas = [start(), start()];
     await Promise.all(replicas.map((r) => waitForOutput(r, /live mode started/)));

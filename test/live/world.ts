@@ -1,8 +1,12 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
 import { passOptions } from '../../src/cli/context.js';
 import { type LiveController, startLive } from '../../src/manager/live.js';
 import type { ControllerMetrics } from '../../src/manager/metrics.js';
+import type { RpcObserver } from '../../src/spire/index.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import type { MemorySpireServerOptions } from '../../src/memspire/index.js';
 import { startTestSpire, type TestSpire } from '../support/spire.js';
@@ -12,7 +16,7 @@ export interface World {
   spire: TestSpire;
   config: ControllerConfig;
   controllers: { live: LiveController; stop: AbortController }[];
-  start(over?: { identity?: string; silenceMs?: number; metrics?: ControllerMetrics; log?: Logger }): Promise<LiveController>;
+  start(over?: { identity?: string; silenceMs?: number; stallMs?: number; watchTimeoutSeconds?: number; metrics?: ControllerMetrics; log?: Logger; observeSpireRpc?: RpcObserver }): Promise<LiveController>;
   close(): Promise<void>;
 }
 
@@ -49,7 +53,10 @@ export async function startWorld(over: Partial<ControllerConfig> = {}, spireOpti
         namespace: 'spire-server',
         ...(o.identity ? { identity: o.identity } : {}),
         ...(o.silenceMs ? { informerSilenceMs: o.silenceMs } : {}),
+        ...(o.stallMs ? { informerStallMs: o.stallMs } : {}),
+        ...(o.watchTimeoutSeconds ? { informerWatchTimeoutSeconds: o.watchTimeoutSeconds } : {}),
         ...(o.metrics ? { metrics: o.metrics } : {}),
+        ...(o.observeSpireRpc ? { observeSpireRpc: o.observeSpireRpc } : {}),
       });
       world.controllers.push({ live, stop });
       return live;
@@ -85,11 +92,52 @@ export const pod = (namespace: string, name: string, labels: Record<string, stri
 export const csid = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name }, spec });
 
 /** A world with one namespace (`default`), one node, a ClusterSPIFFEID selecting every pod as /pod/<name>, and `pods` pods p-0, p-1, ... */
-export async function worldWithPods(pods: number): Promise<World> {
-  const w = await startWorld();
+export async function worldWithPods(pods: number, over: Partial<ControllerConfig> = {}): Promise<World> {
+  const w = await startWorld(over);
   w.kube.create(ns('default'));
   w.kube.create(node('node-1'));
   w.kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' }));
   for (let i = 0; i < pods; i++) w.kube.create(pod('default', `p-${i}`));
   return w;
+}
+
+/**
+ * Files for running the controller as a process (`spawnCli(['run', '--config', config], { env: { KUBECONFIG: kubeconfig } })`)
+ * against this world, with leader election on a Lease with these timings. No fixed ports: several may run at once.
+ */
+export function leaderElectionFiles(w: World, lease: { leaseDuration: string; renewDeadline: string; retryPeriod: string }): { kubeconfig: string; config: string } {
+  const kubeconfig = join(w.spire.dir, 'kubeconfig');
+  w.kube.writeKubeconfig(kubeconfig);
+  const config = join(w.spire.dir, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      'trustDomain: example.org',
+      'clusterName: demo',
+      'clusterDomain: cluster.local',
+      `spireServerSocketPath: ${w.spire.socketPath}`,
+      'gcInterval: 1h',
+      'logEncoding: json',
+      'metrics: {bindAddress: "0"}',
+      'health: {healthProbeBindAddress: "127.0.0.1:0"}',
+      'leaderElection:',
+      '  leaderElect: true',
+      '  resourceName: spire-reconciler-test',
+      '  resourceNamespace: spire-server',
+      ...Object.entries(lease).map(([k, v]) => `  ${k}: ${v}`),
+    ].join('\n'),
+  );
+  return { kubeconfig, config };
+}
+
+/** A pino logger that keeps each line it writes (parsed), for tests that read the log. */
+export function memoryLog(level = 'info'): { log: Logger; lines: { time: number; level: number; msg: string }[] } {
+  const lines: { time: number; level: number; msg: string }[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as { time: number; level: number; msg: string });
+      done();
+    },
+  });
+  return { log: pino({ level }, sink), lines };
 }

@@ -4,7 +4,7 @@
  * demand and deterministic.
  */
 import { injectedFailure, KubeApiError } from './errors.js';
-import type { Store } from './store.js';
+import type { Store, StoreBackup } from './store.js';
 import type { WatchStream } from './watch.js';
 
 export interface FailureMatch {
@@ -53,6 +53,17 @@ export interface Faults {
   forbid(match: FailureMatch, message?: string): void;
   /** Compacts history: watches and exact lists from any older resourceVersion get 410; open watches get an ERROR 410 and close. */
   expireResourceVersions(): void;
+  /** Takes a backup of the store, for restoreBackup. */
+  backup(): StoreBackup;
+  /**
+   * The API server comes back on etcd restored from `b`: objects as they
+   * were, the resourceVersion counter back at the backup's (lower than what
+   * clients hold), every open watch dropped (the API server restarted). As
+   * the real server does, a plain watch from a resourceVersion ahead of it is
+   * accepted and stays silent until the store passes it; a list or a
+   * sendInitialEvents watch from one answers 504 "Too large resource version".
+   */
+  restoreBackup(b: StoreBackup): void;
 }
 
 export class FaultInjector implements Faults {
@@ -89,6 +100,15 @@ export class FaultInjector implements Faults {
   expireResourceVersions(): void {
     this.store.compact();
     for (const w of [...this.watches()]) w.expire();
+  }
+
+  backup(): StoreBackup {
+    return this.store.backup();
+  }
+
+  restoreBackup(b: StoreBackup): void {
+    this.store.restore(b);
+    for (const w of [...this.watches()]) w.drop(true);
   }
 
   /** The injected failure for this request, if a rule matches (and uses one of its count). */

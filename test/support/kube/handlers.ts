@@ -10,6 +10,7 @@ import {
   expired,
   invalid,
   KubeApiError,
+  type KubeStatus,
   methodNotAllowed,
   notFound,
   tooLargeResourceVersion,
@@ -126,10 +127,23 @@ export class ResourceHandlers {
         },
       ]);
     }
-    await this.awaitResourceVersion(rv);
+    // A plain watch from a resourceVersion the server has not reached is accepted and waits for
+    // it (the API server's cacher: clients "can wait for events without unnecessary blocking");
+    // one that asks for the initial events must have them as of that version: after the same wait
+    // as a list, the stream carries one ERROR event with the 504 Status, and ends.
+    let error: KubeStatus | undefined;
+    if (sendInitialEvents) {
+      try {
+        await this.awaitResourceVersion(rv);
+      } catch (err) {
+        if (!(err instanceof KubeApiError)) throw err;
+        error = err.status;
+      }
+    }
     const timeout = q.get('timeoutSeconds');
     return {
       watch: {
+        ...(error ? { error } : {}),
         resource: req.resource,
         ...(req.namespace !== undefined ? { namespace: req.namespace } : {}),
         ...this.selectors(req),

@@ -77,6 +77,11 @@ function byKey(a: KubeObject, b: KubeObject): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
+export interface StoreBackup {
+  rv: number;
+  objects: Map<ResourceType, Map<string, KubeObject>>;
+}
+
 export class Store {
   private rv = 0;
   private compacted = 0;
@@ -145,6 +150,25 @@ export class Store {
   subscribe(listener: (ev: StoreEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** What a backup of etcd holds: the objects and the revision it was taken at. */
+  backup(): StoreBackup {
+    return { rv: this.rv, objects: new Map([...this.objects].map(([r, m]) => [r, new Map(m)])) };
+  }
+
+  /**
+   * etcd restored from a backup: the objects as they were then, and the
+   * revision counter back at the backup's, so resourceVersions clients hold
+   * from after the backup are now ahead of the server. The history before
+   * the backup is gone. No event is sent: nothing watched the restore.
+   */
+  restore(b: StoreBackup): void {
+    for (const [r, m] of b.objects) this.objects.set(r, new Map(m));
+    this.rv = b.rv;
+    this.compacted = b.rv;
+    this.history = [];
+    this.head = 0;
   }
 
   /** Forgets all history: every resourceVersion before now is expired. */

@@ -23,6 +23,8 @@ export interface WatchParams {
   allowBookmarks: boolean;
   sendInitialEvents: boolean;
   timeoutSeconds?: number;
+  /** The stream is one ERROR event with this Status, then ends (a watch that failed once accepted). */
+  error?: KubeStatus;
 }
 
 /** Stored objects are immutable, so each one is serialized once however many watchers see it. */
@@ -45,6 +47,8 @@ export class WatchStream {
   private timeoutTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private closed = false;
+  /** The resourceVersion the stream started from; nothing at or below it is sent. */
+  private from = 0;
 
   constructor(
     private readonly res: ServerResponse,
@@ -61,6 +65,11 @@ export class WatchStream {
     res.flushHeaders();
     res.on('close', () => this.cleanup());
 
+    if (params.error) {
+      this.write(`{"type":"ERROR","object":${JSON.stringify(params.error)}}\n`);
+      this.end();
+      return;
+    }
     const rv = params.resourceVersion;
     if (params.sendInitialEvents || rv === '' || rv === '0') {
       // "Get state and start at most recent": synthetic ADDED events for what exists now.
@@ -77,6 +86,9 @@ export class WatchStream {
         return;
       }
       for (const ev of store.eventsAfter(from)) this.deliver(ev);
+      // From a version the store has not reached (it was restored from a backup), events up to it
+      // are not sent, as the API server's cache sends a watcher only what is newer than its start.
+      this.from = from;
     }
     // Subscribing in the same tick as the replay: no event can fall between the two.
     this.unsubscribe = store.subscribe((ev) => this.deliver(ev));
@@ -98,6 +110,8 @@ export class WatchStream {
   /** A BOOKMARK carrying the current resourceVersion; every event up to it has been sent. */
   bookmark(annotations?: Record<string, string>): void {
     if (this.closed || this.stalled || !this.params.allowBookmarks) return;
+    // A bookmark never takes a watcher back: the server's cache sends none older than the watch's start.
+    if (this.store.resourceVersion < this.from) return;
     const r = this.params.resource;
     const object = {
       kind: r.kind,
@@ -163,7 +177,7 @@ export class WatchStream {
    * selectors arrives as ADDED, one that stops matching as DELETED.
    */
   private deliver(ev: StoreEvent): void {
-    if (ev.resource !== this.params.resource) return;
+    if (ev.resource !== this.params.resource || ev.rv <= this.from) return;
     const now = this.matches(ev.object);
     switch (ev.type) {
       case 'ADDED':
