@@ -20,9 +20,11 @@ import type { Slots } from './helpers.js';
 import { parse } from './parser.js';
 import { GoValue } from './values.js';
 import { startRender, TemplateLimitError, templateLimitProblem } from './limits.js';
+import { type FieldsRead, fieldsRead } from './reads.js';
 
 export { TemplateExecError, TemplateParseError } from './errors.js';
 export { MAX_TEMPLATE_ACTIONS, MAX_TEMPLATE_BYTES, MAX_RENDER_CHARS, MAX_RENDER_ITERATIONS, TemplateLimitError, countActions, templateLimitProblem } from './limits.js';
+export { type FieldsRead, type KeysRead, NOTHING_READ, OBJECT_ROOTS, type ObjectRoot, unionRead } from './reads.js';
 
 /**
  * spire-controller-manager's templateData. The objects are Kubernetes JSON
@@ -56,10 +58,13 @@ export interface CompiledTemplate {
    * before any pod is seen.
    */
   readonly outline: readonly (string | null)[];
+  /** The first-level fields of each cluster object this template can read (see reads.ts): the caches keep only those. */
+  readonly reads: FieldsRead;
 }
 
 class GoTemplate implements CompiledTemplate {
   readonly handlebarsSource: string;
+  readonly reads: FieldsRead;
   private readonly template: TemplateDelegate<GoValue>;
   private readonly sites: readonly Site[];
   private readonly constants: readonly unknown[];
@@ -75,6 +80,7 @@ class GoTemplate implements CompiledTemplate {
   constructor(readonly source: string) {
     const parsed = parse(source);
     this.outline = outlineOf(parsed.root);
+    this.reads = fieldsRead(parsed.root);
     this.direct = directRenderer(parsed.root);
     const emitted = emit(parsed);
     this.handlebarsSource = emitted.source;
