@@ -15,7 +15,7 @@
  * each of the three processes used on the two shared cores.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +30,17 @@ import { sideBySide } from './side-by-side-report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
+// `npm run bench` runs the compiled code (tsconfig.bench.json, to .bench/), as the image does: under tsx the
+// transpiler and its source maps add about 90 MiB to every process's resident memory. Run with tsx, it runs the sources.
+const compiled = import.meta.url.endsWith('.js');
+/** Node's arguments to run a script of this repository (a path from its root, in TypeScript). */
+function script(path: string): string[] {
+  return compiled ? [join(root, path.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(root, path)];
+}
+if (compiled) {
+  // Found next to the compiled modules, as next to the sources.
+  for (const dir of ['proto', 'crds']) if (!existsSync(join(root, dir))) symlinkSync(join(root, '..', dir), join(root, dir));
+}
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -40,6 +51,8 @@ const sizes = arg('pods') ? arg('pods')!.split(',').map(Number) : [1_000, 10_000
 const runs = Number(arg('runs') ?? 3);
 const EVENTS = Number(arg('events') ?? 1_000);
 const RATE = 100;
+// BENCH_MEMORY_ONLY=1: no floors (memory figures, sooner; every time ratio reads "-").
+const memoryOnly = Boolean(process.env.BENCH_MEMORY_ONLY);
 
 if (arg('peer')) {
   await sideBySide({ peer: arg('peer')!, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10) });
@@ -91,7 +104,7 @@ const percentile = (xs: number[], p: number) => {
 
 async function startSpire(dir: string): Promise<{ socket: string; child: ChildProcess }> {
   const socket = join(dir, 'spire.sock');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'memory-spire', '--socket', socket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...script('src/cli/main.ts'), 'memory-spire', '--socket', socket], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -112,11 +125,11 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 /** A child started with `--barrier` (see barrier.ts): resolves once it has printed `ready`. */
-function readyChild(script: string, args: string[]): Promise<{ child: ChildProcess; output: Promise<string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, script), ...args, '--barrier'], { stdio: ['pipe', 'pipe', 'inherit'] });
+function readyChild(name: string, args: string[]): Promise<{ child: ChildProcess; output: Promise<string> }> {
+  const child = spawn(process.execPath, [...script(`bench/${name}`), ...args, '--barrier'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   const output = new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited ${code}`))));
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}`))));
   });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -152,7 +165,7 @@ interface Floors {
 }
 
 function measureFloors(pods: number, socket: string): Floors {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', join(here, 'floor-child.ts'), String(pods), socket, '3'], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  const out = execFileSync(process.execPath, [...script('bench/floor-child.ts'), String(pods), socket, '3'], { encoding: 'utf8', maxBuffer: 16 << 20 });
   return JSON.parse(out.trim().split('\n').pop()!) as Floors;
 }
 
@@ -179,24 +192,30 @@ interface RunResult {
 async function oneRun(pods: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'spire-reconciler-bench-'));
   try {
-    // Floors first, against their own SPIRE server.
-    const a = await startSpire(join(dir, 'a'));
-    const floors = measureFloors(pods, a.socket);
-    await stop(a.child);
+    // Floors first, against their own SPIRE server (BENCH_MEMORY_ONLY skips them: see the README).
+    const floors: Floors = memoryOnly ? { entries: NaN, failed: 0, pushMs: NaN, listMs: [] } : await (async () => {
+      const a = await startSpire(join(dir, 'a'));
+      const f = measureFloors(pods, a.socket);
+      await stop(a.child);
+      return f;
+    })();
     if (floors.failed > 0) throw new Error(`floor push: ${floors.failed} entries failed`);
 
     const b = await startSpire(join(dir, 'b'));
     const kubeconfig = join(dir, 'kubeconfig');
-    const kube = fork(join(here, 'kube-child.ts'), [String(pods), kubeconfig], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const kube = fork(script('bench/kube-child.ts').pop()!, [String(pods), kubeconfig], { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     await new Promise<void>((resolve) => kube.once('message', () => resolve()));
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     // The pod list on its own, by a bare client in another process, before the controller starts.
-    const podList = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(here, 'list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { pods: number; listMs: number; cpuSeconds: number };
+    const podList = memoryOnly ? { pods, listMs: NaN } : JSON.parse(execFileSync(process.execPath, [...script('bench/list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { pods: number; listMs: number; cpuSeconds: number };
     if (podList.pods !== pods) throw new Error(`listed ${podList.pods} of ${pods} pods`);
-    const c = await startSpire(join(dir, 'c'));
-    const listAndPushMs = await measureListAndPush(pods, kubeconfig, c.socket);
-    await stop(c.child);
+    let listAndPushMs = NaN;
+    if (!memoryOnly) {
+      const c = await startSpire(join(dir, 'c'));
+      listAndPushMs = await measureListAndPush(pods, kubeconfig, c.socket);
+      await stop(c.child);
+    }
     debug('before controller start');
 
     const config = { ...defaultConfig(), trustDomain: 'example.org', clusterName: 'bench', clusterDomain: 'cluster.local', spireServerSocketPath: b.socket, gcIntervalMs: 3_600_000, spireRpcTimeoutMs: 120_000 };
@@ -253,6 +272,13 @@ async function oneRun(pods: number): Promise<RunResult> {
     for (;;) {
       for (const p of passes.splice(0)) createdSoFar += p.created;
       if (createdSoFar >= floors.entries) break;
+      // Without the floors the number of entries is not known: converged once synced and idle.
+      if (memoryOnly && live.cache.hasSynced) {
+        await live.idle();
+        for (const p of passes.splice(0)) createdSoFar += p.created;
+        floors.entries = createdSoFar;
+        break;
+      }
       await nextPass();
     }
     const coldMs = performance.now() - started;
@@ -437,7 +463,8 @@ const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
 console.log(`spire-reconciler benchmark: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${EVENTS} pod events at ${RATE}/s; medians of runs`);
 console.log(text);
-mkdirSync(join(here, 'results'), { recursive: true });
-const file = join(here, 'results', `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
+const results = compiled ? join(root, '..', 'bench', 'results') : join(here, 'results');
+mkdirSync(results, { recursive: true });
+const file = join(results, `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
 writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, command, events: EVENTS, ratePerSecond: RATE, rows }, null, 2)}\n`);
 console.log(`written to ${file}`);
