@@ -6,9 +6,10 @@
  *   npm run bench                       # N = 1,000, 10,000 and 100,000
  *   npm run bench -- --pods 10000 --runs 3
  *   npm run bench -- --peer PATH        # side by side with a spire-controller-manager binary (side-by-side.ts)
+ *   npm run bench -- --pods 10000 --apiserver real   # a real kube-apiserver and etcd
  *
  * Processes: the SPIRE server (in memory) and the Kubernetes API server
- * (in-process fake) each run in a child, so this process's CPU and memory
+ * (the in-process fake, or a real one) each run in a child, so this process's CPU and memory
  * are the controller's alone. Next to the cold start: its floor (a bare
  * client pushing the pre-rendered entries), the pod list alone (a bare
  * client listing every pod as the controller does), and the CPU seconds
@@ -16,7 +17,7 @@
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +40,7 @@ function script(path: string): string[] {
 }
 if (compiled) {
   // Found next to the compiled modules, as next to the sources.
-  for (const dir of ['proto', 'crds']) if (!existsSync(join(root, dir))) symlinkSync(join(root, '..', dir), join(root, dir));
+  for (const dir of ['proto', 'crds', 'scripts']) if (!existsSync(join(root, dir))) symlinkSync(join(root, '..', dir), join(root, dir));
 }
 
 function arg(name: string): string | undefined {
@@ -47,8 +48,13 @@ function arg(name: string): string | undefined {
   return i === -1 ? undefined : process.argv[i + 1];
 }
 
+// The machine's load average at the start and the end: on shared cores, it says how much the times mean.
+const loadAtStart = loadavg();
 const sizes = arg('pods') ? arg('pods')!.split(',').map(Number) : [1_000, 10_000, 100_000];
 const runs = Number(arg('runs') ?? 3);
+// `--apiserver real`: a real kube-apiserver and etcd (npm run real:build) in place of the in-process fake.
+const apiserver = arg('apiserver') ?? 'fake';
+if (apiserver !== 'fake' && apiserver !== 'real') throw new Error(`--apiserver: "${apiserver}" is neither fake nor real`);
 const EVENTS = Number(arg('events') ?? 1_000);
 const RATE = 100;
 // BENCH_MEMORY_ONLY=1: no floors (memory figures, sooner; every time ratio reads "-").
@@ -93,6 +99,18 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds of a process and every process it started, running or not yet reaped (the real API server's etcd and kube-apiserver). */
+function treeCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  let total = cpuSeconds(pid);
+  try {
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)) if (child) total += treeCpuSeconds(Number(child));
+  } catch {
+    // not Linux, or gone
+  }
+  return total;
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -122,6 +140,16 @@ function stop(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
+}
+
+/** The API server child: the real one stops its etcd and kube-apiserver when disconnected, the fake is killed. */
+async function stopKube(child: ChildProcess): Promise<void> {
+  if (apiserver === 'fake' || child.exitCode !== null) return stop(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.disconnect();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** A child started with `--barrier` (see barrier.ts): resolves once it has printed `ready`. */
@@ -203,8 +231,11 @@ async function oneRun(pods: number): Promise<RunResult> {
 
     const b = await startSpire(join(dir, 'b'));
     const kubeconfig = join(dir, 'kubeconfig');
-    const kube = fork(script('bench/kube-child.ts').pop()!, [String(pods), kubeconfig], { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    await new Promise<void>((resolve) => kube.once('message', () => resolve()));
+    const kube = fork(script(apiserver === 'real' ? 'bench/real-kube-child.ts' : 'bench/kube-child.ts').pop()!, [String(pods), kubeconfig], { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise<void>((resolve, reject) => {
+      kube.once('message', () => resolve());
+      kube.once('exit', (code) => reject(new Error(`the API server child exited ${code}`)));
+    });
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     // The pod list on its own, by a bare client in another process, before the controller starts.
@@ -237,14 +268,14 @@ async function oneRun(pods: number): Promise<RunResult> {
     // Set for the event phase, the only one whose acknowledgements are timed.
     let timingEvents = false;
     const stopper = new AbortController();
-    const cpuAtStart = [cpuSeconds(kube.pid), cpuSeconds(b.child.pid), process.cpuUsage()] as const;
+    const cpuAtStart = [treeCpuSeconds(kube.pid), cpuSeconds(b.child.pid), process.cpuUsage()] as const;
     const started = performance.now();
     // BENCH_DEBUG=timeline: each process's share of a core, every 250 ms of the cold start, to see who waits for whom.
     const timeline: string[] = [];
-    let last = [cpuSeconds(process.pid), cpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
+    let last = [cpuSeconds(process.pid), treeCpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
     const tick = process.env.BENCH_DEBUG === 'timeline'
       ? setInterval(() => {
-          const now = [cpuSeconds(process.pid), cpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
+          const now = [cpuSeconds(process.pid), treeCpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
           timeline.push(`${Math.round(performance.now() - started)} ms: ${now.map((x, i) => `${['controller', 'API server', 'SPIRE'][i]} ${Math.round(((x - last[i]!) / 0.25) * 100)}%`).join(', ')}; written ${createdSoFarNow()}`);
           last = now;
         }, 250)
@@ -286,7 +317,7 @@ async function oneRun(pods: number): Promise<RunResult> {
     if (timeline.length) console.error(timeline.map((l) => `    ${l}`).join('\n'));
     // Who used the two cores during the cold start (Linux only; the children read 0 elsewhere).
     const own = process.cpuUsage(cpuAtStart[2]);
-    const coldCpu = [(own.user + own.system) / 1e6, cpuSeconds(kube.pid) - cpuAtStart[0], cpuSeconds(b.child.pid) - cpuAtStart[1]] as const;
+    const coldCpu = [(own.user + own.system) / 1e6, treeCpuSeconds(kube.pid) - cpuAtStart[0], cpuSeconds(b.child.pid) - cpuAtStart[1]] as const;
     await live.idle();
     debug('after cold convergence');
     // BENCH_COLD_ONLY=1: one line per run and nothing after the cold start, to compare changes to it quickly.
@@ -294,7 +325,7 @@ async function oneRun(pods: number): Promise<RunResult> {
       console.error(`  cold ${Math.round(coldMs)} ms; push floor ${Math.round(floors.pushMs)} ms; list alone ${Math.round(podList.listMs)} ms; list ∥ push ${listAndPushMs} ms; CPU s ours/API/SPIRE ${coldCpu.map((x) => x.toFixed(1)).join('/')}`);
       stopper.abort();
       await live.done;
-      await stop(kube);
+      await stopKube(kube);
       await stop(b.child);
       process.exit(0);
     }
@@ -355,7 +386,7 @@ async function oneRun(pods: number): Promise<RunResult> {
     if (process.env.BENCH_HEAP_SNAPSHOT) console.error(`  heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAP_SNAPSHOT, `steady-${pods}.heapsnapshot`))}`);
     stopper.abort();
     await live.done;
-    await stop(kube);
+    await stopKube(kube);
     await stop(b.child);
     return {
       coldMs,
@@ -461,10 +492,11 @@ const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length
 const text = table.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
-console.log(`spire-reconciler benchmark: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${EVENTS} pod events at ${RATE}/s; medians of runs`);
+const load = { start: loadAtStart.map((x) => Number(x.toFixed(2))), end: loadavg().map((x) => Number(x.toFixed(2))) };
+console.log(`spire-reconciler benchmark: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${apiserver === 'real' ? 'a real kube-apiserver' : 'the in-process fake API server'}; ${EVENTS} pod events at ${RATE}/s; medians of runs; load average (1/5/15 min) ${load.start.join('/')} at the start, ${load.end.join('/')} at the end`);
 console.log(text);
 const results = compiled ? join(root, '..', 'bench', 'results') : join(here, 'results');
 mkdirSync(results, { recursive: true });
 const file = join(results, `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
-writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, command, events: EVENTS, ratePerSecond: RATE, rows }, null, 2)}\n`);
+writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, load, apiserver, command, events: EVENTS, ratePerSecond: RATE, rows }, null, 2)}\n`);
 console.log(`written to ${file}`);
