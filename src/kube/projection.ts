@@ -113,6 +113,17 @@ function picker(keys: KeysRead): (from: Json | undefined) => Json | undefined {
 
 type Compacting = KubernetesObject & { spec?: unknown; status?: unknown };
 
+// A pod's cached status is its phase alone: one shared, frozen object per phase instead of one per pod.
+const statuses = new Map<string, Readonly<{ phase: string }>>();
+const NO_PHASE = Object.freeze({});
+function statusOf(phase: unknown): object {
+  if (typeof phase !== 'string') return NO_PHASE;
+  let s = statuses.get(phase);
+  // Phases are a handful of words; anything else is kept without being shared.
+  if (!s && statuses.size < 16) statuses.set(phase, (s = Object.freeze({ phase })));
+  return s ?? { phase };
+}
+
 /** Cuts a pod down to a projection, in place (the informer stores the object it was given). */
 export function podCompactor(p: PodProjection): (obj: KubernetesObject) => void {
   const meta = picker(p.meta);
@@ -121,8 +132,7 @@ export function podCompactor(p: PodProjection): (obj: KubernetesObject) => void 
     const o = obj as Compacting;
     if (o.metadata) o.metadata = meta(o.metadata as Json) as KubernetesObject['metadata'];
     if (o.spec !== undefined) o.spec = spec(o.spec as Json);
-    const phase = (o.status as { phase?: string } | undefined)?.phase;
-    if (o.status !== undefined) o.status = phase === undefined ? {} : { phase };
+    if (o.status !== undefined) o.status = statusOf((o.status as { phase?: unknown } | null)?.phase);
   };
 }
 
