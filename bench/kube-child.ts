@@ -6,8 +6,7 @@
  */
 import { FakeKubeApiServer } from '../test/support/kube/index.js';
 import { podAt, syntheticCluster } from './cluster.js';
-
-type Msg = { type: 'createPods'; from: number; count: number; perSecond: number } | { type: 'statuses' };
+import { servePodCreates } from './pod-events.js';
 
 const pods = Number(process.argv[2]);
 const kubeconfig = process.argv[3] as string;
@@ -20,7 +19,7 @@ for (const o of [...cluster.namespaces, ...cluster.nodes, ...cluster.clusterSPIF
 kube.writeKubeconfig(kubeconfig);
 process.send?.({ type: 'ready' });
 
-process.on('message', (msg: Msg) => {
+process.on('message', (msg: { type: string }) => {
   if (msg.type === 'statuses') {
     // What each controller wrote back, for the side-by-side comparison (--peer).
     const statuses = Object.fromEntries(kube.list('spire.spiffe.io/v1alpha1', 'ClusterSPIFFEID').map((o) => [o.metadata?.name, (o as { status?: unknown }).status ?? null]));
@@ -29,21 +28,6 @@ process.on('message', (msg: Msg) => {
     for (const o of kube.list('v1', 'Node')) names[o.metadata?.uid ?? ''] = `node/${o.metadata?.name}`;
     for (const o of kube.list('v1', 'Pod')) names[o.metadata?.uid ?? ''] = `pod/${o.metadata?.namespace}/${o.metadata?.name}`;
     process.send?.({ type: 'statuses', statuses, names });
-    return;
   }
-  const created: { uid: string; at: number }[] = [];
-  const interval = 1000 / msg.perSecond;
-  const started = Date.now();
-  let i = 0;
-  const next = () => {
-    // Paced by wall clock, so a slow tick does not lower the rate.
-    while (i < msg.count && Date.now() - started >= i * interval) {
-      const obj = kube.create(podAt(msg.from + i, nsCount, nodeCount) as never) as { metadata: { uid: string } };
-      created.push({ uid: obj.metadata.uid, at: Date.now() });
-      i++;
-    }
-    if (i < msg.count) setTimeout(next, Math.max(0, started + i * interval - Date.now()));
-    else process.send?.({ type: 'created', pods: created });
-  };
-  next();
 });
+servePodCreates((i) => (kube.create(podAt(i, nsCount, nodeCount) as never) as { metadata: { uid: string } }).metadata.uid);

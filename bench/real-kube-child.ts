@@ -13,8 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { startControlPlane } from '../test/support/real-k8s/index.js';
 import { podAt, syntheticCluster } from './cluster.js';
-
-type Msg = { type: 'createPods'; from: number; count: number; perSecond: number };
+import { servePodCreates } from './pod-events.js';
 
 const pods = Number(process.argv[2]);
 const kubeconfig = process.argv[3] as string;
@@ -57,24 +56,4 @@ plane.writeKubeconfig(kubeconfig, plane.admin);
 console.error(`  real API server: kube-apiserver ${plane.versions.kubernetes}, etcd ${plane.versions.etcd}`);
 process.send?.({ type: 'ready' });
 
-process.on('message', (msg: Msg) => {
-  if (msg.type !== 'createPods') return;
-  const created: { uid: string; at: number }[] = [];
-  const interval = 1000 / msg.perSecond;
-  const started = Date.now();
-  let sent = 0;
-  let answered = 0;
-  const next = () => {
-    // Paced by wall clock, and not waiting for answers, so a slow create does not lower the rate.
-    while (sent < msg.count && Date.now() - started >= sent * interval) {
-      const pod = forCreate(podAt(msg.from + sent, nsCount, nodeCount));
-      sent++;
-      void plane.apply<{ metadata: { uid: string } }>(pod).then((obj) => {
-        created.push({ uid: obj.metadata.uid, at: Date.now() });
-        if (++answered === msg.count) process.send?.({ type: 'created', pods: created });
-      });
-    }
-    if (sent < msg.count) setTimeout(next, Math.max(0, started + sent * interval - Date.now()));
-  };
-  next();
-});
+servePodCreates(async (i) => (await plane.apply<{ metadata: { uid: string } }>(forCreate(podAt(i, nsCount, nodeCount)))).metadata.uid);
