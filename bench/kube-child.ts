@@ -14,7 +14,9 @@ const cluster = syntheticCluster(pods);
 const nsCount = cluster.namespaces.length;
 const nodeCount = cluster.nodes.length;
 
-const kube = await FakeKubeApiServer.start({ eventHistory: 50_000, bookmarkIntervalMs: 5_000 });
+// Idle connections kept 90 s, as kube-apiserver keeps them: a bare client holding 300,000 listed pods can pause
+// for seconds in a collection between two pages, and lost the connection to Node's 5 s default.
+const kube = await FakeKubeApiServer.start({ eventHistory: 50_000, bookmarkIntervalMs: 5_000, keepAliveTimeoutMs: 90_000 });
 for (const o of [...cluster.namespaces, ...cluster.nodes, ...cluster.clusterSPIFFEIDs, ...cluster.pods]) kube.create(o as never);
 kube.writeKubeconfig(kubeconfig);
 process.send?.({ type: 'ready' });
