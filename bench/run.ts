@@ -39,8 +39,8 @@ function script(path: string): string[] {
   return compiled ? [join(root, path.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(root, path)];
 }
 if (compiled) {
-  // Found next to the compiled modules, as next to the sources.
-  for (const dir of ['proto', 'crds', 'scripts']) if (!existsSync(join(root, dir))) symlinkSync(join(root, '..', dir), join(root, dir));
+  // Found next to the compiled modules, as next to the sources (the CLI reads its version from package.json).
+  for (const dir of ['proto', 'crds', 'scripts', 'examples', 'package.json']) if (!existsSync(join(root, dir))) symlinkSync(join(root, '..', dir), join(root, dir));
 }
 
 function arg(name: string): string | undefined {
