@@ -21,11 +21,13 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /src/dist ./dist
 COPY proto ./proto
 COPY crds ./crds
+# Sizes V8's heap from the container's memory limit, then runs dist/cli/main.js.
+COPY scripts/image/entrypoint.sh /app/bin/entrypoint.sh
 # The process works in /, as spire-controller-manager's image does: the helm
 # chart mounts the config at /controller-manager-config.yaml and passes
 # --config=controller-manager-config.yaml, a path relative to /. Our files stay
 # in /app, named by absolute paths.
 WORKDIR /
 USER 1000:1000
-ENTRYPOINT ["node", "/app/dist/cli/main.js"]
+ENTRYPOINT ["/app/bin/entrypoint.sh"]
 CMD ["--help"]

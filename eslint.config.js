@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', 'coverage/**', 'bench/results/**', '.bench/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,8 +6,7 @@
  */
 import { FakeKubeApiServer } from '../test/support/kube/index.js';
 import { podAt, syntheticCluster } from './cluster.js';
-
-type Msg = { type: 'createPods'; from: number; count: number; perSecond: number } | { type: 'statuses' };
+import { servePodCreates } from './pod-events.js';
 
 const pods = Number(process.argv[2]);
 const kubeconfig = process.argv[3] as string;
@@ -15,12 +14,14 @@ const cluster = syntheticCluster(pods);
 const nsCount = cluster.namespaces.length;
 const nodeCount = cluster.nodes.length;
 
-const kube = await FakeKubeApiServer.start({ eventHistory: 50_000, bookmarkIntervalMs: 5_000 });
+// Idle connections kept 90 s, as kube-apiserver keeps them: a bare client holding 300,000 listed pods can pause
+// for seconds in a collection between two pages, and lost the connection to Node's 5 s default.
+const kube = await FakeKubeApiServer.start({ eventHistory: 50_000, bookmarkIntervalMs: 5_000, keepAliveTimeoutMs: 90_000 });
 for (const o of [...cluster.namespaces, ...cluster.nodes, ...cluster.clusterSPIFFEIDs, ...cluster.pods]) kube.create(o as never);
 kube.writeKubeconfig(kubeconfig);
 process.send?.({ type: 'ready' });
 
-process.on('message', (msg: Msg) => {
+process.on('message', (msg: { type: string }) => {
   if (msg.type === 'statuses') {
     // What each controller wrote back, for the side-by-side comparison (--peer).
     const statuses = Object.fromEntries(kube.list('spire.spiffe.io/v1alpha1', 'ClusterSPIFFEID').map((o) => [o.metadata?.name, (o as { status?: unknown }).status ?? null]));
@@ -29,21 +30,6 @@ process.on('message', (msg: Msg) => {
     for (const o of kube.list('v1', 'Node')) names[o.metadata?.uid ?? ''] = `node/${o.metadata?.name}`;
     for (const o of kube.list('v1', 'Pod')) names[o.metadata?.uid ?? ''] = `pod/${o.metadata?.namespace}/${o.metadata?.name}`;
     process.send?.({ type: 'statuses', statuses, names });
-    return;
   }
-  const created: { uid: string; at: number }[] = [];
-  const interval = 1000 / msg.perSecond;
-  const started = Date.now();
-  let i = 0;
-  const next = () => {
-    // Paced by wall clock, so a slow tick does not lower the rate.
-    while (i < msg.count && Date.now() - started >= i * interval) {
-      const obj = kube.create(podAt(msg.from + i, nsCount, nodeCount) as never) as { metadata: { uid: string } };
-      created.push({ uid: obj.metadata.uid, at: Date.now() });
-      i++;
-    }
-    if (i < msg.count) setTimeout(next, Math.max(0, started + i * interval - Date.now()));
-    else process.send?.({ type: 'created', pods: created });
-  };
-  next();
 });
+servePodCreates((i) => (kube.create(podAt(i, nsCount, nodeCount) as never) as { metadata: { uid: string } }).metadata.uid);

@@ -6,17 +6,18 @@
  *   npm run bench                       # N = 1,000, 10,000 and 100,000
  *   npm run bench -- --pods 10000 --runs 3
  *   npm run bench -- --peer PATH        # side by side with a spire-controller-manager binary (side-by-side.ts)
+ *   npm run bench -- --pods 10000 --apiserver real   # a real kube-apiserver and etcd
  *
  * Processes: the SPIRE server (in memory) and the Kubernetes API server
- * (in-process fake) each run in a child, so this process's CPU and memory
+ * (the in-process fake, or a real one) each run in a child, so this process's CPU and memory
  * are the controller's alone. Next to the cold start: its floor (a bare
  * client pushing the pre-rendered entries), the pod list alone (a bare
  * client listing every pod as the controller does), and the CPU seconds
  * each of the three processes used on the two shared cores.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -30,16 +31,34 @@ import { sideBySide } from './side-by-side-report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
+// `npm run bench` runs the compiled code (tsconfig.bench.json, to .bench/), as the image does: under tsx the
+// transpiler and its source maps add about 90 MiB to every process's resident memory. Run with tsx, it runs the sources.
+const compiled = import.meta.url.endsWith('.js');
+/** Node's arguments to run a script of this repository (a path from its root, in TypeScript). */
+function script(path: string): string[] {
+  return compiled ? [join(root, path.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(root, path)];
+}
+if (compiled) {
+  // Found next to the compiled modules, as next to the sources (the CLI reads its version from package.json).
+  for (const dir of ['proto', 'crds', 'scripts', 'examples', 'package.json']) if (!existsSync(join(root, dir))) symlinkSync(join(root, '..', dir), join(root, dir));
+}
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? undefined : process.argv[i + 1];
 }
 
+// The machine's load average at the start and the end: on shared cores, it says how much the times mean.
+const loadAtStart = loadavg();
 const sizes = arg('pods') ? arg('pods')!.split(',').map(Number) : [1_000, 10_000, 100_000];
 const runs = Number(arg('runs') ?? 3);
+// `--apiserver real`: a real kube-apiserver and etcd (npm run real:build) in place of the in-process fake.
+const apiserver = arg('apiserver') ?? 'fake';
+if (apiserver !== 'fake' && apiserver !== 'real') throw new Error(`--apiserver: "${apiserver}" is neither fake nor real`);
 const EVENTS = Number(arg('events') ?? 1_000);
 const RATE = 100;
+// BENCH_MEMORY_ONLY=1: no floors (memory figures, sooner; every time ratio reads "-").
+const memoryOnly = Boolean(process.env.BENCH_MEMORY_ONLY);
 
 if (arg('peer')) {
   await sideBySide({ peer: arg('peer')!, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10) });
@@ -80,6 +99,18 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds of a process and every process it started, running or not yet reaped (the real API server's etcd and kube-apiserver). */
+function treeCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  let total = cpuSeconds(pid);
+  try {
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)) if (child) total += treeCpuSeconds(Number(child));
+  } catch {
+    // not Linux, or gone
+  }
+  return total;
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -91,7 +122,7 @@ const percentile = (xs: number[], p: number) => {
 
 async function startSpire(dir: string): Promise<{ socket: string; child: ChildProcess }> {
   const socket = join(dir, 'spire.sock');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'memory-spire', '--socket', socket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...script('src/cli/main.ts'), 'memory-spire', '--socket', socket], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -111,12 +142,22 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** The API server child: the real one stops its etcd and kube-apiserver when disconnected, the fake is killed. */
+async function stopKube(child: ChildProcess): Promise<void> {
+  if (apiserver === 'fake' || child.exitCode !== null) return stop(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.disconnect();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 /** A child started with `--barrier` (see barrier.ts): resolves once it has printed `ready`. */
-function readyChild(script: string, args: string[]): Promise<{ child: ChildProcess; output: Promise<string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, script), ...args, '--barrier'], { stdio: ['pipe', 'pipe', 'inherit'] });
+function readyChild(name: string, args: string[]): Promise<{ child: ChildProcess; output: Promise<string> }> {
+  const child = spawn(process.execPath, [...script(`bench/${name}`), ...args, '--barrier'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   const output = new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited ${code}`))));
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}`))));
   });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -152,7 +193,7 @@ interface Floors {
 }
 
 function measureFloors(pods: number, socket: string): Floors {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', join(here, 'floor-child.ts'), String(pods), socket, '3'], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  const out = execFileSync(process.execPath, [...script('bench/floor-child.ts'), String(pods), socket, '3'], { encoding: 'utf8', maxBuffer: 16 << 20 });
   return JSON.parse(out.trim().split('\n').pop()!) as Floors;
 }
 
@@ -179,24 +220,33 @@ interface RunResult {
 async function oneRun(pods: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'spire-reconciler-bench-'));
   try {
-    // Floors first, against their own SPIRE server.
-    const a = await startSpire(join(dir, 'a'));
-    const floors = measureFloors(pods, a.socket);
-    await stop(a.child);
+    // Floors first, against their own SPIRE server (BENCH_MEMORY_ONLY skips them: see the README).
+    const floors: Floors = memoryOnly ? { entries: NaN, failed: 0, pushMs: NaN, listMs: [] } : await (async () => {
+      const a = await startSpire(join(dir, 'a'));
+      const f = measureFloors(pods, a.socket);
+      await stop(a.child);
+      return f;
+    })();
     if (floors.failed > 0) throw new Error(`floor push: ${floors.failed} entries failed`);
 
     const b = await startSpire(join(dir, 'b'));
     const kubeconfig = join(dir, 'kubeconfig');
-    const kube = fork(join(here, 'kube-child.ts'), [String(pods), kubeconfig], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    await new Promise<void>((resolve) => kube.once('message', () => resolve()));
+    const kube = fork(script(apiserver === 'real' ? 'bench/real-kube-child.ts' : 'bench/kube-child.ts').pop()!, [String(pods), kubeconfig], { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise<void>((resolve, reject) => {
+      kube.once('message', () => resolve());
+      kube.once('exit', (code) => reject(new Error(`the API server child exited ${code}`)));
+    });
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     // The pod list on its own, by a bare client in another process, before the controller starts.
-    const podList = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(here, 'list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { pods: number; listMs: number; cpuSeconds: number };
+    const podList = memoryOnly ? { pods, listMs: NaN } : JSON.parse(execFileSync(process.execPath, [...script('bench/list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { pods: number; listMs: number; cpuSeconds: number };
     if (podList.pods !== pods) throw new Error(`listed ${podList.pods} of ${pods} pods`);
-    const c = await startSpire(join(dir, 'c'));
-    const listAndPushMs = await measureListAndPush(pods, kubeconfig, c.socket);
-    await stop(c.child);
+    let listAndPushMs = NaN;
+    if (!memoryOnly) {
+      const c = await startSpire(join(dir, 'c'));
+      listAndPushMs = await measureListAndPush(pods, kubeconfig, c.socket);
+      await stop(c.child);
+    }
     debug('before controller start');
 
     const config = { ...defaultConfig(), trustDomain: 'example.org', clusterName: 'bench', clusterDomain: 'cluster.local', spireServerSocketPath: b.socket, gcIntervalMs: 3_600_000, spireRpcTimeoutMs: 120_000 };
@@ -218,14 +268,14 @@ async function oneRun(pods: number): Promise<RunResult> {
     // Set for the event phase, the only one whose acknowledgements are timed.
     let timingEvents = false;
     const stopper = new AbortController();
-    const cpuAtStart = [cpuSeconds(kube.pid), cpuSeconds(b.child.pid), process.cpuUsage()] as const;
+    const cpuAtStart = [treeCpuSeconds(kube.pid), cpuSeconds(b.child.pid), process.cpuUsage()] as const;
     const started = performance.now();
     // BENCH_DEBUG=timeline: each process's share of a core, every 250 ms of the cold start, to see who waits for whom.
     const timeline: string[] = [];
-    let last = [cpuSeconds(process.pid), cpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
+    let last = [cpuSeconds(process.pid), treeCpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
     const tick = process.env.BENCH_DEBUG === 'timeline'
       ? setInterval(() => {
-          const now = [cpuSeconds(process.pid), cpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
+          const now = [cpuSeconds(process.pid), treeCpuSeconds(kube.pid), cpuSeconds(b.child.pid)];
           timeline.push(`${Math.round(performance.now() - started)} ms: ${now.map((x, i) => `${['controller', 'API server', 'SPIRE'][i]} ${Math.round(((x - last[i]!) / 0.25) * 100)}%`).join(', ')}; written ${createdSoFarNow()}`);
           last = now;
         }, 250)
@@ -253,6 +303,13 @@ async function oneRun(pods: number): Promise<RunResult> {
     for (;;) {
       for (const p of passes.splice(0)) createdSoFar += p.created;
       if (createdSoFar >= floors.entries) break;
+      // Without the floors the number of entries is not known: converged once synced and idle.
+      if (memoryOnly && live.cache.hasSynced) {
+        await live.idle();
+        for (const p of passes.splice(0)) createdSoFar += p.created;
+        floors.entries = createdSoFar;
+        break;
+      }
       await nextPass();
     }
     const coldMs = performance.now() - started;
@@ -260,7 +317,7 @@ async function oneRun(pods: number): Promise<RunResult> {
     if (timeline.length) console.error(timeline.map((l) => `    ${l}`).join('\n'));
     // Who used the two cores during the cold start (Linux only; the children read 0 elsewhere).
     const own = process.cpuUsage(cpuAtStart[2]);
-    const coldCpu = [(own.user + own.system) / 1e6, cpuSeconds(kube.pid) - cpuAtStart[0], cpuSeconds(b.child.pid) - cpuAtStart[1]] as const;
+    const coldCpu = [(own.user + own.system) / 1e6, treeCpuSeconds(kube.pid) - cpuAtStart[0], cpuSeconds(b.child.pid) - cpuAtStart[1]] as const;
     await live.idle();
     debug('after cold convergence');
     // BENCH_COLD_ONLY=1: one line per run and nothing after the cold start, to compare changes to it quickly.
@@ -268,7 +325,7 @@ async function oneRun(pods: number): Promise<RunResult> {
       console.error(`  cold ${Math.round(coldMs)} ms; push floor ${Math.round(floors.pushMs)} ms; list alone ${Math.round(podList.listMs)} ms; list ∥ push ${listAndPushMs} ms; CPU s ours/API/SPIRE ${coldCpu.map((x) => x.toFixed(1)).join('/')}`);
       stopper.abort();
       await live.done;
-      await stop(kube);
+      await stopKube(kube);
       await stop(b.child);
       process.exit(0);
     }
@@ -329,7 +386,7 @@ async function oneRun(pods: number): Promise<RunResult> {
     if (process.env.BENCH_HEAP_SNAPSHOT) console.error(`  heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAP_SNAPSHOT, `steady-${pods}.heapsnapshot`))}`);
     stopper.abort();
     await live.done;
-    await stop(kube);
+    await stopKube(kube);
     await stop(b.child);
     return {
       coldMs,
@@ -435,9 +492,11 @@ const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length
 const text = table.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
-console.log(`spire-reconciler benchmark: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${EVENTS} pod events at ${RATE}/s; medians of runs`);
+const load = { start: loadAtStart.map((x) => Number(x.toFixed(2))), end: loadavg().map((x) => Number(x.toFixed(2))) };
+console.log(`spire-reconciler benchmark: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${apiserver === 'real' ? 'a real kube-apiserver' : 'the in-process fake API server'}; ${EVENTS} pod events at ${RATE}/s; medians of runs; load average (1/5/15 min) ${load.start.join('/')} at the start, ${load.end.join('/')} at the end`);
 console.log(text);
-mkdirSync(join(here, 'results'), { recursive: true });
-const file = join(here, 'results', `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
-writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, command, events: EVENTS, ratePerSecond: RATE, rows }, null, 2)}\n`);
+const results = compiled ? join(root, '..', 'bench', 'results') : join(here, 'results');
+mkdirSync(results, { recursive: true });
+const file = join(results, `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
+writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, load, apiserver, command, events: EVENTS, ratePerSecond: RATE, rows }, null, 2)}\n`);
 console.log(`written to ${file}`);

@@ -126,8 +126,10 @@ export async function sideBySide(o: { peer: string; sizes: number[]; events: num
     for (const line of [...r.sameEntries.onlyOurs.slice(0, 3).map((e) => `  only ours: ${e}`), ...r.sameEntries.onlyPeer.slice(0, 3).map((e) => `  only peer: ${e}`)]) console.log(line);
     for (const line of r.statusDifferences) console.log(`  ${line}`);
   }
-  mkdirSync(join(here, 'results'), { recursive: true });
-  const file = join(here, 'results', `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}-side-by-side.json`);
+  // Compiled (.bench/bench/), the results still go to the repository's bench/results/.
+  const resultsDir = import.meta.url.endsWith('.js') ? join(here, '..', '..', 'bench', 'results') : join(here, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}-side-by-side.json`);
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
   const slim = results.map((r) => ({
     ...r,

@@ -16,8 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { declareEntries } from '../src/entries/index.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
+// Run compiled (npm run bench builds .bench/), the children are compiled too, and the repository is one level up.
+const compiled = import.meta.url.endsWith('.js');
+const root = fileURLToPath(new URL(compiled ? '../..' : '..', import.meta.url));
 
 export type ControllerKind = 'ours' | 'peer';
 
@@ -93,7 +95,7 @@ function ask<T>(child: ChildProcess, msg: object, reply: string): Promise<T> {
 }
 
 function forkReady(script: string, args: string[]): Promise<ChildProcess> {
-  const child = fork(join(here, script), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(join(here, compiled ? script.replace(/\.ts$/, '.js') : script), args, { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));

@@ -33,12 +33,16 @@ export interface ClusterSnapshot {
  */
 type CachedRender = { spec: EntrySpec; key: string } | { error: string };
 
+/** The inputs a render is valid for, and its result (spec and key, or an error) in the same object: one object per pod entry. */
 interface CacheSlot {
   pod: Pod;
   node: Node;
   dns: string;
-  result: CachedRender;
+  spec: EntrySpec | undefined;
+  key: string;
+  error: string | undefined;
 }
+
 
 export class RenderCache {
   // Spec key -> pod UID -> slot: two lookups instead of building a long key per pod per pass.
@@ -54,7 +58,7 @@ export class RenderCache {
     return r;
   }
 
-  podEntry(specKey: string, uid: string, pod: Pod, node: Node, dns: readonly string[], render: () => CachedRender): CachedRender {
+  podEntry(specKey: string, uid: string, pod: Pod, node: Node, dns: readonly string[], render: () => CachedRender): CacheSlot {
     const dnsKey = dns.length === 0 ? '' : dns.join(',');
     let used = this.used.get(specKey);
     if (!used) this.used.set(specKey, (used = new Map()));
@@ -63,12 +67,13 @@ export class RenderCache {
     if (hit && hit.pod === pod && hit.node === node && hit.dns === dnsKey) {
       this.hits++;
       used.set(uid, hit);
-      return hit.result;
+      return hit;
     }
     this.misses++;
     const result = render();
-    used.set(uid, { pod, node, dns: dnsKey, result });
-    return result;
+    const slot: CacheSlot = 'error' in result ? { pod, node, dns: dnsKey, spec: undefined, key: '', error: result.error } : { pod, node, dns: dnsKey, spec: result.spec, key: result.key, error: undefined };
+    used.set(uid, slot);
+    return slot;
   }
 
   /** Ends a pass: keeps exactly what this pass used. */
@@ -367,7 +372,7 @@ function declareOne(spec: Selecting, pod: Pod, namespace: string, ctx: PodContex
     const out = renderPodEntry(spec, pod, node, parent.parentId, ctx.settings, dns);
     return 'spec' in out ? { spec: out.spec, key: entryKey(out.spec) } : out;
   });
-  return 'error' in r ? { failure: r.error } : r;
+  return r.error !== undefined ? { failure: r.error } : (r as CacheSlot & { spec: EntrySpec });
 }
 
 const NO_SERVICES: ServiceIndex = new Map();

@@ -4,6 +4,7 @@ import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, 
 import type { ClusterSnapshot } from '../entries/index.js';
 import { fingerprints } from './fingerprint.js';
 import { compactPod, type RelistReason, ResilientInformer, type Staleness } from './informer.js';
+import { compactNamespace, compactNode, covers, describeProjection, podCompactor, type PodProjection, podProjectionFor, widen } from './projection.js';
 import type { OptionalAccessReporter } from './forbidden.js';
 import { listAll } from './rest.js';
 import { chooseServiceSource, type ServiceSource } from './service-source.js';
@@ -77,12 +78,21 @@ export function watchedResources(serviceSource: ServiceSource, scope: CacheScope
     { name: 'clusterspiffeids', path: `${CRD}/clusterspiffeids`, fingerprint: fingerprints.crd },
     { name: 'clusterstaticentries', path: `${CRD}/clusterstaticentries`, fingerprint: fingerprints.crd },
     { name: 'clusterfederatedtrustdomains', path: `${CRD}/clusterfederatedtrustdomains`, fingerprint: fingerprints.crd },
-    { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces },
-    { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes },
+    { name: 'namespaces', path: '/api/v1/namespaces', fingerprint: fingerprints.namespaces, compact: compactNamespace },
+    { name: 'nodes', path: '/api/v1/nodes', fingerprint: fingerprints.nodes, compact: compactNode },
+    // One-shot lists keep every field of a pod but its status; the live cache keeps what templates read (ClusterCache).
     { name: 'pods', path: '/api/v1/pods', fingerprint: fingerprints.pods, compact: compactPod, inNamespace: (ns) => `/api/v1/namespaces/${ns}/pods` },
     ...services,
   ];
   return watchedFor(resources, scope);
+}
+
+/** The pod informers serving the cache (one, or one per cached namespace), or those listing pods with a wider projection to replace them. */
+interface PodInformers {
+  informers: ResilientInformer<KubernetesObject>[];
+  projection: PodProjection;
+  /** Of a wider set: the informers whose list has completed. */
+  listed: Set<ResilientInformer<KubernetesObject>>;
 }
 
 export interface ClusterCacheOptions {
@@ -124,6 +134,10 @@ export class ClusterCache {
   // The last object seen per resource and key: a change is compared with it (not with a digest kept for every
   // object, which at 100,000 pods cost a SHA-1 and a serialization per pod at start, and tens of MiB).
   private readonly seen = new Map<string, Map<string, KubernetesObject>>();
+  // What the pod cache keeps (see projection.ts), and the informers listing pods again with more, if any.
+  private pods: PodInformers | undefined;
+  private widening: PodInformers | undefined;
+  private podWatched: Watched[] = [];
   serviceSource: ServiceSource = 'endpointslices';
   /** Why the service source is not EndpointSlices, when access was denied: for the ClusterSPIFFEIDs' status. */
   serviceSourceDenied: string | undefined;
@@ -132,30 +146,94 @@ export class ClusterCache {
 
   async start(): Promise<void> {
     this.serviceSource = await this.chooseServiceSource();
-    for (const r of watchedResources(this.serviceSource, this.opts.scope ?? {})) {
-      const selectors = { ...(r.labelSelector ? { labelSelector: r.labelSelector } : {}), ...(r.fieldSelector ? { fieldSelector: r.fieldSelector } : {}) };
-      const informer = new ResilientInformer<KubernetesObject>(this.opts.kc, {
-        name: r.key,
-        path: r.path,
-        ...selectors,
-        // The cache drops every object's managedFields: cutting them before parsing halves the cost of a list.
-        list: (onPage) => listAll(this.opts.kc, r.path, { dropManagedFields: true, ...selectors, ...(onPage ? { onPage } : {}) }),
-        onChange: (kind, obj) => this.changed(r, kind, obj),
-        ...(r.compact ? { compact: r.compact } : {}),
-        ...(r.name === 'pods' && this.opts.onFirstPodPage ? { onFirstListPage: this.opts.onFirstPodPage as (items: KubernetesObject[]) => void } : {}),
-        onResync: () => this.resynced(r, informer),
-        onError: (err, retryInMs) => this.opts.log.warn(`${r.key} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
-        ...(this.opts.onRelist ? { onRelist: (reason: RelistReason) => this.opts.onRelist!(r.key, reason) } : {}),
-        ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
-        ...(this.opts.stallMs ? { stallMs: this.opts.stallMs } : {}),
-        ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
-      });
-      this.informers.set(r.key, informer);
-      const siblings = this.byResource.get(r.name);
-      if (siblings) siblings.push(informer);
-      else this.byResource.set(r.name, [informer]);
-    }
-    await Promise.all([...this.informers.values()].map((i) => i.start()));
+    const watched = watchedResources(this.serviceSource, this.opts.scope ?? {});
+    this.podWatched = watched.filter((r) => r.name === 'pods');
+    for (const r of watched) if (r.name !== 'pods') this.install(r, this.makeInformer(r));
+    // Pods are listed once the ClusterSPIFFEIDs are, so that the pod cache keeps what their templates read
+    // (a failed first list of ClusterSPIFFEIDs does not hold them up: the pods are listed again when it succeeds).
+    const started = new Map([...this.informers.values()].map((i) => [i, i.start()]));
+    await Promise.all((this.byResource.get('clusterspiffeids') ?? []).map((i) => started.get(i)));
+    const projection = podProjectionFor(this.items<ClusterSPIFFEID>('clusterspiffeids'));
+    const firstPages = this.opts.onFirstPodPage as ((items: KubernetesObject[]) => void) | undefined;
+    this.pods = { informers: this.podWatched.map((r) => this.makeInformer(r, podCompactor(projection), firstPages)), projection, listed: new Set() };
+    this.pods.informers.forEach((informer, i) => this.install(this.podWatched[i]!, informer));
+    this.opts.log.debug(`pod cache keeps ${describeProjection(projection)}`);
+    await Promise.all([...started.values(), ...this.pods.informers.map((i) => i.start())]);
+  }
+
+  private install(r: Watched, informer: ResilientInformer<KubernetesObject>): void {
+    this.informers.set(r.key, informer);
+    const siblings = this.byResource.get(r.name);
+    if (siblings) siblings.push(informer);
+    else this.byResource.set(r.name, [informer]);
+  }
+
+  private makeInformer(r: Watched, compact = r.compact, onFirstListPage?: (items: KubernetesObject[]) => void): ResilientInformer<KubernetesObject> {
+    const selectors = { ...(r.labelSelector ? { labelSelector: r.labelSelector } : {}), ...(r.fieldSelector ? { fieldSelector: r.fieldSelector } : {}) };
+    const informer: ResilientInformer<KubernetesObject> = new ResilientInformer<KubernetesObject>(this.opts.kc, {
+      name: r.key,
+      path: r.path,
+      ...selectors,
+      // The cache drops every object's managedFields: cutting them before parsing halves the cost of a list.
+      list: async (onPage) => {
+        const list = await listAll(this.opts.kc, r.path, { dropManagedFields: true, ...selectors, onPage });
+        // The informer fills its cache as soon as this resolves: a wider pod cache replaces the old on the next turn.
+        if (this.widening?.informers.includes(informer)) setImmediate(() => this.widened(informer));
+        return list;
+      },
+      onChange: (kind, obj) => this.changed(r, kind, obj, informer),
+      ...(compact ? { compact } : {}),
+      ...(onFirstListPage ? { onFirstListPage } : {}),
+      onResync: () => this.resynced(r, informer),
+      onError: (err, retryInMs) => this.opts.log.warn(`${r.key} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
+      ...(this.opts.onRelist ? { onRelist: (reason: RelistReason) => this.opts.onRelist!(r.key, reason) } : {}),
+      ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
+      ...(this.opts.stallMs ? { stallMs: this.opts.stallMs } : {}),
+      ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
+    });
+    return informer;
+  }
+
+  /**
+   * True when the pod cache holds every field the cached ClusterSPIFFEIDs read. False
+   * from the moment one reads a field that is not kept until the pods are listed again
+   * with it: a pass must not render then (a missing field would render a wrong entry).
+   */
+  podsCoverTemplates(): boolean {
+    return this.pods === undefined || covers(this.pods.projection, podProjectionFor(this.items<ClusterSPIFFEID>('clusterspiffeids')));
+  }
+
+  /** After a ClusterSPIFFEID change: lists the pods again if its templates read a field the pod cache does not keep. */
+  private checkPodProjection(): void {
+    if (!this.pods) return;
+    const needed = podProjectionFor(this.items<ClusterSPIFFEID>('clusterspiffeids'));
+    const target = this.widening ?? this.pods;
+    if (covers(target.projection, needed)) return;
+    const projection = widen(target.projection, needed);
+    for (const i of this.widening?.informers ?? []) i.stop();
+    this.widening = { informers: this.podWatched.map((r) => this.makeInformer(r, podCompactor(projection))), projection, listed: new Set() };
+    this.opts.log.info(`a ClusterSPIFFEID reads pod fields the cache does not keep: listing pods again, keeping ${describeProjection(projection)}`);
+    for (const i of this.widening.informers) void i.start();
+  }
+
+  /** Once every wider pod informer has listed, they replace those serving, and a full pass follows. */
+  private widened(informer: ResilientInformer<KubernetesObject>): void {
+    const wider = this.widening;
+    if (!wider || !this.pods || !wider.informers.includes(informer)) return;
+    wider.listed.add(informer);
+    if (wider.listed.size < wider.informers.length) return;
+    const old = this.pods.informers;
+    this.pods = wider;
+    this.widening = undefined;
+    this.byResource.set('pods', []);
+    wider.informers.forEach((i, n) => this.install(this.podWatched[n]!, i));
+    for (const i of old) i.stop();
+    this.podWatched.forEach((r, n) => {
+      // Compared with from now on: the objects as the wider cache holds them.
+      const seen = this.seenOf(r);
+      for (const obj of wider.informers[n]!.list()) seen.set(keyOf(obj), obj);
+      this.resynced(r, wider.informers[n]!);
+    });
   }
 
   private async chooseServiceSource(): Promise<ServiceSource> {
@@ -170,7 +248,9 @@ export class ClusterCache {
     return seen;
   }
 
-  private changed(r: Watched, kind: 'add' | 'update' | 'delete', obj: KubernetesObject): void {
+  private changed(r: Watched, kind: 'add' | 'update' | 'delete', obj: KubernetesObject, informer: ResilientInformer<KubernetesObject>): void {
+    // A pod informer listing with a wider projection reports nothing until it replaces the one serving.
+    if (informer !== this.informers.get(r.key)) return;
     const seen = this.seenOf(r);
     const key = keyOf(obj);
     if (kind === 'delete') {
@@ -181,6 +261,7 @@ export class ClusterCache {
       // A relist starts a fresh cache, which reports every object as added: one seen before unchanged is no change.
       if (last && r.fingerprint(last as never) === r.fingerprint(obj as never)) return;
     }
+    if (r.name === 'clusterspiffeids' && kind !== 'delete') this.checkPodProjection();
     this.opts.onChange(r.name, { kind, obj });
   }
 
@@ -189,6 +270,7 @@ export class ClusterCache {
    * missing from the new list. It is forgotten here, and a full pass finds it gone.
    */
   private resynced(r: Watched, informer: ResilientInformer<KubernetesObject>): void {
+    if (informer !== this.informers.get(r.key)) return;
     const seen = this.seenOf(r);
     const listed = new Set(informer.list().map(keyOf));
     for (const key of seen.keys()) if (!listed.has(key)) seen.delete(key);
@@ -260,5 +342,6 @@ export class ClusterCache {
 
   stop(): void {
     for (const i of this.informers.values()) i.stop();
+    for (const i of this.widening?.informers ?? []) i.stop();
   }
 }

@@ -141,8 +141,8 @@ export interface InformerOptions<T extends KubernetesObject> {
   /** Narrows the watch (the list is `list`'s: give it the same selectors). */
   labelSelector?: string;
   fieldSelector?: string;
-  /** Lists every object; calls `onPage` with each page's items as they arrive, if it is given. */
-  list: (onPage?: (items: T[]) => void) => Promise<KubernetesListObject<T>>;
+  /** Lists every object, calling `onPage` with each page's items as they arrive (before the next page is read). */
+  list: (onPage: (items: T[]) => void) => Promise<KubernetesListObject<T>>;
   /**
    * Sees each page of the first list as it arrives, compacted, before the
    * cache holds any of it (and before hasSynced): work can start on the
@@ -255,16 +255,12 @@ export class ResilientInformer<T extends KubernetesObject> {
     const first = this.opts.onFirstListPage;
     // The closures below read `lw`, assigned at the end: they run only once it is started.
     const list = async () => {
-      const result = await this.opts.list(
-        first && !this.synced
-          ? (items) => {
-              for (const item of items) compact(item);
-              first(items);
-            }
-          : undefined,
-      );
-      // Compacting twice is harmless: it only removes.
-      for (const item of result.items) compact(item);
+      const firstList = first !== undefined && !this.synced;
+      // Each page is compacted as it arrives: a list never holds every object whole.
+      const result = await this.opts.list((items) => {
+        for (const item of items) compact(item);
+        if (firstList) first(items);
+      });
       this.synced = true;
       this.backoff.reset();
       this.lastActivity = Date.now();

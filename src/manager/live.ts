@@ -263,6 +263,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
    * when the events stop (statistics, and a check on this one).
    */
   const podPass = async (signal: AbortSignal, started: number) => {
+    // The pods are being listed again with more fields kept; a full pass follows.
+    if (!cache.podsCoverTemplates()) return;
     const pods: Pod[] = [];
     const goneUids: string[] = [];
     for (const [uid, at] of [...dirtyPods]) {
@@ -311,6 +313,11 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       await probeServer();
       if (probe.fields === undefined) return false;
       if (currentState.needsList()) await currentState.replaceFromPages(spire.entryPages());
+      // Pods listed before a ClusterSPIFFEID came to read more of them: the wider list brings them again.
+      if (!cache.podsCoverTemplates()) {
+        firstListPods = [];
+        return false;
+      }
       const r = await applyPods(pods, [], signal, started);
       progress.writtenWhileListing(r.applied.created + r.applied.updated);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
@@ -413,6 +420,11 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       }
       // Both entry kinds off: upstream runs no entry reconciler at all (an empty declaration would delete everything).
       if (!config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries) return;
+      // Not while the pods are listed again with a field a ClusterSPIFFEID has come to read: a pass follows that list.
+      if (!cache.podsCoverTemplates()) {
+        fullRequested = true;
+        return;
+      }
       // The slow part first, with pod passes going on beside it.
       if (currentState.needsList()) {
         const listing = performance.now();

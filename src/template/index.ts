@@ -19,9 +19,11 @@ import { parse } from './parser.js';
 import { GoValue } from './values.js';
 import type { Node } from './ast.js';
 import { startRender, TemplateLimitError, templateLimitProblem } from './limits.js';
+import { type FieldsRead, fieldsRead } from './reads.js';
 
 export { TemplateExecError, TemplateParseError } from './errors.js';
 export { MAX_TEMPLATE_ACTIONS, MAX_TEMPLATE_BYTES, MAX_RENDER_CHARS, MAX_RENDER_ITERATIONS, TemplateLimitError, countActions, templateLimitProblem } from './limits.js';
+export { type FieldsRead, type KeysRead, NOTHING_READ, OBJECT_ROOTS, type ObjectRoot, unionRead } from './reads.js';
 
 /**
  * spire-controller-manager's templateData. The objects are Kubernetes JSON
@@ -57,10 +59,13 @@ export interface CompiledTemplate {
    * before any pod is seen.
    */
   readonly outline: readonly (string | null)[];
+  /** The first-level fields of each cluster object this template can read (see reads.ts): the caches keep only those. */
+  readonly reads: FieldsRead;
 }
 
 class GoTemplate implements CompiledTemplate {
   readonly handlebarsSource: string;
+  readonly reads: FieldsRead;
   private readonly trees: readonly TreeRunner[];
   private readonly main: TreeRunner;
   private readonly sites: readonly Site[];
@@ -80,6 +85,7 @@ class GoTemplate implements CompiledTemplate {
     const parsed = parse(source, name);
     const mainTree = parsed.trees.get(name);
     this.outline = outlineOf(mainTree?.root ?? []);
+    this.reads = fieldsRead(parsed.trees, name);
     this.direct = parsed.trees.size === 1 && mainTree !== undefined ? directRenderer(mainTree.root) : undefined;
     const emitted = emit(parsed);
     this.handlebarsSource = emitted.trees.map((t) => (emitted.trees.length === 1 ? t.source : `{{!-- ${t.name} --}}${t.source}`)).join('\n');

@@ -27,6 +27,8 @@ export interface FakeKubeApiServerOptions {
   eventHistory?: number;
   /** Interval of BOOKMARK events on watches that allow them; default 1000 ms. */
   bookmarkIntervalMs?: number;
+  /** How long an idle keep-alive connection stays open; default Node's 5 s (kube-apiserver's is 90 s). */
+  keepAliveTimeoutMs?: number;
   /** Namespace of the kubeconfig's context (KubernetesObjectApi's default); default "default". */
   namespace?: string;
   /**
@@ -82,6 +84,7 @@ export class FakeKubeApiServer {
     const registry = new ResourceRegistry(resources);
     const store = new Store(registry, opts.eventHistory ?? 10000, opts.namespaceLifecycle ?? false);
     const http = createServer({ noDelay: true });
+    if (opts.keepAliveTimeoutMs !== undefined) http.keepAliveTimeout = opts.keepAliveTimeoutMs;
     const server = new FakeKubeApiServer(http, store, opts.bookmarkIntervalMs ?? 1000, opts.namespace ?? 'default');
     if (opts.namespaceLifecycle) {
       for (const name of SYSTEM_NAMESPACES) {
