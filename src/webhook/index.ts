@@ -86,6 +86,10 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
       if (!server.listening) return { ok: false, detail: server.listenProblem ?? 'the admission webhook is not listening yet' };
       // Expired is as good as absent: the API server refuses the handshake.
       if (now() >= cert.notAfter.getTime()) return { ok: false, detail: `serving certificate expired at ${cert.notAfter.toISOString()}: ${problem ?? 'no renewed certificate yet'}` };
+      // Listening is not enough: the API server verifies the certificate with the caBundle, written after the first mint.
+      if (source instanceof SvidCertificateManager && !source.caBundleWritten && !source.patchDenied) {
+        return { ok: false, detail: `the caBundle of ValidatingWebhookConfiguration "${config.validatingWebhookConfigurationName}" does not carry SPIRE's authorities yet: ${problem ?? 'writing it'}` };
+      }
       return { ok: true };
     },
     certificate() {

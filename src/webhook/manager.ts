@@ -38,6 +38,8 @@ export class SvidCertificateManager {
   private problem_: string | undefined = 'the first check has not finished';
   private configurationMissing_ = false;
   private accessDenied_ = false;
+  private caBundleWritten_ = false;
+  private patchDenied_ = false;
 
   constructor(private readonly o: SvidCertificateManagerOptions) {}
 
@@ -53,6 +55,20 @@ export class SvidCertificateManager {
    */
   get accessDenied(): boolean {
     return this.accessDenied_;
+  }
+
+  /**
+   * The configuration's caBundles carry SPIRE's authorities, as of the last check:
+   * until then the API server cannot verify the certificate served, so a webhook
+   * that is listening is not yet one it can call.
+   */
+  get caBundleWritten(): boolean {
+    return this.caBundleWritten_;
+  }
+
+  /** The caBundle patch was refused (403): the webhook cannot become callable; readiness does not wait for it. */
+  get patchDenied(): boolean {
+    return this.patchDenied_;
   }
 
   /** Why there is no current certificate (or why the last check failed); undefined when all is well. */
@@ -129,7 +145,17 @@ export class SvidCertificateManager {
       o.log.info({ reason, spiffeId: cert.spiffeId, dnsNames, notAfter: cert.notAfter.toISOString() }, 'webhook serving certificate minted');
     }
     // After a mint too: the API server must trust the new certificate's issuer before it can call us.
-    await syncCaBundle(o.kc, vwc, await fetchAuthoritiesPem(o.spire), o.log);
+    const authorities = await fetchAuthoritiesPem(o.spire);
+    try {
+      await syncCaBundle(o.kc, vwc, authorities, o.log);
+    } catch (err) {
+      if (!isForbidden(err)) throw err;
+      this.patchDenied_ = true;
+      this.setProblem(`ValidatingWebhookConfiguration "${o.vwcName}" may not be patched (403 Forbidden): grant patch on it by that name (validatingWebhookConfigurationName); until then the API server cannot verify the webhook's certificate`);
+      return o.checkIntervalMs;
+    }
+    this.patchDenied_ = false;
+    this.caBundleWritten_ = true;
     this.setProblem(undefined);
     // Wake for the half-life point if it comes before the next regular check (short-lived SVIDs).
     const untilRotation = rotationTime(this.minted!) - o.now();

@@ -97,6 +97,26 @@ describe('the API server can call the webhook with the caBundle the webhook put 
     expect(mints(w)).toBe(1);
   });
 
+  it('is not ready while the caBundle is not written, though the certificate is served: the API server could not verify it', async () => {
+    const w = await world({ vwc: null });
+    w.kube.faults.failNext(3, 500, { method: 'PATCH', pathIncludes: `/validatingwebhookconfigurations/${VWC_NAME}` });
+    w.kube.create(vwcObject());
+    const detail = await waitFor('not ready, naming the caBundle', () => w.webhook.ready().detail?.includes('caBundle') && w.webhook.ready().detail);
+    expect(detail).toMatch(new RegExp(`^the caBundle of ValidatingWebhookConfiguration "${VWC_NAME}" does not carry SPIRE's authorities yet: `));
+    expect(w.webhook.port).toBeGreaterThan(0);
+    expect(caBundles(w.kube).every((b) => b === '')).toBe(true);
+    await waitFor('ready once the patch goes through', () => w.webhook.ready().ok, 15_000);
+    expect(caBundles(w.kube).every((b) => b !== '')).toBe(true);
+  });
+
+  it('a caBundle patch refused by RBAC (403) does not hold readiness back, and the reason is reported', async () => {
+    const w = await world({ vwc: null });
+    w.kube.faults.forbid({ method: 'PATCH', pathIncludes: `/validatingwebhookconfigurations/${VWC_NAME}` });
+    w.kube.create(vwcObject());
+    await waitFor('ready', () => w.webhook.ready().ok);
+    expect(caBundles(w.kube).every((b) => b === '')).toBe(true);
+  });
+
   it('a certificate rewritten by hand in a caBundle is put back', async () => {
     const w = await world();
     await waitFor('caBundles', () => caBundles(w.kube).every((b) => b !== ''));
