@@ -85,7 +85,18 @@ describe('`run` on a real API server, under deploy/ RBAC', () => {
     for (const w of vwc.webhooks) w.clientConfig.service.port = port;
     await o.create({ ...service, spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'webhook', port }] } });
     await o.create(vwc);
+    try {
+      await webhookScenario(vwc);
+    } finally {
+      // Left behind, it would send the next test's creates to a webhook that is gone.
+      for (const kind of ['clusterspiffeids', 'clusterstaticentries', 'clusterfederatedtrustdomains']) await plane.request('DELETE', `/apis/spire.spiffe.io/v1alpha1/${kind}/valid`).catch(() => undefined);
+      await o.delete(vwc);
+      await o.delete(service);
+    }
+  });
 
+  async function webhookScenario(vwc: Obj) {
+    const port = (vwc as Obj & { webhooks: { clientConfig: { service: { port: number } } }[] }).webhooks[0]!.clientConfig.service.port;
     const cli = start(writeConfig('webhook.yaml', { webhook: { host: '127.0.0.1', port }, leaderElection: { leaderElect: false } }));
     const health = await servedAt(cli, 'health probes');
     await eventually(async () => (await httpGet(`${health}/readyz`)).status === 200, '/readyz answers 200', 60_000);
@@ -130,11 +141,7 @@ describe('`run` on a real API server, under deploy/ RBAC', () => {
     ).toEqual({ status: 403, message: expect.stringContaining('admission webhook "vclusterfederatedtrustdomain.kb.io" denied the request: ClusterFederatedTrustDomain own-td: spec.trustDomain: ') });
     // An update is checked too.
     await expect(o.patch(csid('valid', {}), { spec: { spiffeIDTemplate: 'spiffe://other.org/x' } })).rejects.toThrow(/denied the request: ClusterSPIFFEID valid: spec.spiffeIDTemplate: /);
-
-    for (const kind of ['clusterspiffeids', 'clusterstaticentries', 'clusterfederatedtrustdomains']) await plane.request('DELETE', `/apis/spire.spiffe.io/v1alpha1/${kind}/valid`);
-    await o.delete(vwc);
-    await o.delete(service);
-  });
+  }
 
   it('two replicas: only the leader writes, and a standby takes over when it is SIGKILLed', async () => {
     await o.create(ns('ha', { t: 'ha' }));
