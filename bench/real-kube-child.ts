@@ -56,4 +56,17 @@ plane.writeKubeconfig(kubeconfig, plane.admin);
 console.error(`  real API server: kube-apiserver ${plane.versions.kubernetes}, etcd ${plane.versions.etcd}`);
 process.send?.({ type: 'ready' });
 
+process.on('message', (msg: { type: string }) => {
+  if (msg.type !== 'statuses') return;
+  // As kube-child.ts answers it: each ClusterSPIFFEID's status, and the objects' names by UID.
+  void (async () => {
+    type Item = { metadata: { name: string; namespace?: string; uid: string }; status?: unknown };
+    const list = async (path: string) => (await plane.request<{ items: Item[] }>('GET', path)).items;
+    const statuses = Object.fromEntries((await list('/apis/spire.spiffe.io/v1alpha1/clusterspiffeids')).map((o) => [o.metadata.name, o.status ?? null]));
+    const names: Record<string, string> = {};
+    for (const o of await list('/api/v1/nodes')) names[o.metadata.uid] = `node/${o.metadata.name}`;
+    for (const o of await list('/api/v1/pods')) names[o.metadata.uid] = `pod/${o.metadata.namespace}/${o.metadata.name}`;
+    process.send?.({ type: 'statuses', statuses, names });
+  })();
+});
 servePodCreates(async (i) => (await plane.apply<{ metadata: { uid: string } }>(forCreate(podAt(i, nsCount, nodeCount)))).metadata.uid);

@@ -61,7 +61,7 @@ const RATE = 100;
 const memoryOnly = Boolean(process.env.BENCH_MEMORY_ONLY);
 
 if (arg('peer')) {
-  await sideBySide({ peer: arg('peer')!, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10) });
+  await sideBySide({ peer: arg('peer')!, apiserver, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10) });
   process.exit(0);
 }
 const debug = (label: string) => {

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOurs, type ControllerFigures, entryDifferences, measureController } from './side-by-side.js';
@@ -96,9 +96,11 @@ function statusDifferences(ours: Record<string, unknown>, peer: Record<string, u
   return out;
 }
 
-export async function sideBySide(o: { peer: string; sizes: number[]; events: number; ratePerSecond: number; gcIntervalSeconds: number }): Promise<void> {
+export async function sideBySide(o: { peer: string; apiserver: 'fake' | 'real'; sizes: number[]; events: number; ratePerSecond: number; gcIntervalSeconds: number }): Promise<void> {
   const ours = buildOurs();
-  const opts = { peer: o.peer, events: o.events, ratePerSecond: o.ratePerSecond, gcIntervalSeconds: o.gcIntervalSeconds, coldTimeoutMs: 10 * 60_000 };
+  // The machine's load average at the start and the end: on shared cores, it says how much the times mean.
+  const loadAtStart = loadavg();
+  const opts = { peer: o.peer, apiserver: o.apiserver, events: o.events, ratePerSecond: o.ratePerSecond, gcIntervalSeconds: o.gcIntervalSeconds, coldTimeoutMs: 10 * 60_000 };
   const results: Compared[] = [];
   for (const pods of o.sizes) {
     console.error(`N=${pods}: spire-reconciler`);
@@ -109,13 +111,15 @@ export async function sideBySide(o: { peer: string; sizes: number[]; events: num
     results.push({ pods, ours: a, peer: b, sameEntries: { onlyOurs: diff.onlyA, onlyPeer: diff.onlyB }, statusDifferences: statusDifferences(a.statuses, b.statuses) });
   }
 
+  const round = (xs: number[]) => xs.map((x) => Number(x.toFixed(1)));
+  const load = { start: round(loadAtStart), end: round(loadavg()) };
   const header = ['pods', 'controller', 'cold ms', 'cold CPU s', 'idle CPU s per resync', 'idle SPIRE calls per resync', 'idle writes', 'event latency p50/p99/max ms', 'CPU s / 1000 events', 'RSS MiB steady/peak'];
   const table = [header, ...results.flatMap((r) => [row(r.pods, r.ours), row(r.pods, r.peer), ratioRow(r.ours, r.peer)])];
   const widths = header.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
   const text = table.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
   const peer = peerVersion(o.peer);
-  console.log(`spire-reconciler vs ${peer}: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; gcInterval ${o.gcIntervalSeconds}s; ${o.events} pod events at ${o.ratePerSecond}/s; one run each`);
+  console.log(`spire-reconciler vs ${peer}: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${o.apiserver === 'real' ? 'a real kube-apiserver' : 'the in-process fake API server'}; load average ${load.start.join('/')} at the start, ${load.end.join('/')} at the end; gcInterval ${o.gcIntervalSeconds}s; ${o.events} pod events at ${o.ratePerSecond}/s; one run each`);
   console.log(text);
   for (const r of results) {
     const same = r.sameEntries.onlyOurs.length === 0 && r.sameEntries.onlyPeer.length === 0;
@@ -136,7 +140,7 @@ export async function sideBySide(o: { peer: string; sizes: number[]; events: num
     ours: { ...r.ours, finalEntries: r.ours.finalEntries.length, latencyMs: summary(r.ours.latencyMs) },
     peer: { ...r.peer, finalEntries: r.peer.finalEntries.length, latencyMs: summary(r.peer.latencyMs) },
   }));
-  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, command, peer, gcIntervalSeconds: o.gcIntervalSeconds, events: o.events, ratePerSecond: o.ratePerSecond, results: slim }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, load, apiserver: o.apiserver, command, peer, gcIntervalSeconds: o.gcIntervalSeconds, events: o.events, ratePerSecond: o.ratePerSecond, results: slim }, null, 2)}\n`);
   console.log(`\nwritten to ${file}`);
 }
 

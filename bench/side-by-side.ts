@@ -2,8 +2,9 @@
  * `npm run bench -- --peer PATH`: spire-reconciler and another controller (a
  * spire-controller-manager binary) measured alike, one after the other, on
  * the same synthetic cluster. Each controller runs as its own process with the
- * same config file, against a fresh in-process API server (kube-child.ts) and
- * a fresh in-memory SPIRE server (spire-child.ts); everything is observed
+ * same config file, against a fresh API server (the in-process one,
+ * kube-child.ts, or with `--apiserver real` a real kube-apiserver and etcd,
+ * real-kube-child.ts) and a fresh in-memory SPIRE server (spire-child.ts); everything is observed
  * from outside: entries and calls from SPIRE's side, CPU and memory from
  * /proc (Linux only).
  */
@@ -25,6 +26,8 @@ export type ControllerKind = 'ours' | 'peer';
 
 export interface SideBySideOptions {
   peer: string;
+  /** Which API server both run against: the in-process fake, or a real kube-apiserver and etcd. */
+  apiserver: 'fake' | 'real';
   events: number;
   ratePerSecond: number;
   /** Both controllers' gcInterval: the idle window lasts three of them. */
@@ -113,6 +116,15 @@ async function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
   clearTimeout(timer);
 }
 
+async function stopByDisconnect(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.disconnect();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 /** The one config file both controllers read (spire-controller-manager's format, which ours reads as is). */
 function configFile(socket: string, gcIntervalSeconds: number): string {
   return [
@@ -156,6 +168,7 @@ export function expectedEntries(pods: number): number {
 export async function measureController(kind: ControllerKind, pods: number, opts: SideBySideOptions, ours: string): Promise<ControllerFigures> {
   const dir = mkdtempSync(join(tmpdir(), `spire-reconciler-side-by-side-${kind}-`));
   const children: ChildProcess[] = [];
+  let kubeChild: ChildProcess | undefined;
   try {
     const socket = join(dir, 'spire.sock');
     const kubeconfig = join(dir, 'kubeconfig');
@@ -163,12 +176,13 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     writeFileSync(config, configFile(socket, opts.gcIntervalSeconds));
     const spire = await forkReady('spire-child.ts', [socket]);
     children.push(spire);
-    const kube = await forkReady('kube-child.ts', [String(pods), kubeconfig]);
+    const kube = await forkReady(opts.apiserver === 'real' ? 'real-kube-child.ts' : 'kube-child.ts', [String(pods), kubeconfig]);
     children.push(kube);
+    kubeChild = kube;
     // A bare list of every pod first, as `npm run bench` does before its controller starts: the
     // in-process API server's first list after it was filled is many times slower than later
     // ones (40 s instead of 3 at 100,000 pods), which would be counted as the controller's.
-    const warmList = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(here, 'list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { listMs: number };
+    const warmList = JSON.parse(execFileSync(process.execPath, [...(compiled ? [join(here, 'list-child.js')] : ['--import', 'tsx', join(here, 'list-child.ts')]), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { listMs: number };
     const target = expectedEntries(pods);
 
     // Cold start: process start to SPIRE holding every entry.
@@ -243,7 +257,8 @@ export async function measureController(kind: ControllerKind, pods: number, opts
       statuses,
     };
   } finally {
-    for (const c of children.reverse()) await stop(c);
+    // The real API server's child stops its etcd and kube-apiserver when disconnected; a signal would orphan them.
+    for (const c of children.reverse()) await (opts.apiserver === 'real' && c === kubeChild ? stopByDisconnect(c) : stop(c));
     rmSync(dir, { recursive: true, force: true });
   }
 }
