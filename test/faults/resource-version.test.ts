@@ -20,7 +20,7 @@ describe('fault: the API server comes back from a backup, behind the resourceVer
     const ledger = new FaultLedger('API server restored from a backup (resourceVersion behind the informers)', w.spire.server);
     ledger.seedForeign();
     const metrics = new ControllerMetrics();
-    // Short watch rotation: the restore is noticed after three empty streams, seconds here.
+    // Short watch rotation: the restore is noticed after the first empty stream (its resourceVersion probe answers 504), seconds here.
     const live = await w.start({ metrics, watchTimeoutSeconds: 1 });
     observability = await serveObservability({
       metricsBindAddress: '127.0.0.1:0',
