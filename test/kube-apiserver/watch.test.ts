@@ -123,12 +123,22 @@ describe("client-node's Watch gets the API server's watch protocol from the fake
     });
   });
 
-  it('sends BOOKMARKs periodically at the configured interval', async () => {
+  it('sends BOOKMARKs at the configured interval while the store moves on, and none while nothing changes (as kube-apiserver)', async () => {
     await server.close();
     server = await FakeKubeApiServer.start({ bookmarkIntervalMs: 20 });
     kc = server.kubeConfig();
     const w = await watch(PODS, { allowWatchBookmarks: true });
-    await eventually(() => w.bookmarks().length >= 3, 'three bookmarks');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(w.bookmarks()).toEqual([]);
+    // The store moves on with objects of another kind: progress a bookmark reports.
+    let n = 0;
+    const other = setInterval(() => server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `moving-${n++}` } } as never), 30);
+    try {
+      await eventually(() => w.bookmarks().length >= 3, 'three bookmarks');
+    } finally {
+      clearInterval(other);
+    }
+    expect(w.summary()).toEqual([]);
   });
 
   it('with sendInitialEvents, marks the end of the initial state with an annotated BOOKMARK', async () => {
@@ -202,7 +212,9 @@ describe("client-node's Watch gets the API server's watch protocol from the fake
     expect(w.ended).toBe(false);
     server.create(pod('team-a', 'c')); // ahead
     server.create(pod('team-a', 'd')); // ahead + 1
-    await eventually(() => w.summary().length === 1 && w.bookmarks().length > 0, 'the event after it, and bookmarks again');
+    await eventually(() => w.summary().length === 1, 'the event after it');
+    server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'elsewhere' } } as never); // ahead + 2
+    await eventually(() => w.bookmarks().length > 0, 'bookmarks again, once the store moves on');
     expect(w.summary()).toEqual(['ADDED d']);
   });
 

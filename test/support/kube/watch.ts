@@ -49,6 +49,8 @@ export class WatchStream {
   private closed = false;
   /** The resourceVersion the stream started from; nothing at or below it is sent. */
   private from = 0;
+  /** The store's resourceVersion at the last event or bookmark this stream was given. */
+  private progressSent = 0;
 
   constructor(
     private readonly res: ServerResponse,
@@ -93,7 +95,12 @@ export class WatchStream {
     // Subscribing in the same tick as the replay: no event can fall between the two.
     this.unsubscribe = store.subscribe((ev) => this.deliver(ev));
     if (params.allowBookmarks && this.bookmarkIntervalMs > 0) {
-      this.bookmarkTimer = setInterval(() => this.bookmark(), this.bookmarkIntervalMs);
+      // Periodic bookmarks report progress, so none while nothing has changed since the last
+      // one: kube-apiserver v1.36.3 sends none on an idle stream (test/real/idle-watch.test.ts).
+      this.progressSent = Math.max(this.progressSent, this.store.resourceVersion);
+      this.bookmarkTimer = setInterval(() => {
+        if (this.store.resourceVersion > this.progressSent) this.bookmark();
+      }, this.bookmarkIntervalMs);
       this.bookmarkTimer.unref();
     }
     if (params.timeoutSeconds !== undefined && params.timeoutSeconds > 0) {
@@ -112,6 +119,7 @@ export class WatchStream {
     if (this.closed || this.stalled || !this.params.allowBookmarks) return;
     // A bookmark never takes a watcher back: the server's cache sends none older than the watch's start.
     if (this.store.resourceVersion < this.from) return;
+    this.progressSent = this.store.resourceVersion;
     const r = this.params.resource;
     const object = {
       kind: r.kind,
@@ -197,6 +205,7 @@ export class WatchStream {
   }
 
   private send(type: string, obj: KubeObject): void {
+    this.progressSent = Math.max(this.progressSent, Number(obj.metadata?.resourceVersion ?? 0));
     this.write(`{"type":"${type}","object":${jsonOf(obj)}}\n`);
   }
 
