@@ -6,3 +6,5 @@ export * from './config.js';
 export { expandEnv } from './env.js';
 export { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 export * from './cache-scope.js';
+export { type ClusterSnapshot, comparePreference, isOurClass, type Owner, type OwnerKind, ownerOf } from './objects.js';
+export { logProblems, objectName, type PassProblem, problemLine } from './problems.js';

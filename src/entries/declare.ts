@@ -1,4 +1,6 @@
-import type { ClusterSPIFFEID, ClusterStaticEntry, EndpointSlice, Endpoints, IgnoredNamespaces, Namespace, Node, Pod } from '../api/index.js';
+import { type ClusterSnapshot, type ClusterSPIFFEID, type IgnoredNamespaces, isOurClass, type Namespace, type Node, type Pod } from '../api/index.js';
+
+export { type ClusterSnapshot, isOurClass } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
 import { indexServices, type ServiceIndex, serviceDnsNames } from './endpoints.js';
 import {
@@ -12,16 +14,6 @@ import {
   renderPodEntry,
   renderStaticEntry,
 } from './render.js';
-
-export interface ClusterSnapshot {
-  clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
-  clusterStaticEntries: readonly ClusterStaticEntry[];
-  namespaces: readonly Namespace[];
-  pods: readonly Pod[];
-  nodes: readonly Node[];
-  endpointSlices: readonly EndpointSlice[];
-  endpoints: readonly Endpoints[];
-}
 
 /**
  * Rendered pod entries kept between passes. A result is reused while the pod
@@ -165,11 +157,6 @@ function isIgnored(namespace: string, settings: Pick<SelectionSettings, 'ignoreN
 }
 
 /** spire-controller-manager's class rule: the named class, plus classless objects if asked. */
-export function isOurClass(className: string | undefined, s: Pick<SelectionSettings, 'className' | 'watchClassless'>): boolean {
-  const cn = className ?? '';
-  return (cn === '' && s.watchClassless) || cn === s.className;
-}
-
 function isFinished(pod: Pod): boolean {
   const phase = pod.status?.phase;
   return phase === 'Succeeded' || phase === 'Failed';

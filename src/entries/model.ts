@@ -1,5 +1,8 @@
 import { hash } from 'node:crypto';
+import type { Owner } from '../api/index.js';
 import type { Entry, EntryMask, EntryOut } from '../spire/types.js';
+
+export type { Owner, OwnerKind } from '../api/index.js';
 
 export interface Selector {
   type: string;
@@ -19,17 +22,6 @@ export interface EntrySpec {
   downstream: boolean;
   storeSvid: boolean;
   hint: string;
-}
-
-export type OwnerKind = 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain';
-
-/** The object that declared an entry: the unit that status and failures are counted against. */
-export interface Owner {
-  kind: OwnerKind;
-  name: string;
-  uid: string;
-  creationTimestamp: string;
-  deletionTimestamp?: string;
 }
 
 export interface DeclaredEntry {

@@ -1,5 +1,6 @@
-import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
+import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, ownerOf, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
 import { formatSpiffeId, lengthProblem, memberProblem, parseSpiffeId, parseTrustDomain, workloadProblem } from '../spiffe/index.js';
+export { ownerOf } from '../api/index.js';
 import { type CompiledTemplate, TEMPLATE_NAMES, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
 import { dnsNameCheck, duplicateSelector, entrySizeProblem, hintProblem, selectorValueProblem, storeSvidProblem, ttlSeconds } from './spire-accepts.js';
@@ -22,17 +23,6 @@ export interface FieldError {
 
 export function formatFieldErrors(kind: string, name: string, errors: readonly FieldError[]): string {
   return errors.map((e) => `${kind} ${name}: ${e.field}: ${e.message}`).join('; ');
-}
-
-export function ownerOf(kind: Owner['kind'], obj: { metadata: ClusterSPIFFEID['metadata'] }): Owner {
-  const m = obj.metadata;
-  return {
-    kind,
-    name: m.name,
-    uid: m.uid,
-    creationTimestamp: m.creationTimestamp ?? '',
-    ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
-  };
 }
 
 /** A ClusterSPIFFEID with its templates compiled and its fixed fields checked once, not per pod. */

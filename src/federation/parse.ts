@@ -1,5 +1,5 @@
 import type { ClusterFederatedTrustDomain } from '../api/index.js';
-import { ownerOf } from '../entries/index.js';
+import { ownerOf } from '../api/index.js';
 import type { DeclaredRelationship } from './model.js';
 import { checkFederatedTrustDomain, type FieldProblem } from './validate.js';
 

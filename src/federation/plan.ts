@@ -1,5 +1,5 @@
 import type { ClusterFederatedTrustDomain } from '../api/index.js';
-import { comparePreference, isOurClass, type Owner } from '../entries/index.js';
+import { comparePreference, isOurClass, type Owner } from '../api/index.js';
 import { bundleNeedsWrite } from './bundle.js';
 import type { CurrentRelationship, DeclaredRelationship, Profile } from './model.js';
 import { parseFederatedTrustDomain } from './parse.js';
