@@ -8,3 +8,4 @@ export { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './nam
 export * from './cache-scope.js';
 export { type ClusterSnapshot, comparePreference, isOurClass, type Owner, type OwnerKind, ownerOf } from './objects.js';
 export { logProblems, objectName, type PassProblem, problemLine } from './problems.js';
+export { changeMatters, entriesOff, federationOn, podEntriesOn, switchedSnapshot } from './switches.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { ClusterSPIFFEID, ControllerConfig, Endpoints, EndpointSlice, Namespace, Node, Pod } from '../api/index.js';
+import { changeMatters, type ClusterSPIFFEID, type ControllerConfig, type Endpoints, type EndpointSlice, entriesOff, type Namespace, type Node, type Pod, podEntriesOn, switchedSnapshot } from '../api/index.js';
 import {
   type CurrentState,
   entryPassProblems,
@@ -9,16 +9,13 @@ import {
   type EntryPassOptions,
   type EntryPassResult,
   type PassMemo,
-  logMigration,
   type PassProblem,
   type Plan,
   type ServiceIndex,
   logProblems,
-  runEntryPass,
   runPodPass,
-  type SpireServerProbe,
 } from '../entries/index.js';
-import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
+import { federationPassProblems } from '../federation/index.js';
 import { Backoff } from '../net/backoff.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import type { EventRecorder } from '../kube/events.js';
@@ -28,6 +25,7 @@ import type { ControllerMetrics } from './metrics.js';
 import { passCounts } from './metrics.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodRef } from './scheduler.js';
+import type { Reconciler } from './reconcile.js';
 import type { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
@@ -37,8 +35,6 @@ function podsWrittenBy(plan: Plan): Set<string> {
   for (const w of [...plan.creates, ...plan.updates, ...plan.deletes]) if (w.podUid !== undefined) pods.add(w.podUid);
   return pods;
 }
-
-const SELECTED_BY_CLUSTER_SPIFFEIDS = new Set(['pods', 'namespaces', 'nodes', 'endpointslices', 'endpoints']);
 
 const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'CANCELLED', 'RESOURCE_EXHAUSTED']);
 
@@ -65,7 +61,8 @@ export interface LivePassesOptions {
   spire: SpireClient;
   cache: ClusterCache;
   state: CurrentState;
-  probe: SpireServerProbe;
+  /** The reconcile of every mode, which full passes run; pod passes share its probe and ownership. */
+  reconciler: Reconciler;
   scheduler: PassScheduler;
   statuses: StatusPublisher;
   events: EventRecorder;
@@ -97,11 +94,7 @@ export class LivePasses {
   private memo: PassMemo | undefined;
   // The service index pod passes read (autoPopulateDNSNames), until an EndpointSlice or Endpoints changes.
   private services: ServiceIndex | undefined;
-  // The first full pass also says what a migration has to deal with (entries of upstream or of our former prefix).
-  private migrationExplained = false;
   private podsSyncedSaid = false;
-  // Relationships this process set: under entryScope prefixed only these may be deleted (see federation/plan.ts).
-  private readonly ourRelationships = new Set<string>();
   // A pass that could not finish (SPIRE down, a batch RPC failed) is retried with backoff
   // rather than left to gcInterval. Per-item rejections are not: retrying cannot fix them.
   private readonly passBackoff = new Backoff(1000, 30_000);
@@ -137,8 +130,7 @@ export class LivePasses {
   /** A cached object changed, or an informer relisted (change undefined): ClusterCache's onChange. */
   onChange(resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject }): void {
     const { config, metrics } = this.o;
-    // Only ClusterSPIFFEIDs read these: with them off, a change to one changes no entry.
-    if (!config.reconcile.clusterSPIFFEIDs && SELECTED_BY_CLUSTER_SPIFFEIDS.has(resource)) return;
+    if (!changeMatters(config, resource)) return;
     this.cacheVersion++;
     this.queued++;
     metrics?.setQueueDepth(this.queued);
@@ -166,7 +158,8 @@ export class LivePasses {
 
   /** What the scheduler routes on, read when it decides. */
   private conditions(): Conditions {
-    const { cache, config, state, probe } = this.o;
+    const { cache, config, state } = this.o;
+    const probe = this.o.reconciler.probe;
     const term = this.o.term;
     const spireReady = this.o.spireReady;
     return {
@@ -177,7 +170,7 @@ export class LivePasses {
       get spireReady() {
         return spireReady();
       },
-      podEntries: config.reconcile.clusterSPIFFEIDs,
+      podEntries: podEntriesOn(config),
       get unsynced() {
         return cache.unsynced();
       },
@@ -191,15 +184,6 @@ export class LivePasses {
         return cache.podsCoverTemplates();
       },
     };
-  }
-
-  private probeServer() {
-    return this.o.probe.refresh(this.o.spire, this.o.config.trustDomain, this.o.pass.ownership.entryIDPrefix, this.warn);
-  }
-
-  // On a server that ignores requested IDs, ownership falls back to what the entries themselves show.
-  private ownership() {
-    return this.o.probe.ignoresEntryIds ? { ...this.o.pass.ownership, serverAssignsIds: true } : this.o.pass.ownership;
   }
 
   private retryLater(): void {
@@ -295,14 +279,14 @@ export class LivePasses {
       this.o.spire,
       {
         ...this.o.pass,
-        ownership: this.ownership(),
+        ownership: this.o.reconciler.ownership(),
         signal,
         state: this.o.state,
-        ...(this.o.probe.fields ? { unsupportedFields: this.o.probe.fields } : {}),
+        ...(this.o.reconciler.probe.fields ? { unsupportedFields: this.o.reconciler.probe.fields } : {}),
         onWritten: (done, total) => progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
       },
     );
-    this.o.probe.noticeAssignedIds(r.applied, this.warn);
+    this.o.reconciler.probe.noticeAssignedIds(r.applied, this.warn);
     this.o.onPass?.(r, (Date.now() - started) / 1000);
     const a = r.applied;
     metrics?.observeWrites({ created: a.created, updated: a.updated, deleted: a.deleted, failed: a.failures.length });
@@ -345,8 +329,8 @@ export class LivePasses {
     const signal = this.o.term()!;
     const started = Date.now();
     try {
-      await this.probeServer();
-      if (this.o.probe.fields === undefined) return false;
+      await this.o.reconciler.probeServer();
+      if (this.o.reconciler.probe.fields === undefined) return false;
       if (state.needsList()) await state.replaceFromPages(this.o.spire.entryPages());
       // Pods listed before a ClusterSPIFFEID came to read more of them: the wider list brings them again.
       if (!this.o.cache.podsCoverTemplates()) {
@@ -371,7 +355,7 @@ export class LivePasses {
     }
   }
 
-  /** Federation, then entries with the bundles, then statuses and problems; pod passes go on beside it. */
+  /** The reconcile of every mode (probe, federation, entries), with pod passes going on beside it. */
   private async fullPass(signal: AbortSignal): Promise<void> {
     const { config, cache, state, scheduler, metrics, log } = this.o;
     const started = Date.now();
@@ -381,61 +365,42 @@ export class LivePasses {
     const work = [metrics?.upstream.take()];
     let ok = true;
     try {
-      const unsupported = await this.probeServer();
-      let federatedBundles: Set<string> | undefined;
-      if (config.reconcile.clusterFederatedTrustDomains) {
-        const fed = await runFederationPass(cache.federatedTrustDomains(), this.o.spire, {
-          ...federationOptions(config),
-          ours: this.ourRelationships,
-          signal,
-        });
-        if (signal.aborted) return;
-        this.o.statuses.federation(fed.status);
-        this.report(federationPassProblems(fed));
-        federatedBundles = fed.bundles;
-      }
-      // Both entry kinds off: upstream runs no entry reconciler at all (an empty declaration would delete everything).
-      if (!config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries) return;
-      // Not while the pods are listed again with a field a ClusterSPIFFEID has come to read: a pass follows that list.
-      if (!cache.podsCoverTemplates()) {
-        scheduler.requestFull();
-        return;
-      }
-      // The slow part first, with pod passes going on beside it.
-      if (state.needsList()) {
-        const listing = performance.now();
-        await state.replaceFromPages(this.o.spire.entryPages());
-        listSeconds += (performance.now() - listing) / 1000;
-      }
-      // Then the snapshot and the plan, with no pod pass in flight.
-      scheduler.planningStarted();
-      await this.podLane.idle();
-      // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
-      const version = this.cacheVersion;
-      const snapshot = cache.snapshot();
-      scheduler.snapshotted();
-      work.push(metrics?.upstream.take());
-      this.queued = 0;
-      metrics?.setQueueDepth(0);
-      // The reconcile switches, as upstream reads them: a kind switched off declares nothing.
-      const result = await runEntryPass(
-        {
-          ...snapshot,
-          clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? snapshot.clusterSPIFFEIDs : [],
-          clusterStaticEntries: config.reconcile.clusterStaticEntries ? snapshot.clusterStaticEntries : [],
+      const { entries: result } = await this.o.reconciler.once({
+        federation: cache.federatedTrustDomains(),
+        signal,
+        onFederation: (fed) => {
+          this.o.statuses.federation(fed.status);
+          this.report(federationPassProblems(fed));
         },
-        this.o.spire,
-        {
-          ...this.o.pass,
-          ownership: this.ownership(),
-          explainMigration: !this.migrationExplained,
-          signal,
+        snapshot: async () => {
+          if (entriesOff(config)) return undefined;
+          // Not while the pods are listed again with a field a ClusterSPIFFEID has come to read: a pass follows that list.
+          if (!cache.podsCoverTemplates()) {
+            scheduler.requestFull();
+            return undefined;
+          }
+          // The slow part first, with pod passes going on beside it.
+          if (state.needsList()) {
+            const listing = performance.now();
+            await state.replaceFromPages(this.o.spire.entryPages());
+            listSeconds += (performance.now() - listing) / 1000;
+          }
+          // Then the snapshot and the plan, with no pod pass in flight.
+          scheduler.planningStarted();
+          await this.podLane.idle();
+          // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
+          const version = this.cacheVersion;
+          const snapshot = cache.snapshot();
+          scheduler.snapshotted();
+          work.push(metrics?.upstream.take());
+          this.queued = 0;
+          metrics?.setQueueDepth(0);
+          return { objects: switchedSnapshot(config, snapshot), version: String(version) };
+        },
+        entries: {
           state,
           listedByCaller: true,
-          snapshotVersion: String(version),
-          ...(federatedBundles ? { federatedBundles } : {}),
           ...(this.memo ? { last: this.memo } : {}),
-          ...(unsupported ? { unsupportedFields: unsupported } : {}),
           ...(metrics ? { onPhase: (phase, seconds) => (phase === 'list' ? (listSeconds += seconds) : metrics.observePhase(phase, seconds)) } : {}),
           onWritten: (done, total) => this.o.progress.written('full pass', done, total),
           onPlanned: (plan) => {
@@ -444,12 +409,10 @@ export class LivePasses {
             this.podLane.trigger();
           },
         },
-      );
+      });
+      if (!result) return;
       metrics?.observePhase('list', listSeconds);
       this.memo = result.memo;
-      if (result.applied) this.o.probe.noticeAssignedIds(result.applied, this.warn);
-      if (!this.migrationExplained) logMigration(log, result.migration, this.o.pass.ownership.entryIDPrefix);
-      this.migrationExplained = true;
       // A status computed under a term that has ended may be stale for the new leader: do not write it.
       if (signal.aborted) return;
       const statusStarted = performance.now();

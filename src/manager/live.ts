@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { cacheScope, type ControllerConfig } from '../api/index.js';
-import { ClaimedIds, CurrentState, type EntryPassOptions, type EntryPassResult, RenderCache, SpireServerProbe } from '../entries/index.js';
+import { ClaimedIds, CurrentState, type EntryPassOptions, type EntryPassResult, RenderCache } from '../entries/index.js';
 import type { RpcObserver, SpireClient } from '../spire/index.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
@@ -13,6 +13,7 @@ import { boundAfter, untilAborted } from './lifecycle.js';
 import { LivePasses } from './live-passes.js';
 import type { ControllerMetrics } from './metrics.js';
 import { ProgressReporter } from './progress.js';
+import { Reconciler } from './reconcile.js';
 import { PassScheduler } from './scheduler.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import { CoalescingTrigger } from './trigger.js';
@@ -98,6 +99,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const events = new EventRecorder(opts.kc, log);
   const optionalAccess = (resource: string, denied: { message: string } | undefined) => metrics?.setForbidden(resource, denied !== undefined);
   events.onOptionalAccess = optionalAccess;
+  const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache }, claims };
   const scheduler = new PassScheduler();
   let spireReady = false;
 
@@ -142,13 +144,13 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     spire,
     cache,
     state: currentState,
-    probe: new SpireServerProbe(),
+    reconciler: new Reconciler({ config, spire, log, options: passOptions, logMigration: true }),
     scheduler,
     statuses,
     events,
     // Cold-start and long-pass progress, in the log (at most every 5 s) and the metrics.
     progress: new ProgressReporter(log, metrics),
-    pass: { ...opts.pass, settings: { ...opts.pass.settings, renderCache }, claims },
+    pass: passOptions,
     term: () => leadership.term(),
     spireReady: () => spireReady,
     ...(opts.onPass ? { onPass: opts.onPass } : {}),
