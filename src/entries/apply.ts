@@ -1,4 +1,4 @@
-import type { SpireClient } from '../spire/index.js';
+import { rpcOutcome, type SpireClient } from '../spire/index.js';
 import { ID_ONLY_MASK, type Owner, toSpire, UPDATE_MASK } from './model.js';
 import type { KeptEntry, Plan, PlannedCreate } from './plan.js';
 
@@ -131,7 +131,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
     outcome.results.forEach((r, i) => {
       const d = deletes[i]!;
       // Already gone is what we wanted.
-      if (r.status.ok || r.status.codeName === 'NOT_FOUND') return void result.deleted++;
+      if (r.status.ok || rpcOutcome(r.status.codeName, 'delete') === 'done') return void result.deleted++;
       result.failures.push({ op: 'delete', id: d.id, key: d.key, codeName: r.status.codeName, message: r.status.message });
     });
   }

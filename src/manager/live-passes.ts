@@ -20,7 +20,7 @@ import { Backoff } from '../net/backoff.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { StatusPublisher } from '../kube/status-publisher.js';
-import type { SpireClient } from '../spire/index.js';
+import { rpcOutcome, type SpireClient } from '../spire/index.js';
 import type { ControllerMetrics } from './metrics.js';
 import { passCounts } from './metrics.js';
 import type { ProgressReporter } from './progress.js';
@@ -36,7 +36,8 @@ function podsWrittenBy(plan: Plan): Set<string> {
   return pods;
 }
 
-const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'CANCELLED', 'RESOURCE_EXHAUSTED']);
+/** A pass with a failure SPIRE may not repeat (spire/errors.ts:rpcOutcome) is retried with backoff. */
+const transientFailure = (a: { failures: readonly { codeName: string }[] }) => a.failures.some((f) => rpcOutcome(f.codeName) === 'transient');
 
 /** A callback run once after a delay; arming it again replaces the wait. */
 class Later {
@@ -309,7 +310,7 @@ export class LivePasses {
     }
     const r = await this.applyPods(pods, goneUids, signal, started);
     this.report(entryPassProblems(r));
-    if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) this.retryLater();
+    if (transientFailure(r.applied)) this.retryLater();
     this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
     return true;
   }
@@ -340,7 +341,7 @@ export class LivePasses {
       const r = await this.applyPods(pods, [], signal, started);
       this.o.progress.writtenWhileListing(r.applied.created + r.applied.updated);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
-      if (r.applied.failures.some((f) => TRANSIENT.has(f.codeName))) {
+      if (transientFailure(r.applied)) {
         state.invalidate();
         return false;
       }
@@ -423,7 +424,7 @@ export class LivePasses {
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
       this.o.onPass?.(result, (Date.now() - started) / 1000);
       metrics?.observePass(passCounts(result), (Date.now() - started) / 1000);
-      if (a?.failures.some((f) => TRANSIENT.has(f.codeName))) this.retryLater();
+      if (a && transientFailure(a)) this.retryLater();
       else this.passBackoff.reset();
     } catch (err) {
       ok = false;
