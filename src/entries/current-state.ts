@@ -1,6 +1,6 @@
 import type { ApplyResult } from './apply.js';
 import { type EntryOut, rpcOutcome } from '../spire/index.js';
-import { changedFields } from './compare.js';
+import { changedFields, comparedFromSpire } from './compare.js';
 import { type CurrentEntry, type EntrySpec, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
 
@@ -93,7 +93,7 @@ function holds(raw: EntryOut, spec: EntrySpec): boolean {
     sameId(raw.spiffe_id, spec.spiffeId) &&
     sameId(raw.parent_id, spec.parentId) &&
     sameSelectors(raw.selectors, spec.selectors) &&
-    changedFields(spec, { ...spec, x509SvidTtl: raw.x509_svid_ttl, jwtSvidTtl: raw.jwt_svid_ttl, federatesWith: raw.federates_with, dnsNames: raw.dns_names, admin: raw.admin, downstream: raw.downstream, storeSvid: raw.store_svid, hint: raw.hint }).length === 0
+    changedFields(spec, { ...spec, ...comparedFromSpire(raw) }).length === 0
   );
 }
 

@@ -1,5 +1,5 @@
 export * from './model.js';
-export { changedFields, type ComparedField, type OptionalField } from './compare.js';
+export { changedFields, type ComparedField, ENTRY_FIELDS, FIELD_VIEW_NAMES, type OptionalField } from './compare.js';
 export { comparePreference, groupDeclared, type KeyState } from './state.js';
 export {
   classifyEntry,
