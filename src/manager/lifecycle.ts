@@ -1,3 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+
+/** A pass's logger: every line it logs carries the pass's reconcileID (as controller-runtime tags a reconcile). */
+export function passLog(log: Logger): Logger {
+  return log.child({ reconcileID: randomUUID() });
+}
+
 /** Resolves once `signal` aborts (at once if it has): the long-running modes wait here until SIGTERM. */
 export function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {

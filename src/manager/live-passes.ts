@@ -21,6 +21,7 @@ import type { ClusterCache } from '../kube/cluster.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { StatusPublisher } from '../kube/status-publisher.js';
 import { rpcOutcome, type SpireClient } from '../spire/index.js';
+import { passLog } from './lifecycle.js';
 import type { ControllerMetrics } from './metrics.js';
 import { passCounts } from './metrics.js';
 import type { ProgressReporter } from './progress.js';
@@ -101,7 +102,6 @@ export class LivePasses {
   private readonly passBackoff = new Backoff(1000, 30_000);
   private readonly retry = new Later(() => this.requestFull());
   private readonly followUp = new Later(() => this.requestFull());
-  private readonly warn = (m: string) => this.o.log.warn(m);
 
   constructor(private readonly o: LivePassesOptions) {}
 
@@ -192,16 +192,16 @@ export class LivePasses {
   }
 
   // Nothing was applied past a failure; try again soon, from a fresh list.
-  private passFailed(err: unknown): void {
+  private passFailed(err: unknown, log: Logger): void {
     this.o.state.invalidate();
-    this.o.log.error(`reconcile pass failed: ${(err as Error).message}`);
+    log.error(`reconcile pass failed: ${(err as Error).message}`);
     this.o.metrics?.passFailed();
     this.retryLater();
   }
 
   // Logged, and where the problem has an Event reason, recorded on its object too.
-  private report(problems: readonly PassProblem[]): void {
-    logProblems(this.o.log, problems);
+  private report(problems: readonly PassProblem[], log: Logger): void {
+    logProblems(log, problems);
     for (const p of problems) if (p.event && p.owner) this.o.events.warn(p.owner, p.event, p.message);
   }
 
@@ -242,18 +242,19 @@ export class LivePasses {
       const route = scheduler.nextPod(this.conditions());
       if (route.route === 'wait') return;
       if (route.route === 'full') return this.requestFull();
+      const log = passLog(this.o.log);
       const before = scheduler.dirtyCount + (route.route === 'pod' ? route.take.length : 0);
       const started = Date.now();
       this.queued = 0;
       metrics?.setQueueDepth(0);
       const work = metrics?.upstream.take();
       try {
-        if (route.route === 'pod' && (await this.podPass(route.take, signal!, started))) this.passes++;
+        if (route.route === 'pod' && (await this.podPass(route.take, signal!, started, log))) this.passes++;
         work?.done(true);
       } catch (err) {
         this.passes++;
         work?.done(false);
-        this.passFailed(err);
+        this.passFailed(err, log);
         return;
       }
       // Only pods the full pass is writing for are left: it takes them up when it is done.
@@ -262,7 +263,7 @@ export class LivePasses {
   }
 
   // Declares and applies these pods' entries against the in-memory SPIRE state.
-  private async applyPods(pods: Pod[], goneUids: string[], signal: AbortSignal, started: number) {
+  private async applyPods(pods: Pod[], goneUids: string[], signal: AbortSignal, started: number, log: Logger) {
     const { cache, metrics, progress } = this.o;
     // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
     const r = await runPodPass(
@@ -287,7 +288,7 @@ export class LivePasses {
         onWritten: (done, total) => progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
       },
     );
-    this.o.reconciler.probe.noticeAssignedIds(r.applied, this.warn);
+    this.o.reconciler.probe.noticeAssignedIds(r.applied, (m) => log.warn(m));
     this.o.onPass?.(r, (Date.now() - started) / 1000);
     const a = r.applied;
     metrics?.observeWrites({ created: a.created, updated: a.updated, deleted: a.deleted, failed: a.failures.length });
@@ -300,7 +301,7 @@ export class LivePasses {
    * (see podLaneWork), for pods that pass is not writing for. A full pass
    * follows when the events stop (statistics, and a check on this one).
    */
-  private async podPass(take: [string, PodRef][], signal: AbortSignal, started: number): Promise<boolean> {
+  private async podPass(take: [string, PodRef][], signal: AbortSignal, started: number, log: Logger): Promise<boolean> {
     const pods: Pod[] = [];
     const goneUids: string[] = [];
     for (const [uid, at] of take) {
@@ -308,8 +309,8 @@ export class LivePasses {
       if (pod && pod.metadata.uid === uid) pods.push(pod);
       else goneUids.push(uid);
     }
-    const r = await this.applyPods(pods, goneUids, signal, started);
-    this.report(entryPassProblems(r));
+    const r = await this.applyPods(pods, goneUids, signal, started, log);
+    this.report(entryPassProblems(r), log);
     if (transientFailure(r.applied)) this.retryLater();
     this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
     return true;
@@ -326,11 +327,12 @@ export class LivePasses {
    * that deletes. False when the batch did not complete.
    */
   private async firstListBatch(pods: Pod[]): Promise<boolean> {
-    const { state, log } = this.o;
+    const { state } = this.o;
+    const log = passLog(this.o.log);
     const signal = this.o.term()!;
     const started = Date.now();
     try {
-      await this.o.reconciler.probeServer();
+      await this.o.reconciler.probeServer(log);
       if (this.o.reconciler.probe.fields === undefined) return false;
       if (state.needsList()) await state.replaceFromPages(this.o.spire.entryPages());
       // Pods listed before a ClusterSPIFFEID came to read more of them: the wider list brings them again.
@@ -338,7 +340,7 @@ export class LivePasses {
         this.o.scheduler.dropFirstList();
         return false;
       }
-      const r = await this.applyPods(pods, [], signal, started);
+      const r = await this.applyPods(pods, [], signal, started, log);
       this.o.progress.writtenWhileListing(r.applied.created + r.applied.updated);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
       if (transientFailure(r.applied)) {
@@ -358,7 +360,8 @@ export class LivePasses {
 
   /** The reconcile of every mode (probe, federation, entries), with pod passes going on beside it. */
   private async fullPass(signal: AbortSignal): Promise<void> {
-    const { config, cache, state, scheduler, metrics, log } = this.o;
+    const { config, cache, state, scheduler, metrics } = this.o;
+    const log = passLog(this.o.log);
     const started = Date.now();
     let listSeconds = 0;
     // The changes this pass takes, for controller-runtime's queue metrics: those waiting now, and
@@ -369,9 +372,10 @@ export class LivePasses {
       const { entries: result } = await this.o.reconciler.once({
         federation: cache.federatedTrustDomains(),
         signal,
+        log,
         onFederation: (fed) => {
           this.o.statuses.federation(fed.status);
-          this.report(federationPassProblems(fed));
+          this.report(federationPassProblems(fed), log);
         },
         snapshot: async () => {
           if (entriesOff(config)) return undefined;
@@ -419,7 +423,7 @@ export class LivePasses {
       const statusStarted = performance.now();
       this.o.statuses.entries(result.status);
       metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
-      this.report(entryPassProblems(result));
+      this.report(entryPassProblems(result), log);
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
       this.o.onPass?.(result, (Date.now() - started) / 1000);
@@ -428,7 +432,7 @@ export class LivePasses {
       else this.passBackoff.reset();
     } catch (err) {
       ok = false;
-      this.passFailed(err);
+      this.passFailed(err, log);
     } finally {
       scheduler.fullDone();
       this.passes++;

@@ -4,7 +4,7 @@ import type { ClusterFederatedTrustDomain, ClusterSnapshot, ControllerConfig } f
 import { ClaimedIds, emptyClusterDomainNote, type EntryPassOptions, entryPassProblems, logProblems } from '../entries/index.js';
 import { federationPassProblems } from '../federation/index.js';
 import { formatProblem, type ManifestProblem } from '../manifests/index.js';
-import { untilAborted } from './lifecycle.js';
+import { passLog, untilAborted } from './lifecycle.js';
 import { type ControllerMetrics, passCounts } from './metrics.js';
 import { Reconciler } from './reconcile.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
@@ -63,7 +63,8 @@ export interface ManifestModeOptions {
  * waiting for SPIRE).
  */
 export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
-  const { paths, config, log, signal, metrics } = o;
+  const { paths, config, signal, metrics } = o;
+  const log = o.log;
   const spire = spireClientFor(config, metrics.observeSpireRpc);
   let ready = false;
   try {
@@ -88,6 +89,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
   };
   const pass = async () => {
     const started = Date.now();
+    const log = passLog(o.log);
     try {
       // A snapshot is files that have been still for MANIFEST_SETTLE_MS, read without moving.
       const wait = MANIFEST_SETTLE_MS - (Date.now() - lastFsEvent);
@@ -100,6 +102,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
       }
       const { entries: result } = await reconciler.once({
         federation: manifests.set.clusterFederatedTrustDomains,
+        log,
         onProbed: () => {
           for (const p of manifests.problems) log.warn(formatProblem(p));
         },

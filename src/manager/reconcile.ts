@@ -36,6 +36,8 @@ export interface ReconcileRequest {
   onFederation?: (result: FederationPassResult) => void;
   /** The mode's own entry pass options (state, memo, progress, metrics). */
   entries?: EntryPassExtras;
+  /** The pass's logger (with its reconcileID); default the Reconciler's. */
+  log?: Logger;
 }
 
 export interface ReconcileOutcome {
@@ -57,8 +59,6 @@ export class Reconciler {
   private readonly ourRelationships = new Set<string>();
   // The first pass also says what a migration has to deal with (entries of upstream or of our former prefix).
   private migrationExplained = false;
-  private readonly warn = (m: string) => this.o.log.warn(m);
-
   constructor(
     private readonly o: {
       config: ControllerConfig;
@@ -72,8 +72,8 @@ export class Reconciler {
   ) {}
 
   /** Probes the SPIRE server (at most every 10 minutes): which fields it drops, whether it keeps requested IDs. */
-  probeServer() {
-    return this.probe.refresh(this.o.spire, this.o.config.trustDomain, this.o.options.ownership.entryIDPrefix, this.warn);
+  probeServer(log: Logger = this.o.log) {
+    return this.probe.refresh(this.o.spire, this.o.config.trustDomain, this.o.options.ownership.entryIDPrefix, (m) => log.warn(m));
   }
 
   /** The ownership a pass plans with: on a server that ignores requested IDs, what the entries themselves show. */
@@ -83,7 +83,8 @@ export class Reconciler {
 
   async once(r: ReconcileRequest): Promise<ReconcileOutcome> {
     const { config, spire } = this.o;
-    const unsupported = r.probe === false ? undefined : await this.probeServer();
+    const log = r.log ?? this.o.log;
+    const unsupported = r.probe === false ? undefined : await this.probeServer(log);
     r.onProbed?.();
     let federation: FederationPassResult | undefined;
     if (federationOn(config)) {
@@ -109,8 +110,8 @@ export class Reconciler {
       ...r.entries,
       ...(snapshot.version !== undefined ? { snapshotVersion: snapshot.version } : {}),
     });
-    if (entries.applied) this.probe.noticeAssignedIds(entries.applied, this.warn);
-    if (!this.migrationExplained && this.o.logMigration) logMigration(this.o.log, entries.migration, this.o.options.ownership.entryIDPrefix);
+    if (entries.applied) this.probe.noticeAssignedIds(entries.applied, (m) => log.warn(m));
+    if (!this.migrationExplained && this.o.logMigration) logMigration(log, entries.migration, this.o.options.ownership.entryIDPrefix);
     this.migrationExplained = true;
     return { ...(federation ? { federation } : {}), entries };
   }
