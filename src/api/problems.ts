@@ -1,6 +1,22 @@
 import type { Owner } from './objects.js';
 
 /**
+ * A problem with one field of one object, worded for an operator: the one
+ * shape every check returns (rendering, label selectors, manifests, the CRD
+ * schema, federation, the webhook). `field` is a dotted path from the object
+ * (`spec.podSelector.matchLabels`).
+ */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** One line for an object's field problems: `Kind name: field: message; ...`. */
+export function formatFieldProblems(kind: string, name: string, problems: readonly FieldProblem[]): string {
+  return problems.map((e) => `${kind} ${name}: ${e.field}: ${e.message}`).join('; ');
+}
+
+/**
  * What a pass could not do, worded once for every place that reports it:
  * the controller's log and Events, manifest mode's log, and `plan`. The
  * message does not repeat the object (an Event is attached to it; a log

@@ -1,11 +1,9 @@
-import { type ClusterSnapshot, type ClusterSPIFFEID, type IgnoredNamespaces, isOurClass, type Namespace, type Node, type Pod } from '../api/index.js';
+import { type ClusterSnapshot, type ClusterSPIFFEID, type FieldProblem, formatFieldProblems, type IgnoredNamespaces, isOurClass, type Namespace, type Node, type Pod } from '../api/index.js';
 
 export { type ClusterSnapshot, isOurClass } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
 import { indexServices, type ServiceIndex, serviceDnsNames } from './endpoints.js';
 import {
-  type FieldError,
-  formatFieldErrors,
   ownerOf,
   parseClusterSPIFFEID,
   type ParsedClusterSPIFFEID,
@@ -197,7 +195,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     if ('spec' in r) {
       state.declared.push({ key: entryKey(r.spec), spec: r.spec, owner });
     } else {
-      const message = formatFieldErrors('ClusterStaticEntry', owner.name, r.errors);
+      const message = formatFieldProblems('ClusterStaticEntry', owner.name, r.errors);
       state.renderFailures.push({ owner, message });
       state.keepNonPodEntries ??= `entries not tied to a pod are kept: ${message}`;
     }
@@ -300,7 +298,7 @@ type Selecting = ParsedClusterSPIFFEID & { readonly renderKey: string };
 /** What an invalid object still selects, for its status (see parseClusterSPIFFEID). */
 type InvalidSelection = Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'>;
 
-const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldError[]; selectors: InvalidSelection })>();
+const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldProblem[]; selectors: InvalidSelection })>();
 
 function parsedOnce(obj: ClusterSPIFFEID) {
   let hit = parsedObjects.get(obj);
@@ -316,7 +314,7 @@ function parsedOnce(obj: ClusterSPIFFEID) {
 /** The ClusterSPIFFEIDs of our class, parsed, fallback ones last (a stable sort, so otherwise in the order given). */
 function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings: SelectionSettings) {
   const parsed: Selecting[] = [];
-  const invalid: { owner: Owner; errors: FieldError[]; selectors: InvalidSelection }[] = [];
+  const invalid: { owner: Owner; errors: FieldProblem[]; selectors: InvalidSelection }[] = [];
   const owners: Owner[] = [];
   for (const obj of objects) {
     if (!isOurClass(obj.spec?.className, settings)) {
@@ -428,8 +426,8 @@ export function declarePods(
   return out;
 }
 
-function reportInvalid(state: DeclaredState, owner: Owner, errors: FieldError[], observe: SelectionObserver | undefined): void {
-  const message = formatFieldErrors('ClusterSPIFFEID', owner.name, errors);
+function reportInvalid(state: DeclaredState, owner: Owner, errors: FieldProblem[], observe: SelectionObserver | undefined): void {
+  const message = formatFieldProblems('ClusterSPIFFEID', owner.name, errors);
   observe?.invalid?.(owner, message);
   state.renderFailures.push({ owner, message });
   // Which pods it selected is unknown, so none of their entries may go.

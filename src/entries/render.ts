@@ -1,3 +1,4 @@
+import type { FieldProblem } from '../api/index.js';
 import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, ownerOf, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
 import { formatSpiffeId, lengthProblem, memberProblem, parseSpiffeId, parseTrustDomain, workloadProblem } from '../spiffe/index.js';
 export { ownerOf } from '../api/index.js';
@@ -13,16 +14,6 @@ export interface RenderSettings {
   clusterName: string;
   clusterDomain: string;
   parentIdTemplate: CompiledTemplate;
-}
-
-/** A problem with one field of one object, worded for an operator. */
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-export function formatFieldErrors(kind: string, name: string, errors: readonly FieldError[]): string {
-  return errors.map((e) => `${kind} ${name}: ${e.field}: ${e.message}`).join('; ');
 }
 
 /** A ClusterSPIFFEID with its templates compiled and its fixed fields checked once, not per pod. */
@@ -43,7 +34,7 @@ export interface ParsedClusterSPIFFEID {
   fallback: boolean;
 }
 
-function attempt<T>(errors: FieldError[], field: string, fn: () => T): T | undefined {
+function attempt<T>(errors: FieldProblem[], field: string, fn: () => T): T | undefined {
   try {
     return fn();
   } catch (err) {
@@ -81,8 +72,8 @@ function literalTrustDomain(template: string): string | undefined {
 export function parseClusterSPIFFEID(
   obj: ClusterSPIFFEID,
   trustDomain?: string,
-): { parsed: ParsedClusterSPIFFEID } | { errors: FieldError[]; selectors: Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'> } {
-  const errors: FieldError[] = [];
+): { parsed: ParsedClusterSPIFFEID } | { errors: FieldProblem[]; selectors: Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'> } {
+  const errors: FieldProblem[] = [];
   const spec = obj.spec ?? ({} as ClusterSPIFFEID['spec']);
   const dnsSources = spec.dnsNameTemplates ?? [];
   const selectorSources = spec.workloadSelectorTemplates ?? [];
@@ -342,8 +333,8 @@ function resolveId(value: string, trustDomain: string | undefined, role: 'member
  * reconcile always knows the trust domain; `validate` may not, and then the
  * checks that compare with it are left out.
  */
-export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string | undefined): { spec: EntrySpec } | { errors: FieldError[] } {
-  const errors: FieldError[] = [];
+export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string | undefined): { spec: EntrySpec } | { errors: FieldProblem[] } {
+  const errors: FieldProblem[] = [];
   const s = obj.spec ?? ({} as ClusterStaticEntry['spec']);
   const spiffeId = attempt(errors, 'spec.spiffeID', () => {
     if (!s.spiffeID) throw new Error('is required');
