@@ -206,22 +206,26 @@ function run(what: string, template: CompiledTemplate, data: TemplateData): stri
   }
 }
 
+/** What a template sees, as upstream builds it; the parent ID template sees no pod (PodMeta and PodSpec are null). */
+function templateData(settings: RenderSettings, node: Node, pod?: Pod): TemplateData {
+  return {
+    TrustDomain: settings.trustDomain,
+    ClusterName: settings.clusterName,
+    ClusterDomain: settings.clusterDomain,
+    PodMeta: pod ? pod.metadata : null,
+    PodSpec: pod ? (pod.spec ?? {}) : null,
+    NodeMeta: node.metadata,
+    NodeSpec: node.spec ?? {},
+  };
+}
+
 /**
  * The parent ID depends on the node only (the template sees no pod data, as
  * upstream), so callers cache it per node and pass it in.
  */
 export function renderParentId(node: Node, settings: RenderSettings): { parentId: string } | { error: string } {
-  const data: TemplateData = {
-    TrustDomain: settings.trustDomain,
-    ClusterName: settings.clusterName,
-    ClusterDomain: settings.clusterDomain,
-    PodMeta: null,
-    PodSpec: null,
-    NodeMeta: node.metadata,
-    NodeSpec: node.spec ?? {},
-  };
   try {
-    return { parentId: checkIdInTrustDomain(settings.parentIdTemplate.render(data), settings.trustDomain, 'member') };
+    return { parentId: checkIdInTrustDomain(settings.parentIdTemplate.render(templateData(settings, node)), settings.trustDomain, 'member') };
   } catch (err) {
     // The template is the config's, not the ClusterSPIFFEID's, and fails per node: say which of each.
     return { error: `parentIDTemplate: node ${node.metadata.name}: ${(err as Error).message}` };
@@ -237,15 +241,7 @@ export function renderPodEntry(
   settings: RenderSettings,
   serviceDnsNames: readonly string[],
 ): { spec: EntrySpec } | { error: string } {
-  const data: TemplateData = {
-    TrustDomain: settings.trustDomain,
-    ClusterName: settings.clusterName,
-    ClusterDomain: settings.clusterDomain,
-    PodMeta: pod.metadata,
-    PodSpec: pod.spec ?? {},
-    NodeMeta: node.metadata,
-    NodeSpec: node.spec ?? {},
-  };
+  const data = templateData(settings, node, pod);
   try {
     const spiffeIdText = run('SPIFFE ID', spec.spiffeId, data);
     let spiffeId: string;
