@@ -1,6 +1,7 @@
 export * from './model.js';
 export { changedFields, type ComparedField, ENTRY_FIELDS, FIELD_VIEW_NAMES, type OptionalField } from './compare.js';
-export { comparePreference, groupDeclared, type KeyState } from './state.js';
+export { groupDeclared, type KeyState } from './keys.js';
+export { comparePreference, ownerOf } from '../api/index.js';
 export {
   classifyEntry,
   defaultEntryIDPrefix,

@@ -1,7 +1,7 @@
 import { changedFields, type ComparedField, type OptionalField } from './compare.js';
 import { type CurrentEntry, type DeclaredEntry, type EntrySpec, isJoinTokenEntry, type Owner } from './model.js';
 import { classifyEntry, matchesCleanup, otherClusterOf, type Ownership, type Policy } from './ownership.js';
-import { groupDeclared, type KeyState } from './state.js';
+import { groupDeclared, type KeyState } from './keys.js';
 import { newEntryId } from './ids.js';
 
 export interface PlannedCreate {

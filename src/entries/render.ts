@@ -1,7 +1,6 @@
 import type { FieldProblem } from '../api/index.js';
 import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, ownerOf, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
 import { formatSpiffeId, lengthProblem, memberProblem, parseSpiffeId, parseTrustDomain, workloadProblem } from '../spiffe/index.js';
-export { ownerOf } from '../api/index.js';
 import { type CompiledTemplate, TEMPLATE_NAMES, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
 import { dnsNameCheck, duplicateSelector, entrySizeProblem, hintProblem, selectorValueProblem, storeSvidProblem, ttlSeconds } from './spire-accepts.js';

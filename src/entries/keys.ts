@@ -1,7 +1,6 @@
+/** Declared entries grouped by their key, and which declaration of each key wins (the rest are masked). */
 import { comparePreference } from '../api/index.js';
 import type { DeclaredEntry } from './model.js';
-
-export { comparePreference };
 
 export interface KeyState {
   key: string;
