@@ -262,8 +262,11 @@ export class LivePasses {
     }
   }
 
-  // Declares and applies these pods' entries against the in-memory SPIRE state.
-  private async applyPods(pods: Pod[], goneUids: string[], signal: AbortSignal, started: number, log: Logger) {
+  /**
+   * The engine's pod pass (entries/pass.ts:runPodPass) over these pods, against the in-memory SPIRE
+   * state, with the cache's lookups: what both pod routes (podPass, firstListBatch) write with.
+   */
+  private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, started: number, log: Logger) {
     const { cache, metrics, progress } = this.o;
     // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
     const r = await runPodPass(
@@ -309,7 +312,7 @@ export class LivePasses {
       if (pod && pod.metadata.uid === uid) pods.push(pod);
       else goneUids.push(uid);
     }
-    const r = await this.applyPods(pods, goneUids, signal, started, log);
+    const r = await this.writePodEntries(pods, goneUids, signal, started, log);
     this.report(entryPassProblems(r), log);
     if (transientFailure(r.applied)) this.retryLater();
     this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
@@ -340,7 +343,7 @@ export class LivePasses {
         this.o.scheduler.dropFirstList();
         return false;
       }
-      const r = await this.applyPods(pods, [], signal, started, log);
+      const r = await this.writePodEntries(pods, [], signal, started, log);
       this.o.progress.writtenWhileListing(r.applied.created + r.applied.updated);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
       if (transientFailure(r.applied)) {
