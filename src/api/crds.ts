@@ -1,5 +1,13 @@
-import type { Condition } from '../kube/conditions.js';
 import type { KubeObject, LabelSelector } from './kube.js';
+
+/** A status condition, as metav1.Condition (kubectl describe shows them). */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
 
 export const GROUP_VERSION = 'spire.spiffe.io/v1alpha1';
 

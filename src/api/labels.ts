@@ -1,15 +1,10 @@
+import type { FieldProblem } from './problems.js';
 import type { LabelSelector } from './kube.js';
 
 export type LabelMatcher = (labels: Record<string, string> | undefined) => boolean;
 
-/** One reason a selector is invalid; `field` is relative to the selector (`matchExpressions[0].values[1]`). */
-export interface SelectorProblem {
-  field: string;
-  message: string;
-}
-
 export class LabelSelectorError extends Error {
-  constructor(readonly problems: SelectorProblem[]) {
+  constructor(readonly problems: FieldProblem[]) {
     super(problems.map((p) => `${p.field}: ${p.message}`).join('; '));
     this.name = 'LabelSelectorError';
   }
@@ -68,8 +63,8 @@ export function labelValueProblem(value: string): string | undefined {
 }
 
 /** Problems with a label map (matchLabels, or a config's label set), fields `["key"]`. */
-export function labelSetProblems(labels: Record<string, unknown>): SelectorProblem[] {
-  const problems: SelectorProblem[] = [];
+export function labelSetProblems(labels: Record<string, unknown>): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   for (const [key, value] of Object.entries(labels)) {
     const field = `[${JSON.stringify(key)}]`;
     const keyProblem = labelKeyProblem(key);
@@ -89,7 +84,7 @@ export function labelSetProblems(labels: Record<string, unknown>): SelectorProbl
  * keys are qualified names, values label values, operators one of four,
  * In/NotIn need values and Exists/DoesNotExist take none.
  */
-export function labelSelectorProblems(selector: LabelSelector): SelectorProblem[] {
+export function labelSelectorProblems(selector: LabelSelector): FieldProblem[] {
   const problems = labelSetProblems(selector.matchLabels ?? {}).map((p) => ({ ...p, field: `matchLabels${p.field}` }));
   for (const [i, req] of (selector.matchExpressions ?? []).entries()) {
     const where = `matchExpressions[${i}]`;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, inCachedNamespaces, matchesLabels, unsupportedFieldSelectors } from '../api/index.js';
+import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, entriesOff, inCachedNamespaces, matchesLabels, switchedSnapshot, unsupportedFieldSelectors } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
 import { fromSpire } from '../entries/index.js';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
@@ -22,22 +22,6 @@ export function manifestPaths(flag: string[] | undefined, config: ControllerConf
 /** A warning leaves the object in; anything else skipped something. */
 export function isSkip(p: ManifestProblem): boolean {
   return p.severity !== 'warning';
-}
-
-/** The objects a pass reads, less the kinds the config's `reconcile` block turns off. */
-function snapshotFor(objects: ClusterSnapshot, config: ControllerConfig): ClusterSnapshot {
-  return {
-    ...objects,
-    clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? objects.clusterSPIFFEIDs : [],
-    clusterStaticEntries: config.reconcile.clusterStaticEntries ? objects.clusterStaticEntries : [],
-  };
-}
-
-// Upstream runs no entry reconciler with both kinds off; an empty declaration must not delete everything.
-function entriesOff(config: ControllerConfig): string | undefined {
-  return !config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries
-    ? 'reconcile.clusterSPIFFEIDs and reconcile.clusterStaticEntries are both off'
-    : undefined;
 }
 
 export interface LoadedManifests {
@@ -71,7 +55,7 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
     entriesOff(config) ??
     (skipped.length > 0 ? `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}` : undefined);
   const problems = [...set.problems, ...checkManifestObjects(set, config.trustDomain)];
-  return { set, problems, snapshot: snapshotFor(objects, config), ...(suppressDeletes ? { suppressDeletes } : {}) };
+  return { set, problems, snapshot: switchedSnapshot(config, objects), ...(suppressDeletes ? { suppressDeletes } : {}) };
 }
 
 /** cacheNamespaces field selectors manifest files cannot be filtered by (live mode's API server applies them). */
@@ -192,7 +176,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
     }
     const entriesOffReason = entriesOff(config);
     inputs = {
-      snapshot: snapshotFor(read.snapshot, config),
+      snapshot: switchedSnapshot(config, read.snapshot),
       clusterFederatedTrustDomains: read.clusterFederatedTrustDomains,
       ...(entriesOffReason ? { suppressDeletes: entriesOffReason } : {}),
       skipped: 0,

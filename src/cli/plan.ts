@@ -9,11 +9,10 @@ import {
   isOurClass,
   planPass,
   emptyClusterDomainNote,
-  runEntryPass,
   type SelectionObserver,
-  SpireServerProbe,
 } from '../entries/index.js';
-import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
+import type { FederationPassResult } from '../federation/index.js';
+import { Reconciler } from '../manager/reconcile.js';
 import { spireClientFor, waitForSpire } from '../manager/spire-client.js';
 import { addConfigOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
@@ -84,31 +83,21 @@ export async function onePass(p: Prepared, flags: { entries?: string }, opts: { 
   const spire = spireClientFor(config);
   try {
     await waitForSpire(spire, { timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000), say: (line) => log.info(line) });
-    let federation: FederationPassResult | undefined;
-    if (config.reconcile.clusterFederatedTrustDomains) {
-      federation = await runFederationPass(inputs.clusterFederatedTrustDomains, spire, {
-        ...federationOptions(config),
-        ours: new Set(),
-        dryRun: !opts.apply,
-      });
-    }
-    // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops (without it,
-    // a server older than 1.6.3 would get the same hint update on every run) and whether it keeps requested IDs.
-    const probe = new SpireServerProbe();
-    const warn = (m: string) => log.warn(m);
-    const unsupportedFields = opts.apply ? await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn) : undefined;
+    // A fresh start, as a new process: no claims, no relationships set, the migration explained (in the report).
+    const reconciler = new Reconciler({ config, spire, log, options: { ...options, claims: new ClaimedIds() }, logMigration: false });
     const progress = opts.progress;
-    const result = await runEntryPass(inputs.snapshot, spire, {
-      ...options,
-      ...(probe.ignoresEntryIds ? { ownership: { ...options.ownership, serverAssignsIds: true } } : {}),
-      claims: new ClaimedIds(),
+    const { federation, entries: result } = await reconciler.once({
+      federation: inputs.clusterFederatedTrustDomains,
+      // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops (without it,
+      // a server older than 1.6.3 would get the same hint update on every run) and whether it keeps requested IDs.
+      probe: opts.apply,
       dryRun: !opts.apply,
-      ...(federation ? { federatedBundles: federation.bundles } : {}),
-      ...(unsupportedFields ? { unsupportedFields } : {}),
-      ...(progress ? { onWritten: (done: number, total: number) => progress.update(`writing entries: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`) } : {}),
+      snapshot: () => ({ objects: inputs.snapshot }),
+      entries: progress ? { onWritten: (done: number, total: number) => progress.update(`writing entries: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`) } : {},
     });
     progress?.done();
-    if (result.applied) probe.noticeAssignedIds(result.applied, warn);
+    // Without a signal and with a snapshot, the entry pass always runs.
+    if (!result) throw new Error('the entry pass did not run');
     return { result, ...(federation ? { federation } : {}) };
   } catch (err) {
     throw asCliError(err);

@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import {
   type ComparedField,
   describeEntryConflict,
+  FIELD_VIEW_NAMES,
   describeFederationOmission,
   describeMigration,
   describeRenderFailure,
@@ -31,16 +32,8 @@ export interface EntryView {
   storeSVID: boolean;
 }
 
-export const FIELD_NAMES: Record<ComparedField, keyof EntryView> = {
-  x509SvidTtl: 'x509SVIDTTL',
-  jwtSvidTtl: 'jwtSVIDTTL',
-  federatesWith: 'federatesWith',
-  admin: 'admin',
-  downstream: 'downstream',
-  dnsNames: 'dnsNames',
-  hint: 'hint',
-  storeSvid: 'storeSVID',
-};
+/** Each compared field's name in EntryView (the field table in entries/compare.ts names them). */
+export const FIELD_NAMES: Record<ComparedField, keyof EntryView> = FIELD_VIEW_NAMES;
 
 export function entryView(id: string, s: EntrySpec): EntryView {
   return {

@@ -1,19 +1,15 @@
-import { watch, type FSWatcher } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
 import type { Command } from 'commander';
-import { ClaimedIds, entryPassProblems, logMigration, logProblems, runEntryPass, SpireServerProbe, emptyClusterDomainNote } from '../entries/index.js';
-import { federationOptions, federationPassProblems, runFederationPass } from '../federation/index.js';
-import { formatProblem } from '../manifests/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import { type Check, informersSynced, ping, serveObservability } from '../manager/health.js';
 import { startLive } from '../manager/live.js';
-import { ControllerMetrics, passCounts } from '../manager/metrics.js';
+import { runManifestMode as runManifestController } from '../manager/manifest-mode.js';
+import { ControllerMetrics } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
 import { startWebhook } from '../webhook/index.js';
-import { CoalescingTrigger } from '../manager/trigger.js';
 import { addConfigOptions, type ConfigFlags, loadContext, type LoadedContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
 import { checkSocketPath, spireClientFor } from '../manager/spire-client.js';
@@ -42,160 +38,23 @@ function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, r
 }
 
 /**
- * How long manifest files must have been still before a pass reads them. A
- * writer that pauses mid-file (a copy in chunks, a slow pipe) leaves a half
- * file that often still parses, and a pass on it would delete the entries of
- * everything in the missing half, then create them again with new IDs. A
- * writer that pauses longer than this still cannot be told from a finished
- * one: write manifests atomically (to a temporary name, then rename, as
- * ConfigMap volumes do).
- */
-export const MANIFEST_SETTLE_MS = 2_000;
-
-/**
- * Whether what was read is not a snapshot yet, and how long to wait: a file
- * moved while read, or the files (or the watched folders) moved less than
- * MANIFEST_SETTLE_MS ago. A modification time in the future (clock skew on a
- * network share) tells nothing and is not waited for.
- */
-function unsettled(set: { changedWhileRead: string[]; newestChangeMs: number }, lastFsEvent: number): { why: string; waitMs: number } | undefined {
-  if (set.changedWhileRead.length > 0) return { why: `${set.changedWhileRead.join(', ')} changed while being read`, waitMs: MANIFEST_SETTLE_MS };
-  const now = Date.now();
-  const moved = Math.max(lastFsEvent, set.newestChangeMs > now ? 0 : set.newestChangeMs);
-  const still = now - moved;
-  return still < MANIFEST_SETTLE_MS ? { why: `manifests changed ${Math.max(0, Math.round(still))} ms ago`, waitMs: MANIFEST_SETTLE_MS - still } : undefined;
-}
-
-/**
- * The long-running controller in manifest mode: a pass at start, whenever a
- * manifest file changes, and every gcInterval. Resolves when stopped by a
- * signal, after the pass in flight has finished.
+ * Manifest mode (manager/manifest-mode.ts) with the metrics and health
+ * servers: nothing to sync, so ready once serving (a sidecar's readiness is
+ * the SPIRE server pod's, so SPIRE is not part of it).
  */
 async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
   for (const w of manifestScopeWarnings(config)) log.warn(w);
-  // Claims outlive a pass: an entry an older SPIRE stored under its own ID is still ours when its manifest goes.
-  const options = { ...passOptions(config), claims: new ClaimedIds() };
   const metrics = new ControllerMetrics();
   // This process is the only writer: it leads.
   metrics.setLeader(true);
-  // Health and metrics as in live mode, so the deploy patch's probes work here too. Nothing to
-  // sync: ready once serving (a sidecar's readiness is the SPIRE server pod's, so SPIRE is not part of it).
   const observability = await serveFor(config, metrics, [], log);
-  const spire = spireClientFor(config, metrics.observeSpireRpc);
-  const probe = new SpireServerProbe();
-  const warn = (m: string) => log.warn(m);
-  let migrationExplained = false;
-  // Relationships this process set; under entryScope prefixed only these may be deleted.
-  const ourRelationships = new Set<string>();
-
   try {
-    await spire.waitUntilReady({
-      timeoutMs: Number.MAX_SAFE_INTEGER,
-      onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
-      signal,
-    });
+    await runManifestController({ paths, config, pass: passOptions(config), log, signal, metrics, read: (p) => readManifests(p, config) });
   } catch (err) {
-    spire.close();
+    throw asCliError(err);
+  } finally {
     await observability.close();
-    if (!signal.aborted) throw asCliError(err);
-    // Stopped before SPIRE ever answered: nothing was started, nothing to finish.
-    log.info('stopped');
-    return;
   }
-  log.info({ socket: spire.socketPath, manifests: paths }, 'manifest mode started');
-
-  // Said once while it lasts, not every pass.
-  let dottedSaid = false;
-  // When the watcher last saw a change, and the pass waiting for the files to be still.
-  let lastFsEvent = 0;
-  let settling: NodeJS.Timeout | undefined;
-  const passLater = (ms: number) => {
-    clearTimeout(settling);
-    settling = setTimeout(() => trigger.trigger(), ms);
-  };
-  const pass = async () => {
-    const started = Date.now();
-    try {
-      // A snapshot is files that have been still for MANIFEST_SETTLE_MS, read without moving.
-      const wait = MANIFEST_SETTLE_MS - (Date.now() - lastFsEvent);
-      if (wait > 0) return passLater(wait);
-      const manifests = await readManifests(paths, config);
-      const moving = unsettled(manifests.set, lastFsEvent);
-      if (moving) {
-        log.info(`${moving.why}: not a snapshot yet; reading again in ${moving.waitMs} ms`);
-        return passLater(moving.waitMs);
-      }
-      const unsupported = await probe.refresh(spire, config.trustDomain, options.ownership.entryIDPrefix, warn);
-      for (const p of manifests.problems) log.warn(formatProblem(p));
-      let federatedBundles: Set<string> | undefined;
-      if (config.reconcile.clusterFederatedTrustDomains) {
-        const fed = await runFederationPass(manifests.set.clusterFederatedTrustDomains, spire, {
-          ...federationOptions(config),
-          ours: ourRelationships,
-        });
-        logProblems(log, federationPassProblems(fed));
-        federatedBundles = fed.bundles;
-      }
-      const result = await runEntryPass(manifests.snapshot, spire, {
-        ...options,
-        ...(probe.ignoresEntryIds ? { ownership: { ...options.ownership, serverAssignsIds: true } } : {}),
-        explainMigration: !migrationExplained,
-        ...(federatedBundles ? { federatedBundles } : {}),
-        ...(unsupported ? { unsupportedFields: unsupported } : {}),
-        ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
-        onPhase: (phase, seconds) => metrics.observePhase(phase, seconds),
-      });
-      if (result.applied) probe.noticeAssignedIds(result.applied, warn);
-      if (!migrationExplained) logMigration(log, result.migration, options.ownership.entryIDPrefix);
-      migrationExplained = true;
-      logProblems(log, entryPassProblems(result));
-      const dotted = emptyClusterDomainNote(result.declared.renderFailures, config.clusterDomain);
-      if (dotted && !dottedSaid) log.warn(dotted);
-      dottedSaid = dotted !== undefined;
-      const a = result.applied;
-      log.info(
-        { created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, kept: result.plan.kept.length, ms: Date.now() - started },
-        'reconciled',
-      );
-      metrics.observePass(passCounts(result), (Date.now() - started) / 1000);
-    } catch (err) {
-      // A failed pass changes nothing further; the next trigger or interval tries again.
-      log.error(`reconcile pass failed: ${(err as Error).message}`);
-      metrics.passFailed();
-    }
-  };
-
-  const trigger = new CoalescingTrigger(pass);
-  const watchers: FSWatcher[] = [];
-  let debounce: NodeJS.Timeout | undefined;
-  for (const p of paths) {
-    try {
-      watchers.push(
-        watch(p, { recursive: true }, () => {
-          lastFsEvent = Date.now();
-          clearTimeout(debounce);
-          debounce = setTimeout(() => trigger.trigger(), 200);
-        }),
-      );
-    } catch (err) {
-      log.warn(`cannot watch ${p} (${(err as Error).message}); it is re-read every gcInterval`);
-    }
-  }
-  const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);
-  trigger.trigger();
-
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  log.info('shutting down: finishing the pass in flight');
-  clearInterval(interval);
-  clearTimeout(debounce);
-  clearTimeout(settling);
-  for (const w of watchers) w.close();
-  await trigger.stop();
-  spire.close();
-  await observability.close();
   log.info('stopped');
 }
 

@@ -1,4 +1,4 @@
-import type { SpireClient } from '../spire/index.js';
+import { rpcOutcome, type SpireClient } from '../spire/index.js';
 import { ID_ONLY_MASK, type Owner, toSpire, UPDATE_MASK } from './model.js';
 import type { KeptEntry, Plan, PlannedCreate } from './plan.js';
 
@@ -61,6 +61,12 @@ function heldBackDetail(workload: string): string {
   return workload === NOT_A_POD ? 'kept until every new entry not tied to a pod is written' : `kept until the new entry for ${workload} is written`;
 }
 
+/** A create or update SPIRE refused: a failure against its object, and its key not (fully) on the server. */
+function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Owner }, status: { codeName: string; message: string }, result: ApplyResult): void {
+  result.failures.push({ op, id: w.id, key: w.key, owner: w.owner, codeName: status.codeName, message: status.message });
+  result.failedKeys.add(w.key);
+}
+
 async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedWorkloads: Set<string>, send: Sending): Promise<void> {
   if (creates.length === 0) return;
   const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), { outputMask: ID_ONLY_MASK, ...send });
@@ -72,8 +78,7 @@ async function create(creates: readonly PlannedCreate[], spire: SpireClient, res
       if (r.entry?.id && r.entry.id !== c.id) result.assigned.set(c.id, r.entry.id);
       return;
     }
-    result.failures.push({ op: 'create', id: c.id, key: c.key, owner: c.owner, codeName: r.status.codeName, message: r.status.message });
-    result.failedKeys.add(c.key);
+    failed('create', c, r.status, result);
     failedWorkloads.add(workloadOf(c));
   });
 }
@@ -107,8 +112,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
     outcome.results.forEach((r, i) => {
       const u = plan.updates[i]!;
       if (r.status.ok) return void result.updated++;
-      result.failures.push({ op: 'update', id: u.id, key: u.key, owner: u.owner, codeName: r.status.codeName, message: r.status.message });
-      result.failedKeys.add(u.key);
+      failed('update', u, r.status, result);
       // An entry that failed to update still exists: only a pod's own deletes wait for it (its
       // other entries); one static entry's failed update says nothing of another's removal.
       if (u.podUid !== undefined) failedWorkloads.add(workloadOf(u));
@@ -131,7 +135,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
     outcome.results.forEach((r, i) => {
       const d = deletes[i]!;
       // Already gone is what we wanted.
-      if (r.status.ok || r.status.codeName === 'NOT_FOUND') return void result.deleted++;
+      if (r.status.ok || rpcOutcome(r.status.codeName, 'delete') === 'done') return void result.deleted++;
       result.failures.push({ op: 'delete', id: d.id, key: d.key, codeName: r.status.codeName, message: r.status.message });
     });
   }

@@ -1,9 +1,37 @@
+import type { EntryMask, EntryOut } from '../spire/types.js';
 import type { EntrySpec } from './model.js';
 
-/** Fields a SPIRE server may not store (older servers), found by the probe in unsupported.ts. */
-export type OptionalField = 'jwtSvidTtl' | 'hint' | 'storeSvid';
+/**
+ * The entry fields the controller compares and updates, once: their name in
+ * EntrySpec, on the wire, in `plan` output, how two values compare, and
+ * whether an older SPIRE server may not store it (found by the probe in
+ * unsupported.ts). Adding a SPIRE entry field is one row here (and its
+ * place in EntrySpec and the plan's EntryView, which the compiler asks for).
+ * The identity fields (SPIFFE ID, parent ID, selectors) are the entry's key,
+ * not compared: see entryKey.
+ */
+export const ENTRY_FIELDS = [
+  { field: 'x509SvidTtl', wire: 'x509_svid_ttl', view: 'x509SVIDTTL', compare: 'value', optional: false },
+  { field: 'jwtSvidTtl', wire: 'jwt_svid_ttl', view: 'jwtSVIDTTL', compare: 'value', optional: true },
+  // A set: SPIRE returns it in no particular order.
+  { field: 'federatesWith', wire: 'federates_with', view: 'federatesWith', compare: 'set', optional: false },
+  { field: 'admin', wire: 'admin', view: 'admin', compare: 'value', optional: false },
+  { field: 'downstream', wire: 'downstream', view: 'downstream', compare: 'value', optional: false },
+  // In order: the first one becomes the SVID's common name, so a reorder is a change.
+  { field: 'dnsNames', wire: 'dns_names', view: 'dnsNames', compare: 'list', optional: false },
+  { field: 'hint', wire: 'hint', view: 'hint', compare: 'value', optional: true },
+  { field: 'storeSvid', wire: 'store_svid', view: 'storeSVID', compare: 'value', optional: true },
+] as const satisfies readonly { field: keyof EntrySpec; wire: keyof EntryOut & keyof EntryMask; view: string; compare: 'value' | 'set' | 'list'; optional: boolean }[];
 
-export type ComparedField = 'x509SvidTtl' | 'jwtSvidTtl' | 'federatesWith' | 'admin' | 'downstream' | 'dnsNames' | 'hint' | 'storeSvid';
+type Row = (typeof ENTRY_FIELDS)[number];
+
+export type ComparedField = Row['field'];
+
+/** Fields a SPIRE server may not store (older servers), found by the probe in unsupported.ts. */
+export type OptionalField = Extract<Row, { optional: true }>['field'];
+
+/** Each compared field's name in `plan` output. */
+export const FIELD_VIEW_NAMES = Object.fromEntries(ENTRY_FIELDS.map((r) => [r.field, r.view])) as { [R in Row as R['field']]: R['view'] };
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   // The common cases (both empty, or the same order) without building sets: this runs per entry per pass.
@@ -17,21 +45,42 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+const NONE: ReadonlySet<OptionalField> = new Set();
+
 /**
- * The fields on which `current` differs from `declared`. federatesWith is a
- * set (SPIRE returns it in no particular order). dnsNames keep their order:
- * the first one becomes the SVID's common name, so a reorder is a change.
- * Fields the server does not support are skipped, or they would differ forever.
+ * The fields on which `current` differs from `declared`, in ENTRY_FIELDS
+ * order. Fields the server does not support are skipped, or they would
+ * differ forever.
  */
-export function changedFields(current: EntrySpec, declared: EntrySpec, unsupported: ReadonlySet<OptionalField> = new Set()): ComparedField[] {
+export function changedFields(current: EntrySpec, declared: EntrySpec, unsupported: ReadonlySet<OptionalField> = NONE): ComparedField[] {
   const out: ComparedField[] = [];
-  if (current.x509SvidTtl !== declared.x509SvidTtl) out.push('x509SvidTtl');
-  if (!unsupported.has('jwtSvidTtl') && current.jwtSvidTtl !== declared.jwtSvidTtl) out.push('jwtSvidTtl');
-  if (!sameSet(current.federatesWith, declared.federatesWith)) out.push('federatesWith');
-  if (current.admin !== declared.admin) out.push('admin');
-  if (current.downstream !== declared.downstream) out.push('downstream');
-  if (!sameList(current.dnsNames, declared.dnsNames)) out.push('dnsNames');
-  if (!unsupported.has('hint') && current.hint !== declared.hint) out.push('hint');
-  if (!unsupported.has('storeSvid') && current.storeSvid !== declared.storeSvid) out.push('storeSvid');
+  for (const r of ENTRY_FIELDS) {
+    if (r.optional && unsupported.has(r.field)) continue;
+    const a = current[r.field];
+    const b = declared[r.field];
+    const same = r.compare === 'set' ? sameSet(a as string[], b as string[]) : r.compare === 'list' ? sameList(a as string[], b as string[]) : a === b;
+    if (!same) out.push(r.field);
+  }
   return out;
 }
+
+/** The compared fields of an entry as SPIRE sent it. */
+export function comparedFromSpire(e: EntryOut): Pick<EntrySpec, ComparedField> {
+  const out: Record<string, unknown> = {};
+  for (const r of ENTRY_FIELDS) out[r.field] = e[r.wire];
+  return out as Pick<EntrySpec, ComparedField>;
+}
+
+/** The compared fields of a spec as SPIRE takes them. */
+export function comparedToSpire(spec: EntrySpec): { [R in Row as R['wire']]: EntrySpec[R['field']] } {
+  const out: Record<string, unknown> = {};
+  for (const r of ENTRY_FIELDS) out[r.wire] = spec[r.field];
+  return out as { [R in Row as R['wire']]: EntrySpec[R['field']] };
+}
+
+/**
+ * Updates write only the fields the controller manages. The key fields are
+ * equal by construction, and fields we do not manage (expires_at,
+ * additional_attributes) are left as whoever set them left them.
+ */
+export const UPDATE_MASK: EntryMask = Object.fromEntries(ENTRY_FIELDS.map((r) => [r.wire, true]));

@@ -1,15 +1,9 @@
 import type { ApplyResult } from './apply.js';
-import type { EntryOut } from '../spire/index.js';
-import { changedFields } from './compare.js';
+import { type EntryOut, rpcOutcome } from '../spire/index.js';
+import { changedFields, comparedFromSpire } from './compare.js';
 import { type CurrentEntry, type EntrySpec, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
 
-/**
- * Per-item rejections after which SPIRE certainly holds nothing new for that
- * item. Anything else (a transport error, an outcome unknown, a similar
- * entry we did not know of) means our copy may be wrong.
- */
-const DEFINITE = new Set(['INVALID_ARGUMENT', 'INTERNAL', 'NOT_FOUND', 'FAILED_PRECONDITION']);
 
 /**
  * A map from a key to the entry IDs under it. Nearly every key names one
@@ -99,7 +93,7 @@ function holds(raw: EntryOut, spec: EntrySpec): boolean {
     sameId(raw.spiffe_id, spec.spiffeId) &&
     sameId(raw.parent_id, spec.parentId) &&
     sameSelectors(raw.selectors, spec.selectors) &&
-    changedFields(spec, { ...spec, x509SvidTtl: raw.x509_svid_ttl, jwtSvidTtl: raw.jwt_svid_ttl, federatesWith: raw.federates_with, dnsNames: raw.dns_names, admin: raw.admin, downstream: raw.downstream, storeSvid: raw.store_svid, hint: raw.hint }).length === 0
+    changedFields(spec, { ...spec, ...comparedFromSpire(raw) }).length === 0
   );
 }
 
@@ -252,7 +246,8 @@ export class CurrentState {
 
   /** Applies what a pass wrote; an uncertain outcome forces a list on the next pass. */
   record(plan: Plan, applied: ApplyResult): void {
-    if (applied.failures.some((f) => !DEFINITE.has(f.codeName))) {
+    // Only a refusal leaves our copy right (spire/errors.ts:rpcOutcome).
+    if (applied.failures.some((f) => rpcOutcome(f.codeName) !== 'refused')) {
       this.uncertain = true;
       if (this.journal) this.uncertainDuringList = true;
     }

@@ -1,87 +1,18 @@
-import type { ClusterSPIFFEID, ClusterStaticEntry, EndpointSlice, Endpoints, IgnoredNamespaces, Namespace, Node, Pod } from '../api/index.js';
+import { type ClusterSnapshot, type ClusterSPIFFEID, type FieldProblem, formatFieldProblems, type IgnoredNamespaces, isOurClass, ownerOf, type Namespace, type Node, type Pod } from '../api/index.js';
+
+export { type ClusterSnapshot, isOurClass } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
 import { indexServices, type ServiceIndex, serviceDnsNames } from './endpoints.js';
+import { type CacheSlot, RenderCache } from './render-cache.js';
+
+export { RenderCache } from './render-cache.js';
 import {
-  type FieldError,
-  formatFieldErrors,
-  ownerOf,
   parseClusterSPIFFEID,
   type ParsedClusterSPIFFEID,
-  renderParentId,
   type RenderSettings,
   renderPodEntry,
   renderStaticEntry,
 } from './render.js';
-
-export interface ClusterSnapshot {
-  clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
-  clusterStaticEntries: readonly ClusterStaticEntry[];
-  namespaces: readonly Namespace[];
-  pods: readonly Pod[];
-  nodes: readonly Node[];
-  endpointSlices: readonly EndpointSlice[];
-  endpoints: readonly Endpoints[];
-}
-
-/**
- * Rendered pod entries kept between passes. A result is reused while the pod
- * and node objects are the same objects (informers replace an object when it
- * changes), the ClusterSPIFFEID spec is unchanged and the pod's service DNS
- * names are the same; so a pod event re-renders that pod only, and a
- * ClusterSPIFFEID change re-renders only its own pods. Entries no pass used
- * are dropped at the end of each pass.
- */
-type CachedRender = { spec: EntrySpec; key: string } | { error: string };
-
-/** The inputs a render is valid for, and its result (spec and key, or an error) in the same object: one object per pod entry. */
-interface CacheSlot {
-  pod: Pod;
-  node: Node;
-  dns: string;
-  spec: EntrySpec | undefined;
-  key: string;
-  error: string | undefined;
-}
-
-
-export class RenderCache {
-  // Spec key -> pod UID -> slot: two lookups instead of building a long key per pod per pass.
-  private entries = new Map<string, Map<string, CacheSlot>>();
-  private used = new Map<string, Map<string, CacheSlot>>();
-  private readonly parents = new WeakMap<Node, ReturnType<typeof renderParentId>>();
-  hits = 0;
-  misses = 0;
-
-  parentId(node: Node, settings: RenderSettings): ReturnType<typeof renderParentId> {
-    let r = this.parents.get(node);
-    if (!r) this.parents.set(node, (r = renderParentId(node, settings)));
-    return r;
-  }
-
-  podEntry(specKey: string, uid: string, pod: Pod, node: Node, dns: readonly string[], render: () => CachedRender): CacheSlot {
-    const dnsKey = dns.length === 0 ? '' : dns.join(',');
-    let used = this.used.get(specKey);
-    if (!used) this.used.set(specKey, (used = new Map()));
-    // A pod pass since the last full pass may have rendered it already (and a full pass after it should reuse that).
-    const hit = used.get(uid) ?? this.entries.get(specKey)?.get(uid);
-    if (hit && hit.pod === pod && hit.node === node && hit.dns === dnsKey) {
-      this.hits++;
-      used.set(uid, hit);
-      return hit;
-    }
-    this.misses++;
-    const result = render();
-    const slot: CacheSlot = 'error' in result ? { pod, node, dns: dnsKey, spec: undefined, key: '', error: result.error } : { pod, node, dns: dnsKey, spec: result.spec, key: result.key, error: undefined };
-    used.set(uid, slot);
-    return slot;
-  }
-
-  /** Ends a pass: keeps exactly what this pass used. */
-  sweep(): void {
-    this.entries = this.used;
-    this.used = new Map();
-  }
-}
 
 export interface SelectionSettings extends RenderSettings {
   /** Upstream's ignoreNamespaces: Go regular expressions matched anywhere in the name. */
@@ -165,11 +96,6 @@ function isIgnored(namespace: string, settings: Pick<SelectionSettings, 'ignoreN
 }
 
 /** spire-controller-manager's class rule: the named class, plus classless objects if asked. */
-export function isOurClass(className: string | undefined, s: Pick<SelectionSettings, 'className' | 'watchClassless'>): boolean {
-  const cn = className ?? '';
-  return (cn === '' && s.watchClassless) || cn === s.className;
-}
-
 function isFinished(pod: Pod): boolean {
   const phase = pod.status?.phase;
   return phase === 'Succeeded' || phase === 'Failed';
@@ -210,7 +136,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     if ('spec' in r) {
       state.declared.push({ key: entryKey(r.spec), spec: r.spec, owner });
     } else {
-      const message = formatFieldErrors('ClusterStaticEntry', owner.name, r.errors);
+      const message = formatFieldProblems('ClusterStaticEntry', owner.name, r.errors);
       state.renderFailures.push({ owner, message });
       state.keepNonPodEntries ??= `entries not tied to a pod are kept: ${message}`;
     }
@@ -313,7 +239,7 @@ type Selecting = ParsedClusterSPIFFEID & { readonly renderKey: string };
 /** What an invalid object still selects, for its status (see parseClusterSPIFFEID). */
 type InvalidSelection = Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'>;
 
-const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldError[]; selectors: InvalidSelection })>();
+const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldProblem[]; selectors: InvalidSelection })>();
 
 function parsedOnce(obj: ClusterSPIFFEID) {
   let hit = parsedObjects.get(obj);
@@ -329,7 +255,7 @@ function parsedOnce(obj: ClusterSPIFFEID) {
 /** The ClusterSPIFFEIDs of our class, parsed, fallback ones last (a stable sort, so otherwise in the order given). */
 function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings: SelectionSettings) {
   const parsed: Selecting[] = [];
-  const invalid: { owner: Owner; errors: FieldError[]; selectors: InvalidSelection }[] = [];
+  const invalid: { owner: Owner; errors: FieldProblem[]; selectors: InvalidSelection }[] = [];
   const owners: Owner[] = [];
   for (const obj of objects) {
     if (!isOurClass(obj.spec?.className, settings)) {
@@ -441,8 +367,8 @@ export function declarePods(
   return out;
 }
 
-function reportInvalid(state: DeclaredState, owner: Owner, errors: FieldError[], observe: SelectionObserver | undefined): void {
-  const message = formatFieldErrors('ClusterSPIFFEID', owner.name, errors);
+function reportInvalid(state: DeclaredState, owner: Owner, errors: FieldProblem[], observe: SelectionObserver | undefined): void {
+  const message = formatFieldProblems('ClusterSPIFFEID', owner.name, errors);
   observe?.invalid?.(owner, message);
   state.renderFailures.push({ owner, message });
   // Which pods it selected is unknown, so none of their entries may go.

@@ -1,6 +1,7 @@
 export * from './model.js';
-export { changedFields, type ComparedField, type OptionalField } from './compare.js';
-export { comparePreference, groupDeclared, type KeyState } from './state.js';
+export { changedFields, type ComparedField, ENTRY_FIELDS, FIELD_VIEW_NAMES, type OptionalField } from './compare.js';
+export { groupDeclared, type KeyState } from './keys.js';
+export { comparePreference, ownerOf } from '../api/index.js';
 export {
   classifyEntry,
   defaultEntryIDPrefix,
@@ -21,7 +22,7 @@ export { applyPlan, type ApplyFailure, type ApplyResult, type WriteProgress } fr
 export { indexServices, serviceDnsNames, type ServiceIndex } from './endpoints.js';
 export * from './render.js';
 export * from './declare.js';
-export { computeStatus, statusChanged, type StatusReport } from './status.js';
+export { computeStatus, type StatusReport } from './status.js';
 export * from './pass.js';
 export * from './problems.js';
 export { IGNORED_IDS_WARNING, probeSpireServer, SPIRE_CUSTOM_ENTRY_IDS, SpireServerProbe, type ServerTraits } from './unsupported.js';

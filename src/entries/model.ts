@@ -1,5 +1,9 @@
 import { hash } from 'node:crypto';
+import type { Owner } from '../api/index.js';
 import type { Entry, EntryMask, EntryOut } from '../spire/types.js';
+import { comparedFromSpire, comparedToSpire } from './compare.js';
+
+export type { Owner, OwnerKind } from '../api/index.js';
 
 export interface Selector {
   type: string;
@@ -19,17 +23,6 @@ export interface EntrySpec {
   downstream: boolean;
   storeSvid: boolean;
   hint: string;
-}
-
-export type OwnerKind = 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain';
-
-/** The object that declared an entry: the unit that status and failures are counted against. */
-export interface Owner {
-  kind: OwnerKind;
-  name: string;
-  uid: string;
-  creationTimestamp: string;
-  deletionTimestamp?: string;
 }
 
 export interface DeclaredEntry {
@@ -91,14 +84,7 @@ export function fromSpire(e: EntryOut): CurrentEntry {
     spiffeId: e.spiffe_id ? `spiffe://${e.spiffe_id.trust_domain}${e.spiffe_id.path}` : '',
     parentId: e.parent_id ? `spiffe://${e.parent_id.trust_domain}${e.parent_id.path}` : '',
     selectors: e.selectors.map((s) => ({ type: s.type, value: s.value })),
-    x509SvidTtl: e.x509_svid_ttl,
-    jwtSvidTtl: e.jwt_svid_ttl,
-    federatesWith: e.federates_with,
-    dnsNames: e.dns_names,
-    admin: e.admin,
-    downstream: e.downstream,
-    storeSvid: e.store_svid,
-    hint: e.hint,
+    ...comparedFromSpire(e),
   };
   const podUid = podUidOf(spec.selectors);
   return { id: e.id, key: entryKey(spec), spec, ...(podUid !== undefined ? { podUid } : {}) };
@@ -110,32 +96,11 @@ export function toSpire(spec: EntrySpec, id: string): Entry {
     spiffe_id: splitId(spec.spiffeId),
     parent_id: splitId(spec.parentId),
     selectors: spec.selectors,
-    x509_svid_ttl: spec.x509SvidTtl,
-    jwt_svid_ttl: spec.jwtSvidTtl,
-    federates_with: spec.federatesWith,
-    dns_names: spec.dnsNames,
-    admin: spec.admin,
-    downstream: spec.downstream,
-    store_svid: spec.storeSvid,
-    hint: spec.hint,
+    ...comparedToSpire(spec),
   };
 }
 
-/**
- * Updates write only the fields the controller manages. The key fields are
- * equal by construction, and fields we do not manage (expires_at,
- * additional_attributes) are left as whoever set them left them.
- */
-export const UPDATE_MASK: EntryMask = {
-  x509_svid_ttl: true,
-  jwt_svid_ttl: true,
-  federates_with: true,
-  admin: true,
-  downstream: true,
-  dns_names: true,
-  store_svid: true,
-  hint: true,
-};
+export { UPDATE_MASK } from './compare.js';
 
 /**
  * Writes ask SPIRE to echo back only each entry's ID: the engine reads the

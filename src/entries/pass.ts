@@ -115,16 +115,18 @@ export function planPass(
   return { declared, plan, status: computeStatus(declared, plan), current, ...(migration ? { migration } : {}) };
 }
 
-// Status is left to the caller: after an apply it depends on what was written.
-function declareAndPlan(
-  snapshot: ClusterSnapshot,
+/**
+ * What planEntries is given, built once for the full pass and the pod pass:
+ * the declaration with what it could not compute (unknown pods, and for a
+ * full pass the whole-kind keeps), the current entries, and the options'
+ * ownership, policy, unsupported fields and suppressed deletes.
+ */
+function planInput(
+  declared: Pick<DeclaredState, 'declared' | 'unknownPods'> & Partial<Pick<DeclaredState, 'keepAllPodEntries' | 'keepNonPodEntries'>>,
   current: readonly CurrentEntry[],
   opts: EntryPassOptions,
-  bundles: ReadonlySet<string> | undefined,
-): Pick<EntryPassResult, 'declared' | 'plan' | 'migration'> {
-  const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
-  if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.declared, bundles));
-  const input: PlanInput = {
+): PlanInput {
+  return {
     declared: declared.declared,
     current,
     ownership: ownershipOf(opts),
@@ -135,6 +137,18 @@ function declareAndPlan(
     ...(declared.keepNonPodEntries ? { keepNonPodEntries: declared.keepNonPodEntries } : {}),
     ...(opts.suppressDeletes ? { suppressDeletes: opts.suppressDeletes } : {}),
   };
+}
+
+// Status is left to the caller: after an apply it depends on what was written.
+function declareAndPlan(
+  snapshot: ClusterSnapshot,
+  current: readonly CurrentEntry[],
+  opts: EntryPassOptions,
+  bundles: ReadonlySet<string> | undefined,
+): Pick<EntryPassResult, 'declared' | 'plan' | 'migration'> {
+  const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
+  if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.declared, bundles));
+  const input = planInput(declared, current, opts);
   const plan = timed('plan', opts, () => planEntries(input));
   return { declared, plan, ...(opts.explainMigration ? { migration: migrationNotes(input, plan) } : {}) };
 }
@@ -232,14 +246,11 @@ export async function runPodPass(
   opts.onPhase?.('render', (performance.now() - started) / 1000);
   started = performance.now();
   const uids = [...input.pods.map((p) => p.metadata.uid), ...input.goneUids];
-  const plan = planEntries({
-    declared: declared.declared,
-    current: opts.state.related(uids, declared.declared.map((d) => d.key)),
-    ownership: ownershipOf(opts),
-    policy: opts.policy,
-    unknownPods: declared.unknownPods,
-    ...(opts.unsupportedFields ? { unsupportedFields: opts.unsupportedFields } : {}),
-  });
+  const current = opts.state.related(
+    uids,
+    declared.declared.map((d) => d.key),
+  );
+  const plan = planEntries(planInput(declared, current, opts));
   opts.onPhase?.('plan', (performance.now() - started) / 1000);
   started = performance.now();
   const applied = await applyPlan(plan, spire, opts.signal, opts.onWritten);

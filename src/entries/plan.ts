@@ -1,7 +1,7 @@
 import { changedFields, type ComparedField, type OptionalField } from './compare.js';
 import { type CurrentEntry, type DeclaredEntry, type EntrySpec, isJoinTokenEntry, type Owner } from './model.js';
 import { classifyEntry, matchesCleanup, otherClusterOf, type Ownership, type Policy } from './ownership.js';
-import { groupDeclared, type KeyState } from './state.js';
+import { groupDeclared, type KeyState } from './keys.js';
 import { newEntryId } from './ids.js';
 
 export interface PlannedCreate {
@@ -106,6 +106,34 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
  * Three-way state to plan: what to create, update and delete so that SPIRE
  * holds exactly the preferred declared entries, within our ownership scope
  * and policy. Pure: the same inputs give the same plan (but for new IDs).
+ *
+ * The deletion rule on one page (ARCHITECTURE.md has the same table, with
+ * the passes that never get here):
+ *
+ *   declared key, current entries (classifyEntry)     -> result
+ *   ------------------------------------------------------------------------
+ *   no entry of ours, none adoptable, none foreign    -> create (after the cleanup entries of that key go)
+ *   no entry of ours, an adoptable one                -> adopt it, update in place
+ *   only a foreign entry                              -> conflict (reported, not created)
+ *   an entry of ours, compared fields differ          -> update those fields
+ *   several entries of ours                           -> keep one, delete the rest ('duplicate')
+ *   undeclared entry of ours                          -> delete ('undeclared')
+ *   entry of the cleanup prefix                       -> delete ('cleanup')
+ *   foreign, or adoptable and not adopted             -> left alone
+ *
+ *   a delete is kept instead (keepReason, in this order)   set by
+ *   ------------------------------------------------------------------------
+ *   join-token entry                                  -> 'join-token'
+ *   parent names another cluster's agents             -> 'other-cluster'      ownership.ts:otherClusterOf
+ *   suppressDeletes                                   -> 'deletes-suppressed' cli/inputs.ts (manifest problems, entries off)
+ *   (cleanup deletes stop here: they go)
+ *   pod entry, keepAllPodEntries                      -> 'render-unknown'     declare.ts:reportInvalid
+ *   pod entry, its pod in unknownPods                 -> 'render-unknown'     declare.ts (render failed, node/namespace unknown)
+ *   non-pod entry, keepNonPodEntries                  -> 'render-unknown'     declare.ts (a static entry failed)
+ *   policy upsert-only/create-only                    -> 'policy' (create-only keeps updates too)
+ *
+ * After the plan, applyPlan holds back a workload's deletes while its
+ * replacement failed ('replacement-failed') and counts NOT_FOUND as deleted.
  */
 export function planEntries(input: PlanInput): Plan {
   const { ownership, policy } = input;

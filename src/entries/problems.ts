@@ -1,37 +1,10 @@
 import type { ApplyResult } from './apply.js';
 import type { DeclaredState, RenderFailure } from './declare.js';
 import { DOMAIN_ENDS_WITH_DOT } from '../spiffe/dns.js';
-import type { Owner } from './model.js';
+import type { Owner, PassProblem } from '../api/index.js';
+
+export { logProblems, objectName, type PassProblem, problemLine } from '../api/index.js';
 import type { Plan } from './plan.js';
-
-/**
- * What a pass could not do, worded once for every place that reports it:
- * the controller's log and Events, manifest mode's log, and `plan`. The
- * message does not repeat the object (an Event is attached to it; a log
- * line puts `objectName` in front).
- */
-export interface PassProblem {
-  owner?: Owner;
-  level: 'warn' | 'error';
-  /** The Event reason, for problems reported as Events on their object. */
-  event?: 'RenderFailed' | 'EntryConflict' | 'FederatesWithIncomplete' | 'TrustDomainConflict' | 'Invalid';
-  message: string;
-}
-
-export const objectName = (o: Owner): string => `${o.kind}/${o.name}`;
-
-/** A log line: the object first, when there is one. */
-export function problemLine(p: PassProblem): string {
-  return p.owner ? `${objectName(p.owner)}: ${p.message}` : p.message;
-}
-
-/** Each problem as a log line at its level (the controller's log in both modes). */
-export function logProblems(log: { warn(line: string): void; error(line: string): void }, problems: readonly PassProblem[]): void {
-  for (const p of problems) {
-    if (p.level === 'error') log.error(problemLine(p));
-    else log.warn(problemLine(p));
-  }
-}
 
 export function describeRenderFailure(f: Pick<RenderFailure, 'pod' | 'message'>): string {
   return `${f.pod ? `pod ${f.pod}: ` : ''}${f.message}`;

@@ -1,4 +1,5 @@
-import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
+import type { FieldProblem } from '../api/index.js';
+import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, ownerOf, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
 import { formatSpiffeId, lengthProblem, memberProblem, parseSpiffeId, parseTrustDomain, workloadProblem } from '../spiffe/index.js';
 import { type CompiledTemplate, TEMPLATE_NAMES, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
@@ -12,27 +13,6 @@ export interface RenderSettings {
   clusterName: string;
   clusterDomain: string;
   parentIdTemplate: CompiledTemplate;
-}
-
-/** A problem with one field of one object, worded for an operator. */
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-export function formatFieldErrors(kind: string, name: string, errors: readonly FieldError[]): string {
-  return errors.map((e) => `${kind} ${name}: ${e.field}: ${e.message}`).join('; ');
-}
-
-export function ownerOf(kind: Owner['kind'], obj: { metadata: ClusterSPIFFEID['metadata'] }): Owner {
-  const m = obj.metadata;
-  return {
-    kind,
-    name: m.name,
-    uid: m.uid,
-    creationTimestamp: m.creationTimestamp ?? '',
-    ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
-  };
 }
 
 /** A ClusterSPIFFEID with its templates compiled and its fixed fields checked once, not per pod. */
@@ -53,7 +33,7 @@ export interface ParsedClusterSPIFFEID {
   fallback: boolean;
 }
 
-function attempt<T>(errors: FieldError[], field: string, fn: () => T): T | undefined {
+function attempt<T>(errors: FieldProblem[], field: string, fn: () => T): T | undefined {
   try {
     return fn();
   } catch (err) {
@@ -91,8 +71,8 @@ function literalTrustDomain(template: string): string | undefined {
 export function parseClusterSPIFFEID(
   obj: ClusterSPIFFEID,
   trustDomain?: string,
-): { parsed: ParsedClusterSPIFFEID } | { errors: FieldError[]; selectors: Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'> } {
-  const errors: FieldError[] = [];
+): { parsed: ParsedClusterSPIFFEID } | { errors: FieldProblem[]; selectors: Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'> } {
+  const errors: FieldProblem[] = [];
   const spec = obj.spec ?? ({} as ClusterSPIFFEID['spec']);
   const dnsSources = spec.dnsNameTemplates ?? [];
   const selectorSources = spec.workloadSelectorTemplates ?? [];
@@ -225,22 +205,26 @@ function run(what: string, template: CompiledTemplate, data: TemplateData): stri
   }
 }
 
+/** What a template sees, as upstream builds it; the parent ID template sees no pod (PodMeta and PodSpec are null). */
+function templateData(settings: RenderSettings, node: Node, pod?: Pod): TemplateData {
+  return {
+    TrustDomain: settings.trustDomain,
+    ClusterName: settings.clusterName,
+    ClusterDomain: settings.clusterDomain,
+    PodMeta: pod ? pod.metadata : null,
+    PodSpec: pod ? (pod.spec ?? {}) : null,
+    NodeMeta: node.metadata,
+    NodeSpec: node.spec ?? {},
+  };
+}
+
 /**
  * The parent ID depends on the node only (the template sees no pod data, as
  * upstream), so callers cache it per node and pass it in.
  */
 export function renderParentId(node: Node, settings: RenderSettings): { parentId: string } | { error: string } {
-  const data: TemplateData = {
-    TrustDomain: settings.trustDomain,
-    ClusterName: settings.clusterName,
-    ClusterDomain: settings.clusterDomain,
-    PodMeta: null,
-    PodSpec: null,
-    NodeMeta: node.metadata,
-    NodeSpec: node.spec ?? {},
-  };
   try {
-    return { parentId: checkIdInTrustDomain(settings.parentIdTemplate.render(data), settings.trustDomain, 'member') };
+    return { parentId: checkIdInTrustDomain(settings.parentIdTemplate.render(templateData(settings, node)), settings.trustDomain, 'member') };
   } catch (err) {
     // The template is the config's, not the ClusterSPIFFEID's, and fails per node: say which of each.
     return { error: `parentIDTemplate: node ${node.metadata.name}: ${(err as Error).message}` };
@@ -256,15 +240,7 @@ export function renderPodEntry(
   settings: RenderSettings,
   serviceDnsNames: readonly string[],
 ): { spec: EntrySpec } | { error: string } {
-  const data: TemplateData = {
-    TrustDomain: settings.trustDomain,
-    ClusterName: settings.clusterName,
-    ClusterDomain: settings.clusterDomain,
-    PodMeta: pod.metadata,
-    PodSpec: pod.spec ?? {},
-    NodeMeta: node.metadata,
-    NodeSpec: node.spec ?? {},
-  };
+  const data = templateData(settings, node, pod);
   try {
     const spiffeIdText = run('SPIFFE ID', spec.spiffeId, data);
     let spiffeId: string;
@@ -352,8 +328,8 @@ function resolveId(value: string, trustDomain: string | undefined, role: 'member
  * reconcile always knows the trust domain; `validate` may not, and then the
  * checks that compare with it are left out.
  */
-export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string | undefined): { spec: EntrySpec } | { errors: FieldError[] } {
-  const errors: FieldError[] = [];
+export function renderStaticEntry(obj: ClusterStaticEntry, trustDomain: string | undefined): { spec: EntrySpec } | { errors: FieldProblem[] } {
+  const errors: FieldProblem[] = [];
   const s = obj.spec ?? ({} as ClusterStaticEntry['spec']);
   const spiffeId = attempt(errors, 'spec.spiffeID', () => {
     if (!s.spiffeID) throw new Error('is required');

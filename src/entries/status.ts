@@ -54,9 +54,3 @@ export function computeStatus(declared: DeclaredState, plan: Plan, applied?: App
   for (const [uid, status] of statics) report.clusterStaticEntries[name(uid)] = status;
   return report;
 }
-
-/** Writers write only differences: true when `next` differs from what the object's status holds. */
-export function statusChanged<T extends object>(current: Partial<T> | undefined, next: T): boolean {
-  if (!current) return true;
-  return Object.entries(next).some(([k, v]) => (current as Record<string, unknown>)[k] !== v);
-}

@@ -1,4 +1,4 @@
-import type { Bundle, FederationRelationship, FederationRelationshipOut, SpireClient } from '../spire/index.js';
+import { type Bundle, type FederationRelationship, type FederationRelationshipOut, rpcOutcome, type SpireClient } from '../spire/index.js';
 import type { CurrentRelationship, DeclaredRelationship, TrustBundle } from './model.js';
 import type { FederationPlan } from './plan.js';
 import { describeInvalidTrustDomain, describeTrustDomainConflict } from './problems.js';
@@ -89,7 +89,7 @@ export async function applyFederation(plan: FederationPlan, spire: SpireClient, 
     const out = await spire.deleteFederationRelationships(plan.deletes.map((d) => d.trustDomain));
     out.results.forEach((res, i) => {
       const td = plan.deletes[i]!.trustDomain;
-      if (res.status.ok || res.status.codeName === 'NOT_FOUND') {
+      if (res.status.ok || rpcOutcome(res.status.codeName, 'delete') === 'done') {
         result.deleted++;
         ours.delete(td);
       } else result.failed.set(td, `${res.status.codeName}: ${res.status.message}`);

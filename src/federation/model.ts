@@ -1,4 +1,4 @@
-import type { Owner } from '../entries/index.js';
+import type { Owner } from '../api/index.js';
 
 export type Profile = { type: 'https_web' } | { type: 'https_spiffe'; endpointSpiffeId: string };
 

@@ -1,7 +1,7 @@
 import type { ClusterFederatedTrustDomain } from '../api/index.js';
-import { ownerOf } from '../entries/index.js';
+import { type FieldProblem, ownerOf } from '../api/index.js';
 import type { DeclaredRelationship } from './model.js';
-import { checkFederatedTrustDomain, type FieldProblem } from './validate.js';
+import { checkFederatedTrustDomain } from './validate.js';
 
 /** A ClusterFederatedTrustDomain as a relationship to set, or every problem with it (see validateFederatedTrustDomain for `ownTrustDomain`). */
 export function parseFederatedTrustDomain(obj: ClusterFederatedTrustDomain, ownTrustDomain?: string): { relationship: DeclaredRelationship } | { problems: FieldProblem[] } {

@@ -1,9 +1,8 @@
 import type { ClusterFederatedTrustDomain } from '../api/index.js';
-import { comparePreference, isOurClass, type Owner } from '../entries/index.js';
+import { comparePreference, type FieldProblem, isOurClass, type Owner } from '../api/index.js';
 import { bundleNeedsWrite } from './bundle.js';
 import type { CurrentRelationship, DeclaredRelationship, Profile } from './model.js';
 import { parseFederatedTrustDomain } from './parse.js';
-import type { FieldProblem } from './validate.js';
 
 export type RelationshipField = 'bundleEndpointURL' | 'bundleEndpointProfile' | 'trustDomainBundle';
 

@@ -1,4 +1,4 @@
-import type { PassProblem } from '../entries/index.js';
+import type { PassProblem } from '../api/index.js';
 import type { FederationPassResult } from './pass.js';
 import type { FederationPlan } from './plan.js';
 

@@ -1,3 +1,4 @@
+import type { FieldProblem } from '../api/index.js';
 import { parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
 import { parseSpiffeBundle } from './bundle.js';
 import { bundleEndpointUrlProblems } from './bundle-url.js';
@@ -9,11 +10,6 @@ export interface FederatedTrustDomainSpec {
   bundleEndpointURL?: string;
   bundleEndpointProfile?: { type?: string; endpointSPIFFEID?: string };
   trustDomainBundle?: string;
-}
-
-export interface FieldProblem {
-  field: string;
-  message: string;
 }
 
 /**

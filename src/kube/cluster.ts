@@ -1,7 +1,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, Endpoints, EndpointSlice, Namespace, Node, Pod } from '../api/index.js';
-import type { ClusterSnapshot } from '../entries/index.js';
+import type { ClusterSnapshot } from '../api/index.js';
 import { fingerprints } from './fingerprint.js';
 import { compactPod, type RelistReason, ResilientInformer, type Staleness } from './informer.js';
 import { compactNamespace, compactNode, covers, describeProjection, podCompactor, type PodProjection, podProjectionFor, widen } from './projection.js';

@@ -1,13 +1,7 @@
+import type { Condition } from '../api/index.js';
 import type { ServiceSource } from './cluster.js';
 
-/** A status condition, as metav1.Condition (kubectl describe shows them). */
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-}
+export type { Condition };
 
 /** On ClusterSPIFFEIDs with autoPopulateDNSNames, while the controller was denied what it reads Services from. */
 export const SERVICE_DNS_NAMES = 'ServiceDNSNames';

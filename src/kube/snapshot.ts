@@ -1,6 +1,5 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { type CacheScope, type ClusterFederatedTrustDomain, inCachedNamespaces, type Pod } from '../api/index.js';
-import type { ClusterSnapshot } from '../entries/index.js';
+import { type CacheScope, type ClusterFederatedTrustDomain, type ClusterSnapshot, inCachedNamespaces, type Pod } from '../api/index.js';
 import { watchedResources } from './cluster.js';
 import { compactPod, stripManagedFields } from './informer.js';
 import { listAll } from './rest.js';

@@ -49,3 +49,22 @@ export async function waitForSpire(spire: SpireClient, opts: { timeoutMs: number
     clearTimeout(announce);
   }
 }
+
+/**
+ * The long-running modes' wait for the SPIRE server: without end, said in the
+ * log while it lasts. True once SPIRE answers; false when `signal` stopped
+ * the wait first (shutting down: nothing to start).
+ */
+export async function waitForSpireServer(spire: SpireClient, log: { info(line: string): void }, signal: AbortSignal): Promise<boolean> {
+  try {
+    await spire.waitUntilReady({
+      timeoutMs: Number.MAX_SAFE_INTEGER,
+      onWaiting: (ms) => log.info(`waiting for the SPIRE server at ${spire.socketPath} (${Math.round(ms / 1000)}s)`),
+      signal,
+    });
+    return true;
+  } catch (err) {
+    if (!signal.aborted) throw err;
+    return false;
+  }
+}

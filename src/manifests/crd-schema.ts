@@ -1,3 +1,4 @@
+import type { FieldProblem } from '../api/index.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -28,10 +29,8 @@ export const KUBERNETES_KEYWORDS = [
   'x-kubernetes-validations',
 ];
 
-export interface SchemaIssue {
-  /** Dotted path, e.g. `spec.dnsNameTemplates[1]`. */
-  field: string;
-  message: string;
+/** A field problem the CRD schema finds; `field` is a dotted path, e.g. `spec.dnsNameTemplates[1]`. */
+export interface SchemaIssue extends FieldProblem {
   /**
    * A field the schema does not declare. The API server prunes such fields
    * instead of rejecting the object, so it is a warning and the object stays.

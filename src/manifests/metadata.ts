@@ -1,11 +1,7 @@
+import type { FieldProblem } from '../api/index.js';
 import type { KindInfo } from './kinds.js';
 import { isPlainObject } from './lists.js';
 import { appendField } from './problem.js';
-
-export interface FieldIssue {
-  field: string;
-  message: string;
-}
 
 /**
  * Checks and normalises `metadata` in place, for every kind we keep. The
@@ -14,7 +10,7 @@ export interface FieldIssue {
  * somewhere deeper. Returns the issues; the object is usable only if there
  * are none.
  */
-export function normaliseMetadata(obj: Record<string, unknown>, kind: string, info: KindInfo): FieldIssue[] {
+export function normaliseMetadata(obj: Record<string, unknown>, kind: string, info: KindInfo): FieldProblem[] {
   const meta = obj.metadata;
   if (meta === undefined || meta === null) return [{ field: 'metadata', message: 'is required' }];
   if (!isPlainObject(meta)) return [{ field: 'metadata', message: 'must be object' }];
@@ -25,7 +21,7 @@ export function normaliseMetadata(obj: Record<string, unknown>, kind: string, in
   // managedFields is often the larger half of a kubectl snapshot, and nothing reads it.
   delete meta.managedFields;
 
-  const issues: FieldIssue[] = [];
+  const issues: FieldProblem[] = [];
   requireString(meta, 'name', true, issues);
   if (info.namespaced) meta.namespace ??= 'default';
   requireString(meta, 'namespace', false, issues);
@@ -46,7 +42,7 @@ export function normaliseMetadata(obj: Record<string, unknown>, kind: string, in
   return issues;
 }
 
-function requireString(meta: Record<string, unknown>, key: string, required: boolean, issues: FieldIssue[]): void {
+function requireString(meta: Record<string, unknown>, key: string, required: boolean, issues: FieldProblem[]): void {
   const v = meta[key];
   const field = appendField('metadata', key);
   if (v === undefined) {
@@ -58,7 +54,7 @@ function requireString(meta: Record<string, unknown>, key: string, required: boo
   }
 }
 
-function requireStringMap(meta: Record<string, unknown>, key: string, issues: FieldIssue[]): void {
+function requireStringMap(meta: Record<string, unknown>, key: string, issues: FieldProblem[]): void {
   const v = meta[key];
   if (v === undefined) return;
   const field = appendField('metadata', key);

@@ -111,6 +111,27 @@ export interface MintedX509Svid {
 }
 
 /**
+ * The pages of a SPIRE List call, the one paging loop: until the server
+ * returns an empty token, or an empty page (spire-semantics §1.4) unless
+ * `emptyPageEnds` is false. Only non-empty pages are yielded.
+ */
+async function* pages<T>(page: (token: string) => Promise<{ items: T[]; next: string }>, emptyPageEnds = true): AsyncGenerator<T[]> {
+  let token = '';
+  for (;;) {
+    const { items, next } = await page(token);
+    if (items.length > 0) yield items;
+    if (next === '' || (emptyPageEnds && items.length === 0)) return;
+    token = next;
+  }
+}
+
+async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const page of pages) all.push(...page);
+  return all;
+}
+
+/**
  * Typed clients for the SPIRE server APIs the controller uses, sharing one
  * channel over the server's Unix socket.
  */
@@ -196,27 +217,22 @@ export class SpireClient {
 
   // ---- Entry ----
 
-  /** Yields pages until the server returns an empty token or an empty page (spire-semantics §1.4). */
-  async *entryPages(opts: ListOptions = {}): AsyncGenerator<EntryOut[]> {
-    let pageToken = '';
+  /** Yields the entries a page at a time (spire-semantics §1.4). */
+  entryPages(opts: ListOptions = {}): AsyncGenerator<EntryOut[]> {
     const pageSize = opts.pageSize ?? this.batchSizes.listEntriesPage;
-    for (;;) {
+    return pages(async (token) => {
       const res = await this.entry.ListEntries({
         page_size: pageSize,
-        page_token: pageToken,
+        page_token: token,
         ...(opts.filter ? { filter: opts.filter } : {}),
         ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
       });
-      if (res.entries.length > 0) yield res.entries;
-      if (res.next_page_token === '' || res.entries.length === 0) return;
-      pageToken = res.next_page_token;
-    }
+      return { items: res.entries, next: res.next_page_token };
+    });
   }
 
-  async listEntries(opts: ListOptions = {}): Promise<EntryOut[]> {
-    const all: EntryOut[] = [];
-    for await (const page of this.entryPages(opts)) all.push(...page);
-    return all;
+  listEntries(opts: ListOptions = {}): Promise<EntryOut[]> {
+    return collect(this.entryPages(opts));
   }
 
   getEntry(id: string, outputMask?: EntryMask): Promise<EntryOut> {
@@ -283,19 +299,17 @@ export class SpireClient {
 
   // ---- TrustDomain (federation relationships) ----
 
-  async listFederationRelationships(opts: { outputMask?: FederationRelationshipMask } = {}): Promise<FederationRelationshipOut[]> {
-    const all: FederationRelationshipOut[] = [];
-    let pageToken = '';
-    for (;;) {
-      const res = await this.trustDomain.ListFederationRelationships({
-        page_size: this.batchSizes.listRelationshipsPage,
-        page_token: pageToken,
-        ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
-      });
-      all.push(...res.federation_relationships);
-      if (res.next_page_token === '' || res.federation_relationships.length === 0) return all;
-      pageToken = res.next_page_token;
-    }
+  listFederationRelationships(opts: { outputMask?: FederationRelationshipMask } = {}): Promise<FederationRelationshipOut[]> {
+    return collect(
+      pages(async (token) => {
+        const res = await this.trustDomain.ListFederationRelationships({
+          page_size: this.batchSizes.listRelationshipsPage,
+          page_token: token,
+          ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+        });
+        return { items: res.federation_relationships, next: res.next_page_token };
+      }),
+    );
   }
 
   createFederationRelationships(frs: readonly FederationRelationship[]): Promise<BatchOutcome<RelationshipItemResult>> {
@@ -349,16 +363,14 @@ export class SpireClient {
     return this.bundle.GetBundle(outputMask ? { output_mask: outputMask } : {});
   }
 
-  async listFederatedBundles(): Promise<BundleOut[]> {
-    const all: BundleOut[] = [];
-    let pageToken = '';
-    for (;;) {
-      const res = await this.bundle.ListFederatedBundles({ page_size: this.batchSizes.listBundlesPage, page_token: pageToken });
-      all.push(...res.bundles);
-      // A page may be empty yet carry a token (the own bundle is dropped after the read): go on.
-      if (res.next_page_token === '') return all;
-      pageToken = res.next_page_token;
-    }
+  listFederatedBundles(): Promise<BundleOut[]> {
+    // A page may be empty yet carry a token (the own bundle is dropped after the read): go on.
+    return collect(
+      pages(async (token) => {
+        const res = await this.bundle.ListFederatedBundles({ page_size: this.batchSizes.listBundlesPage, page_token: token });
+        return { items: res.bundles, next: res.next_page_token };
+      }, false),
+    );
   }
 
   // ---- SVID ----

@@ -5,6 +5,31 @@ export function codeName(code: number): string {
   return (grpc.status as unknown as Record<number, string>)[code] ?? `CODE_${code}`;
 }
 
+/**
+ * What the gRPC code of a failed call or item means to the controller, one
+ * rule for every caller:
+ * - `done`: for a delete, NOT_FOUND (already gone is what we wanted);
+ * - `refused`: SPIRE certainly holds nothing new for the item
+ *   (INVALID_ARGUMENT, INTERNAL, NOT_FOUND, FAILED_PRECONDITION): our copy of
+ *   its state stays right, and sending the same again cannot help;
+ * - `transient`: the server or the way to it may answer later (UNAVAILABLE,
+ *   DEADLINE_EXCEEDED, CANCELLED, RESOURCE_EXHAUSTED): the pass is retried
+ *   with backoff, and what was written is unknown;
+ * - `unknown`: anything else (an outcome unknown, a similar entry we did not
+ *   know of): our copy of SPIRE's state may be wrong.
+ */
+export type RpcOutcome = 'done' | 'refused' | 'transient' | 'unknown';
+
+const REFUSED = new Set(['INVALID_ARGUMENT', 'INTERNAL', 'NOT_FOUND', 'FAILED_PRECONDITION']);
+const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'CANCELLED', 'RESOURCE_EXHAUSTED']);
+
+export function rpcOutcome(codeName: string, op?: 'create' | 'update' | 'delete'): RpcOutcome {
+  if (op === 'delete' && codeName === 'NOT_FOUND') return 'done';
+  if (REFUSED.has(codeName)) return 'refused';
+  if (TRANSIENT.has(codeName)) return 'transient';
+  return 'unknown';
+}
+
 /** Says in words why a socket cannot be reached, when the file system can tell. */
 export function diagnoseSocket(path: string): string | undefined {
   try {

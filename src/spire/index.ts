@@ -11,7 +11,7 @@ export type {
   WriteGate,
 } from './client.js';
 export type { BatchOutcome, ItemStatus } from './batch.js';
-export { SpireConnectError, SpireRpcError } from './errors.js';
+export { rpcOutcome, type RpcOutcome, SpireConnectError, SpireRpcError } from './errors.js';
 export { DEFAULT_SOCKET, parseSocket } from './target.js';
 export { checkEntryShape, entriesFromJson } from './json.js';
 export type * from './types.js';

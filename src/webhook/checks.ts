@@ -1,3 +1,4 @@
+import type { FieldProblem } from '../api/index.js';
 /**
  * What the webhook and `validate` check per kind. The field checks are the
  * very functions the reconcile uses, so a rejection reads exactly like the
@@ -9,12 +10,7 @@ import { validateFederatedTrustDomain } from '../federation/validate.js';
 import type { ManifestProblem, ManifestSet } from '../manifests/index.js';
 import type { WebhookKind } from './types.js';
 
-export interface Problem {
-  field: string;
-  message: string;
-}
-
-const errorsOf = (r: object): Problem[] => ('errors' in r ? (r.errors as Problem[]) : []);
+const errorsOf = (r: object): FieldProblem[] => ('errors' in r ? (r.errors as FieldProblem[]) : []);
 
 /**
  * Runs the checks of `kind` on an object (as the API server sent it, or as
@@ -24,7 +20,7 @@ const errorsOf = (r: object): Problem[] => ('errors' in r ? (r.errors as Problem
  * metadata; parseClusterSPIFFEID reads it (for the owner of what it parses),
  * so an empty one stands in rather than a TypeError.
  */
-export function checkObject(kind: WebhookKind, object: object, trustDomain: string | undefined): Problem[] {
+export function checkObject(kind: WebhookKind, object: object, trustDomain: string | undefined): FieldProblem[] {
   const given = (object as { metadata?: unknown }).metadata;
   const metadata = typeof given === 'object' && given !== null ? given : { name: '' };
   const obj = { ...object, metadata };

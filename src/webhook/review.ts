@@ -2,8 +2,8 @@
  * admission.k8s.io/v1 AdmissionReview in, AdmissionReview out. Pure: the
  * HTTPS server and tests both call it, and nothing here touches the network.
  */
-import { formatFieldErrors } from '../entries/index.js';
-import { checkObject, type Problem } from './checks.js';
+import { type FieldProblem, formatFieldProblems } from '../api/index.js';
+import { checkObject } from './checks.js';
 import { SPIRE_GROUP, type WebhookKind } from './types.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
@@ -88,14 +88,14 @@ export function evaluateReview(input: unknown, trustDomain: string, endpointKind
   // Named as the reconcile names it in status and events, so one search finds both.
   const metadata = isObject(object.metadata) ? object.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : '';
-  let problems: Problem[];
+  let problems: FieldProblem[];
   try {
     problems = checkObject(kind, object, trustDomain);
   } catch (err) {
     // Failing closed: an object the checks cannot read is not let through unchecked.
-    return denied(uid, 400, formatFieldErrors(kind, name, [{ field: 'spec', message: `could not be checked: ${(err as Error).message}` }]));
+    return denied(uid, 400, formatFieldProblems(kind, name, [{ field: 'spec', message: `could not be checked: ${(err as Error).message}` }]));
   }
   if (problems.length === 0) return { httpStatus: 200, review: answer(uid, true) };
   // Every problem in one message, so one `kubectl apply` shows them all.
-  return denied(uid, 403, formatFieldErrors(kind, name, problems));
+  return denied(uid, 403, formatFieldProblems(kind, name, problems));
 }

@@ -9,8 +9,8 @@ import {
   probeSpireServer,
   SpireServerProbe,
   planEntries,
-  statusChanged,
 } from '../../src/entries/index.js';
+import { statusChanged } from '../../src/kube/status-publisher.js';
 import { IgnoredNamespaces } from '../../src/api/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 import { SpireClient } from '../../src/spire/index.js';

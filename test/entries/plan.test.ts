@@ -3,7 +3,7 @@ import { changedFields } from '../../src/entries/compare.js';
 import { entryKey, type EntrySpec } from '../../src/entries/model.js';
 import { classifyEntry, type Ownership } from '../../src/entries/ownership.js';
 import { planEntries, type PlanInput } from '../../src/entries/plan.js';
-import { comparePreference } from '../../src/entries/state.js';
+import { comparePreference } from '../../src/api/index.js';
 import { current, declared, owner, pod, spec } from './fixtures.js';
 
 const prefixed: Ownership = { entryIDPrefix: 'scm-', entryScope: 'prefixed' };

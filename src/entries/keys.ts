@@ -1,30 +1,6 @@
-import type { DeclaredEntry, Owner } from './model.js';
-
-/**
- * Preference among objects declaring the same entry: the oldest object wins;
- * then one not being deleted; between two being deleted, the later deletion;
- * then the lowest UID. The same order as spire-controller-manager, so a
- * migration does not flip which object owns an entry.
- */
-export function comparePreference(a: Owner, b: Owner): number {
-  const created = time(a.creationTimestamp) - time(b.creationTimestamp);
-  if (created !== 0) return created;
-  const da = a.deletionTimestamp;
-  const db = b.deletionTimestamp;
-  if (da === undefined && db !== undefined) return -1;
-  if (da !== undefined && db === undefined) return 1;
-  if (da !== undefined && db !== undefined) {
-    const deleted = time(db) - time(da);
-    if (deleted !== 0) return deleted;
-  }
-  if (a.uid !== b.uid) return a.uid < b.uid ? -1 : 1;
-  return 0;
-}
-
-function time(ts: string | undefined): number {
-  const t = ts ? Date.parse(ts) : NaN;
-  return Number.isNaN(t) ? 0 : t;
-}
+/** Declared entries grouped by their key, and which declaration of each key wins (the rest are masked). */
+import { comparePreference } from '../api/index.js';
+import type { DeclaredEntry } from './model.js';
 
 export interface KeyState {
   key: string;

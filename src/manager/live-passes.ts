@@ -1,0 +1,447 @@
+import { performance } from 'node:perf_hooks';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { changeMatters, type ClusterSPIFFEID, type ControllerConfig, type Endpoints, type EndpointSlice, entriesOff, type Namespace, type Node, type Pod, podEntriesOn, switchedSnapshot } from '../api/index.js';
+import {
+  type CurrentState,
+  entryPassProblems,
+  indexServices,
+  type EntryPassOptions,
+  type EntryPassResult,
+  type PassMemo,
+  type PassProblem,
+  type Plan,
+  type ServiceIndex,
+  logProblems,
+  runPodPass,
+} from '../entries/index.js';
+import { federationPassProblems } from '../federation/index.js';
+import { Backoff } from '../net/backoff.js';
+import type { ClusterCache } from '../kube/cluster.js';
+import type { EventRecorder } from '../kube/events.js';
+import type { StatusPublisher } from '../kube/status-publisher.js';
+import { rpcOutcome, type SpireClient } from '../spire/index.js';
+import { passLog } from './lifecycle.js';
+import type { ControllerMetrics } from './metrics.js';
+import { passCounts } from './metrics.js';
+import type { ProgressReporter } from './progress.js';
+import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodRef } from './scheduler.js';
+import type { Reconciler } from './reconcile.js';
+import type { CoalescingTrigger } from './trigger.js';
+import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
+
+/** The pods a plan writes entries for. */
+function podsWrittenBy(plan: Plan): Set<string> {
+  const pods = new Set<string>();
+  for (const w of [...plan.creates, ...plan.updates, ...plan.deletes]) if (w.podUid !== undefined) pods.add(w.podUid);
+  return pods;
+}
+
+/** A pass with a failure SPIRE may not repeat (spire/errors.ts:rpcOutcome) is retried with backoff. */
+const transientFailure = (a: { failures: readonly { codeName: string }[] }) => a.failures.some((f) => rpcOutcome(f.codeName) === 'transient');
+
+/** A callback run once after a delay; arming it again replaces the wait. */
+class Later {
+  private timer: NodeJS.Timeout | undefined;
+  constructor(private readonly fn: () => void) {}
+  in(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(this.fn, ms);
+    this.timer.unref();
+  }
+  cancel(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+export interface LivePassesOptions {
+  config: ControllerConfig;
+  log: Logger;
+  /** Shutdown: the pass in flight finishes, none starts. */
+  signal: AbortSignal;
+  metrics: ControllerMetrics | undefined;
+  spire: SpireClient;
+  cache: ClusterCache;
+  state: CurrentState;
+  /** The reconcile of every mode, which full passes run; pod passes share its probe and ownership. */
+  reconciler: Reconciler;
+  scheduler: PassScheduler;
+  statuses: StatusPublisher;
+  events: EventRecorder;
+  progress: ProgressReporter;
+  /** The engine's options (settings with the render cache, claims). */
+  pass: EntryPassOptions;
+  /** The signal of the leadership term in progress; undefined between terms. */
+  term: () => AbortSignal | undefined;
+  /** SPIRE has answered once. */
+  spireReady: () => boolean;
+  onPass?: (result: Pick<EntryPassResult, 'plan' | 'applied'>, seconds: number) => void;
+}
+
+/**
+ * What each route of the PassScheduler does: a first-list batch, a pod pass,
+ * a full pass, and the two lane loops that ask the scheduler which runs next.
+ * State carried from pass to pass (the memo, the cache version, the service
+ * index, relationships we set) lives here; the routing lives in the scheduler.
+ */
+export class LivePasses {
+  /** Passes completed, for tests and metrics. */
+  passes = 0;
+  private fullLane!: CoalescingTrigger;
+  private podLane!: CoalescingTrigger;
+  // Changes seen since the last pass started: the queue a pass will drain.
+  private queued = 0;
+  // Counts every change to the caches: equal counts mean equal snapshots (for PassMemo).
+  private cacheVersion = 0;
+  private memo: PassMemo | undefined;
+  // The service index pod passes read (autoPopulateDNSNames), until an EndpointSlice or Endpoints changes.
+  private services: ServiceIndex | undefined;
+  private podsSyncedSaid = false;
+  // A pass that could not finish (SPIRE down, a batch RPC failed) is retried with backoff
+  // rather than left to gcInterval. Per-item rejections are not: retrying cannot fix them.
+  private readonly passBackoff = new Backoff(1000, 30_000);
+  private readonly retry = new Later(() => this.requestFull());
+  private readonly followUp = new Later(() => this.requestFull());
+
+  constructor(private readonly o: LivePassesOptions) {}
+
+  /** The lanes this runs in (created by the wiring, which owns their start and stop). */
+  attach(fullLane: CoalescingTrigger, podLane: CoalescingTrigger): void {
+    this.fullLane = fullLane;
+    this.podLane = podLane;
+  }
+
+  /** Asks for a full pass now (gcInterval, a new term, a retry, the follow-up after pod passes). */
+  requestFull(): void {
+    this.o.scheduler.requestFull();
+    this.fullLane.trigger();
+  }
+
+  /** Wakes the full lane without asking for a full pass (first-list pods, SPIRE ready). */
+  wakeFull(): void {
+    this.fullLane.trigger();
+  }
+
+  /** Timers cleared at shutdown. */
+  cancelTimers(): void {
+    this.retry.cancel();
+    this.followUp.cancel();
+  }
+
+  /** A cached object changed, or an informer relisted (change undefined): ClusterCache's onChange. */
+  onChange(resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject }): void {
+    const { config, metrics } = this.o;
+    if (!changeMatters(config, resource)) return;
+    this.cacheVersion++;
+    this.queued++;
+    metrics?.setQueueDepth(this.queued);
+    // A standby runs no controllers (controller-runtime starts them with the lease), so its queues stay empty.
+    const term = this.o.term();
+    if (change && term && !term.aborted) metrics?.upstream.add(CONTROLLER_OF_RESOURCE[resource] ?? resource);
+    const m = change?.obj.metadata;
+    if (resource === 'endpointslices' || resource === 'endpoints') this.services = undefined;
+    if (resource === 'pods' && change && m?.uid && m.name) {
+      const at: PodRef = change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name };
+      if (this.o.scheduler.podChanged(m.uid, at) === 'pod') this.podLane.trigger();
+      else this.fullLane.trigger();
+      return;
+    }
+    this.o.scheduler.changed();
+    this.fullLane.trigger();
+  }
+
+  /** A page of the first pod list. */
+  onFirstPodPage(pods: readonly Pod[]): void {
+    this.o.progress.podsListed(pods.length);
+    this.o.scheduler.firstListPage(pods);
+    this.fullLane.trigger();
+  }
+
+  /** What the scheduler routes on, read when it decides. */
+  private conditions(): Conditions {
+    const { cache, config, state } = this.o;
+    const probe = this.o.reconciler.probe;
+    const term = this.o.term;
+    const spireReady = this.o.spireReady;
+    return {
+      get leading() {
+        const t = term();
+        return t !== undefined && !t.aborted;
+      },
+      get spireReady() {
+        return spireReady();
+      },
+      podEntries: podEntriesOn(config),
+      get unsynced() {
+        return cache.unsynced();
+      },
+      get stateCertain() {
+        return state.isCertain();
+      },
+      get probed() {
+        return probe.fields !== undefined;
+      },
+      get podsCoverTemplates() {
+        return cache.podsCoverTemplates();
+      },
+    };
+  }
+
+  private retryLater(): void {
+    this.retry.in(this.passBackoff.next());
+  }
+
+  // Nothing was applied past a failure; try again soon, from a fresh list.
+  private passFailed(err: unknown, log: Logger): void {
+    this.o.state.invalidate();
+    log.error(`reconcile pass failed: ${(err as Error).message}`);
+    this.o.metrics?.passFailed();
+    this.retryLater();
+  }
+
+  // Logged, and where the problem has an Event reason, recorded on its object too.
+  private report(problems: readonly PassProblem[], log: Logger): void {
+    logProblems(log, problems);
+    for (const p of problems) if (p.event && p.owner) this.o.events.warn(p.owner, p.event, p.message);
+  }
+
+  /** The full lane: first-list batches while the pods are listed, then a full pass when one is due. */
+  async fullLaneWork(): Promise<void> {
+    // Shutting down: the pass in flight finishes, and none starts.
+    if (this.o.signal.aborted) return;
+    let route = this.o.scheduler.next(this.conditions());
+    // Pods listed and not yet written go first, also once the list is complete: the full pass
+    // that follows renders and plans every pod, and their entries need not wait for that.
+    while (route.route === 'first-list') route = this.o.scheduler.next(this.conditions(), !(await this.firstListBatch(route.pods)));
+    if (route.route === 'wait' && route.why === 'caches not synced') return;
+    if (!this.podsSyncedSaid) {
+      this.podsSyncedSaid = true;
+      this.o.progress.podsSynced();
+    }
+    if (route.route === 'pod-lane') this.podLane.trigger();
+    if (route.route === 'full') await this.fullPass(this.o.term()!);
+  }
+
+  /**
+   * Pod work does not wait behind a full pass. A full pass lists SPIRE's
+   * entries, then plans, then writes, and against a slow SPIRE server the list
+   * and the writes take seconds to minutes; pod passes run beside it, in
+   * their own lane:
+   * - while it lists, freely: the state records their writes and replays them
+   *   onto the list when it completes (CurrentState);
+   * - while it takes its snapshot and plans, not at all (it waits for the pod
+   *   pass in flight, then plans in one synchronous step): the snapshot then
+   *   holds every pod a pod pass has written for, and the state every write;
+   * - while it writes, for every pod its plan does not touch; the others wait
+   *   until it is done.
+   */
+  async podLaneWork(): Promise<void> {
+    const { scheduler, metrics } = this.o;
+    while (scheduler.dirtyCount > 0 && !this.o.signal.aborted) {
+      const signal = this.o.term();
+      const route = scheduler.nextPod(this.conditions());
+      if (route.route === 'wait') return;
+      if (route.route === 'full') return this.requestFull();
+      const log = passLog(this.o.log);
+      const before = scheduler.dirtyCount + (route.route === 'pod' ? route.take.length : 0);
+      const started = Date.now();
+      this.queued = 0;
+      metrics?.setQueueDepth(0);
+      const work = metrics?.upstream.take();
+      try {
+        if (route.route === 'pod' && (await this.podPass(route.take, signal!, started, log))) this.passes++;
+        work?.done(true);
+      } catch (err) {
+        this.passes++;
+        work?.done(false);
+        this.passFailed(err, log);
+        return;
+      }
+      // Only pods the full pass is writing for are left: it takes them up when it is done.
+      if (scheduler.dirtyCount >= before) return;
+    }
+  }
+
+  /**
+   * The engine's pod pass (entries/pass.ts:runPodPass) over these pods, against the in-memory SPIRE
+   * state, with the cache's lookups: what both pod routes (podPass, firstListBatch) write with.
+   */
+  private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, started: number, log: Logger) {
+    const { cache, metrics, progress } = this.o;
+    // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
+    const r = await runPodPass(
+      {
+        pods,
+        goneUids,
+        lookup: {
+          clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
+          namespace: (name) => cache.get<Namespace>('namespaces', name),
+          node: (name) => cache.get<Node>('nodes', name),
+          // Built once per change of the endpoints, not once per pod event.
+          services: () => (this.services ??= indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints'))),
+        },
+      },
+      this.o.spire,
+      {
+        ...this.o.pass,
+        ownership: this.o.reconciler.ownership(),
+        signal,
+        state: this.o.state,
+        ...(this.o.reconciler.probe.fields ? { unsupportedFields: this.o.reconciler.probe.fields } : {}),
+        onWritten: (done, total) => progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
+      },
+    );
+    this.o.reconciler.probe.noticeAssignedIds(r.applied, (m) => log.warn(m));
+    this.o.onPass?.(r, (Date.now() - started) / 1000);
+    const a = r.applied;
+    metrics?.observeWrites({ created: a.created, updated: a.updated, deleted: a.deleted, failed: a.failures.length });
+    return r;
+  }
+
+  /**
+   * A pass for pod events only: work in proportion to the pods changed,
+   * planned against the in-memory SPIRE state. It runs beside a full pass
+   * (see podLaneWork), for pods that pass is not writing for. A full pass
+   * follows when the events stop (statistics, and a check on this one).
+   */
+  private async podPass(take: [string, PodRef][], signal: AbortSignal, started: number, log: Logger): Promise<boolean> {
+    const pods: Pod[] = [];
+    const goneUids: string[] = [];
+    for (const [uid, at] of take) {
+      const pod = at ? this.o.cache.get<Pod>('pods', at.name, at.namespace) : undefined;
+      if (pod && pod.metadata.uid === uid) pods.push(pod);
+      else goneUids.push(uid);
+    }
+    const r = await this.writePodEntries(pods, goneUids, signal, started, log);
+    this.report(entryPassProblems(r), log);
+    if (transientFailure(r.applied)) this.retryLater();
+    this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
+    return true;
+  }
+
+  /**
+   * At start, pods arrive a page at a time for seconds (at 100,000 pods)
+   * before the pod cache is synced. Once everything else is synced and SPIRE
+   * answers, each batch of listed pods gets its entries written at once, by
+   * the same pod pass as an event, while the rest are still being listed
+   * (and the last batch just before the first full pass): creating and
+   * updating only (a pod not listed yet is not known to be gone), with the
+   * full pass after the sync as the check, the reporter and the only one
+   * that deletes. False when the batch did not complete.
+   */
+  private async firstListBatch(pods: Pod[]): Promise<boolean> {
+    const { state } = this.o;
+    const log = passLog(this.o.log);
+    const signal = this.o.term()!;
+    const started = Date.now();
+    try {
+      await this.o.reconciler.probeServer(log);
+      if (this.o.reconciler.probe.fields === undefined) return false;
+      if (state.needsList()) await state.replaceFromPages(this.o.spire.entryPages());
+      // Pods listed before a ClusterSPIFFEID came to read more of them: the wider list brings them again.
+      if (!this.o.cache.podsCoverTemplates()) {
+        this.o.scheduler.dropFirstList();
+        return false;
+      }
+      const r = await this.writePodEntries(pods, [], signal, started, log);
+      this.o.progress.writtenWhileListing(r.applied.created + r.applied.updated);
+      log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
+      if (transientFailure(r.applied)) {
+        state.invalidate();
+        return false;
+      }
+      return true;
+    } catch (err) {
+      // The full pass after the sync starts over from a fresh list; nothing here is lost.
+      state.invalidate();
+      log.debug(`writing entries for the pods listed so far failed: ${(err as Error).message}`);
+      return false;
+    } finally {
+      this.passes++;
+    }
+  }
+
+  /** The reconcile of every mode (probe, federation, entries), with pod passes going on beside it. */
+  private async fullPass(signal: AbortSignal): Promise<void> {
+    const { config, cache, state, scheduler, metrics } = this.o;
+    const log = passLog(this.o.log);
+    const started = Date.now();
+    let listSeconds = 0;
+    // The changes this pass takes, for controller-runtime's queue metrics: those waiting now, and
+    // those that come while it lists (its snapshot holds them too).
+    const work = [metrics?.upstream.take()];
+    let ok = true;
+    try {
+      const { entries: result } = await this.o.reconciler.once({
+        federation: cache.federatedTrustDomains(),
+        signal,
+        log,
+        onFederation: (fed) => {
+          this.o.statuses.federation(fed.status);
+          this.report(federationPassProblems(fed), log);
+        },
+        snapshot: async () => {
+          if (entriesOff(config)) return undefined;
+          // Not while the pods are listed again with a field a ClusterSPIFFEID has come to read: a pass follows that list.
+          if (!cache.podsCoverTemplates()) {
+            scheduler.requestFull();
+            return undefined;
+          }
+          // The slow part first, with pod passes going on beside it.
+          if (state.needsList()) {
+            const listing = performance.now();
+            await state.replaceFromPages(this.o.spire.entryPages());
+            listSeconds += (performance.now() - listing) / 1000;
+          }
+          // Then the snapshot and the plan, with no pod pass in flight.
+          scheduler.planningStarted();
+          await this.podLane.idle();
+          // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
+          const version = this.cacheVersion;
+          const snapshot = cache.snapshot();
+          scheduler.snapshotted();
+          work.push(metrics?.upstream.take());
+          this.queued = 0;
+          metrics?.setQueueDepth(0);
+          return { objects: switchedSnapshot(config, snapshot), version: String(version) };
+        },
+        entries: {
+          state,
+          listedByCaller: true,
+          ...(this.memo ? { last: this.memo } : {}),
+          ...(metrics ? { onPhase: (phase, seconds) => (phase === 'list' ? (listSeconds += seconds) : metrics.observePhase(phase, seconds)) } : {}),
+          onWritten: (done, total) => this.o.progress.written('full pass', done, total),
+          onPlanned: (plan) => {
+            // Pod passes resume now, for every pod this plan does not write for.
+            scheduler.planned(podsWrittenBy(plan));
+            this.podLane.trigger();
+          },
+        },
+      });
+      if (!result) return;
+      metrics?.observePhase('list', listSeconds);
+      this.memo = result.memo;
+      // A status computed under a term that has ended may be stale for the new leader: do not write it.
+      if (signal.aborted) return;
+      const statusStarted = performance.now();
+      this.o.statuses.entries(result.status);
+      metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
+      this.report(entryPassProblems(result), log);
+      const a = result.applied;
+      log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
+      this.o.onPass?.(result, (Date.now() - started) / 1000);
+      metrics?.observePass(passCounts(result), (Date.now() - started) / 1000);
+      if (a && transientFailure(a)) this.retryLater();
+      else this.passBackoff.reset();
+    } catch (err) {
+      ok = false;
+      this.passFailed(err, log);
+    } finally {
+      scheduler.fullDone();
+      this.passes++;
+      for (const w of work) w?.done(ok);
+      // Pods left to this pass, and events that came meanwhile.
+      this.podLane.trigger();
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import type { Logger } from 'pino';
+import { type ClusterFederatedTrustDomain, type ClusterSnapshot, type ControllerConfig, federationOn } from '../api/index.js';
+import { type EntryPassOptions, type EntryPassResult, logMigration, runEntryPass, SpireServerProbe } from '../entries/index.js';
+import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
+import type { SpireClient } from '../spire/index.js';
+
+/** The options runEntryPass takes beyond EntryPassOptions (the live mode's state, memo and hooks; dry runs). */
+export type EntryPassExtras = Omit<Parameters<typeof runEntryPass>[2], keyof EntryPassOptions> & Partial<Pick<EntryPassOptions, 'onPhase' | 'onWritten' | 'suppressDeletes'>>;
+
+/** The objects of a pass; equal versions must mean equal objects (PassMemo). */
+export interface Snapshot {
+  objects: ClusterSnapshot;
+  version?: string;
+}
+
+export interface ReconcileRequest {
+  /** The ClusterFederatedTrustDomains of this pass. */
+  federation: readonly ClusterFederatedTrustDomain[];
+  /**
+   * The objects entries are declared from, asked for when the entries' turn
+   * comes (live mode lists SPIRE and stops its pod passes first), with the
+   * reconcile.* switches applied (switchedSnapshot), and a version that
+   * names its content when the caller keeps a memo. Undefined: no entry pass
+   * this time.
+   */
+  snapshot: () => Snapshot | undefined | Promise<Snapshot | undefined>;
+  /** Ask the SPIRE server which entry fields it drops (writes a probe entry: not for a dry run). Default true. */
+  probe?: boolean;
+  /** Plan only: nothing is written. */
+  dryRun?: boolean;
+  /** The leadership term: once aborted, nothing more is written and the pass ends after federation. */
+  signal?: AbortSignal;
+  /** Told when the probe has answered (manifest mode says the files' problems then). */
+  onProbed?: () => void;
+  /** Told the federation pass's result at once (statuses, problems), before the entries. */
+  onFederation?: (result: FederationPassResult) => void;
+  /** The mode's own entry pass options (state, memo, progress, metrics). */
+  entries?: EntryPassExtras;
+  /** The pass's logger (with its reconcileID); default the Reconciler's. */
+  log?: Logger;
+}
+
+export interface ReconcileOutcome {
+  federation?: FederationPassResult;
+  /** Absent when the pass stopped before the entries (switches, term ended, snapshot refused). */
+  entries?: EntryPassResult;
+}
+
+/**
+ * One reconcile, the same in every mode (live, manifest, `plan` and
+ * `reconcile --once`): probe which fields SPIRE stores, then federation
+ * relationships, then entries with the federated bundles just found; the
+ * caller reports. Holds what lasts from pass to pass: the probe, the
+ * relationships this process set, whether the migration was explained.
+ */
+export class Reconciler {
+  readonly probe = new SpireServerProbe();
+  // Relationships this process set: under entryScope prefixed only these may be deleted (see federation/plan.ts).
+  private readonly ourRelationships = new Set<string>();
+  // The first pass also says what a migration has to deal with (entries of upstream or of our former prefix).
+  private migrationExplained = false;
+  constructor(
+    private readonly o: {
+      config: ControllerConfig;
+      spire: SpireClient;
+      log: Logger;
+      /** The engine's options: settings, ownership, policy, claims. */
+      options: EntryPassOptions;
+      /** Log the migration notes of the first pass (the long-running modes; `plan` prints them). */
+      logMigration: boolean;
+    },
+  ) {}
+
+  /** Probes the SPIRE server (at most every 10 minutes): which fields it drops, whether it keeps requested IDs. */
+  probeServer(log: Logger = this.o.log) {
+    return this.probe.refresh(this.o.spire, this.o.config.trustDomain, this.o.options.ownership.entryIDPrefix, (m) => log.warn(m));
+  }
+
+  /** The ownership a pass plans with: on a server that ignores requested IDs, what the entries themselves show. */
+  ownership(): EntryPassOptions['ownership'] {
+    return this.probe.ignoresEntryIds ? { ...this.o.options.ownership, serverAssignsIds: true } : this.o.options.ownership;
+  }
+
+  async once(r: ReconcileRequest): Promise<ReconcileOutcome> {
+    const { config, spire } = this.o;
+    const log = r.log ?? this.o.log;
+    const unsupported = r.probe === false ? undefined : await this.probeServer(log);
+    r.onProbed?.();
+    let federation: FederationPassResult | undefined;
+    if (federationOn(config)) {
+      federation = await runFederationPass(r.federation, spire, {
+        ...federationOptions(config),
+        ours: this.ourRelationships,
+        ...(r.dryRun ? { dryRun: true } : {}),
+        ...(r.signal ? { signal: r.signal } : {}),
+      });
+      if (r.signal?.aborted) return { federation };
+      r.onFederation?.(federation);
+    }
+    const snapshot = await r.snapshot();
+    if (!snapshot) return federation ? { federation } : {};
+    const entries = await runEntryPass(snapshot.objects, spire, {
+      ...this.o.options,
+      ownership: this.ownership(),
+      explainMigration: !this.migrationExplained,
+      ...(r.dryRun ? { dryRun: true } : {}),
+      ...(r.signal ? { signal: r.signal } : {}),
+      ...(federation ? { federatedBundles: federation.bundles } : {}),
+      ...(unsupported ? { unsupportedFields: unsupported } : {}),
+      ...r.entries,
+      ...(snapshot.version !== undefined ? { snapshotVersion: snapshot.version } : {}),
+    });
+    if (entries.applied) this.probe.noticeAssignedIds(entries.applied, (m) => log.warn(m));
+    if (!this.migrationExplained && this.o.logMigration) logMigration(log, entries.migration, this.o.options.ownership.entryIDPrefix);
+    this.migrationExplained = true;
+    return { ...(federation ? { federation } : {}), entries };
+  }
+}
