@@ -21,7 +21,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { defaultConfig } from '../src/api/index.js';
@@ -69,7 +69,10 @@ const debug = (label: string) => {
   const m = process.memoryUsage();
   const mib = (x: number) => Math.round(x / 2 ** 20);
   console.error(`  [${label}] at ${(performance.now() / 1000).toFixed(2)} s: rss ${mib(m.rss)} MiB (peak so far ${mib(process.resourceUsage().maxRSS * 1024)}), heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB (array buffers ${mib(m.arrayBuffers)})`);
-  if (process.env.BENCH_DEBUG === 'smaps') console.error(`    resident by mapping: ${residentByMapping()}`);
+  if (process.env.BENCH_DEBUG === 'smaps') {
+    console.error(`    resident by mapping: ${residentByMapping()}`);
+    console.error(`    V8 spaces, used/committed MiB: ${getHeapSpaceStatistics().filter((s) => s.space_size > 0).map((s) => `${s.space_name} ${mib(s.space_used_size)}/${mib(s.physical_space_size)}`).join(', ')}`);
+  }
 };
 
 /** Resident memory grouped by kind of mapping (Linux only), to tell V8's heap from malloc's arenas. */

@@ -36,10 +36,12 @@ cp -r "$repo/crds" "$work/app/crds"
 mkdir -p "$work/app/bin"
 cp "$repo/scripts/image/entrypoint.sh" "$work/app/bin/entrypoint.sh"
 
-echo "entrypoint: the old space sized from the memory limit, then the CLI"
+echo "entrypoint: the old space sized from the memory limit, two malloc arenas, then the CLI"
 printf '1073741824\n' > "$work/memory.max"
-sized=$(SPIRE_RECONCILER_CGROUP_MEMORY_MAX="$work/memory.max" NODE_OPTIONS='' sh -c "$(sed 's/^exec node .*/echo "$NODE_OPTIONS"/' "$repo/scripts/image/entrypoint.sh")")
-[ "$sized" = " --max-old-space-size=864 --max-semi-space-size=16" ] || { echo "entrypoint: a 1 GiB limit gave NODE_OPTIONS '$sized'"; exit 1; }
+sized=$(SPIRE_RECONCILER_CGROUP_MEMORY_MAX="$work/memory.max" NODE_OPTIONS='' sh -c "$(sed 's/^exec node .*/echo "$NODE_OPTIONS|$MALLOC_ARENA_MAX"/' "$repo/scripts/image/entrypoint.sh")")
+[ "$sized" = " --max-old-space-size=864 --max-semi-space-size=16|2" ] || { echo "entrypoint: a 1 GiB limit gave NODE_OPTIONS|MALLOC_ARENA_MAX '$sized'"; exit 1; }
+kept=$(MALLOC_ARENA_MAX=4 SPIRE_RECONCILER_CGROUP_MEMORY_MAX="$work/memory.max" NODE_OPTIONS='' sh -c "$(sed 's/^exec node .*/echo "$MALLOC_ARENA_MAX"/' "$repo/scripts/image/entrypoint.sh")")
+[ "$kept" = "4" ] || { echo "entrypoint: MALLOC_ARENA_MAX=4 in the environment became '$kept'"; exit 1; }
 (cd "$work/app" && PATH="$(dirname "$(readlink -f "$node")"):$PATH" NODE_ENV=production bin/entrypoint.sh --help >/dev/null)
 
 cli() { (cd "$work/app" && NODE_ENV=production "$node" dist/cli/main.js "$@"); }

@@ -39,13 +39,12 @@ class IdIndex {
 
 /** The entries and their indexes, built whole by a list before they replace the old ones. */
 class Entries {
-  readonly byId = new Map<string, CurrentEntry>();
   /**
-   * The revision SPIRE reported for each entry at the last list, so a resync
-   * reuses the converted entry (and its SHA-256 key) when it did not change.
-   * Entries we wrote since have none: SPIRE bumped it, so they are converted again.
+   * By ID. An entry's `revision` lets a resync reuse it (and its SHA-256 key)
+   * when SPIRE's is unchanged; entries we wrote since have none, so they are
+   * compared again.
    */
-  readonly revisions = new Map<string, string>();
+  readonly byId = new Map<string, CurrentEntry>();
   // For planning a few pods: their entries, and who else holds a key.
   readonly byPod = new IdIndex();
   readonly byKey = new IdIndex();
@@ -61,7 +60,6 @@ class Entries {
     const old = this.byId.get(id);
     if (!old) return;
     this.byId.delete(id);
-    this.revisions.delete(id);
     if (old.podUid !== undefined) this.byPod.remove(old.podUid, id);
     this.byKey.remove(old.key, id);
   }
@@ -112,15 +110,16 @@ class ListMerge {
 
   take(raw: EntryOut): void {
     const known = this.held.byId.get(raw.id);
-    const sameRevision = known !== undefined && this.held.revisions.get(raw.id) === raw.revision_number;
+    const sameRevision = known !== undefined && known.revision === raw.revision_number;
     if (!this.next && sameRevision) {
       this.listed.push(known);
       return;
     }
     const next = (this.next ??= this.rebuild());
     const entry = sameRevision || (known && holds(raw, known.spec)) ? known! : fromSpire(raw);
+    // A held entry SPIRE still holds as it is takes SPIRE's revision (true whether or not this list completes).
+    entry.revision = raw.revision_number;
     next.add(entry);
-    next.revisions.set(raw.id, raw.revision_number);
     this.listed.push(entry);
   }
 
@@ -134,10 +133,7 @@ class ListMerge {
   // The entries listed so far, all held unchanged, as the start of a new set.
   private rebuild(): Entries {
     const next = new Entries();
-    for (const e of this.listed) {
-      next.add(e);
-      next.revisions.set(e.id, this.held.revisions.get(e.id)!);
-    }
+    for (const e of this.listed) next.add(e);
     return next;
   }
 }
@@ -265,10 +261,10 @@ function applyRecord(state: Entries, plan: Plan, applied: ApplyResult): void {
   for (const c of plan.creates) {
     // Under the ID SPIRE stored it with (an older server ignores the one we asked for).
     const id = applied.assigned.get(c.id) ?? c.id;
-    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
+    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, revision: undefined, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
   }
   for (const u of plan.updates) {
-    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
+    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, revision: undefined, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
   }
   for (const d of plan.deletes) {
     if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) state.remove(d.id);

@@ -39,6 +39,13 @@ export interface CurrentEntry {
   spec: EntrySpec;
   /** The pod named by a `k8s:pod-uid:<uid>` selector, if any. */
   podUid?: string;
+  /**
+   * The revision SPIRE reported for the entry at the last list; undefined for
+   * one written since (SPIRE bumped it). Kept on the entry (every literal
+   * that makes one names it, so setting it adds no storage to the object)
+   * rather than in a map of 100,000 IDs beside them.
+   */
+  revision?: string | undefined;
 }
 
 export const POD_UID_SELECTOR_PREFIX = 'pod-uid:';
@@ -87,7 +94,7 @@ export function fromSpire(e: EntryOut): CurrentEntry {
     ...comparedFromSpire(e),
   };
   const podUid = podUidOf(spec.selectors);
-  return { id: e.id, key: entryKey(spec), spec, ...(podUid !== undefined ? { podUid } : {}) };
+  return { id: e.id, key: entryKey(spec), spec, revision: e.revision_number, ...(podUid !== undefined ? { podUid } : {}) };
 }
 
 export function toSpire(spec: EntrySpec, id: string): Entry {

@@ -117,10 +117,6 @@ export interface ClusterCacheOptions {
 
 export type { ServiceSource };
 
-function keyOf(obj: KubernetesObject): string {
-  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
-}
-
 /**
  * Informers for everything a pass reads. Each keeps a cache that a pass
  * turns into a snapshot; changes that cannot affect the result (status churn,
@@ -131,9 +127,6 @@ export class ClusterCache {
   private readonly informers = new Map<string, ResilientInformer<KubernetesObject>>();
   // The informers of each resource: one, or one per cached namespace.
   private readonly byResource = new Map<string, ResilientInformer<KubernetesObject>[]>();
-  // The last object seen per resource and key: a change is compared with it (not with a digest kept for every
-  // object, which at 100,000 pods cost a SHA-1 and a serialization per pod at start, and tens of MiB).
-  private readonly seen = new Map<string, Map<string, KubernetesObject>>();
   // What the pod cache keeps (see projection.ts), and the informers listing pods again with more, if any.
   private pods: PodInformers | undefined;
   private widening: PodInformers | undefined;
@@ -181,7 +174,7 @@ export class ClusterCache {
         if (this.widening?.informers.includes(informer)) setImmediate(() => this.widened(informer));
         return list;
       },
-      onChange: (kind, obj) => this.changed(r, kind, obj, informer),
+      onChange: (kind, obj, previous) => this.changed(r, kind, obj, previous, informer),
       ...(compact ? { compact } : {}),
       ...(onFirstListPage ? { onFirstListPage } : {}),
       onResync: () => this.resynced(r, informer),
@@ -228,12 +221,7 @@ export class ClusterCache {
     this.byResource.set('pods', []);
     wider.informers.forEach((i, n) => this.install(this.podWatched[n]!, i));
     for (const i of old) i.stop();
-    this.podWatched.forEach((r, n) => {
-      // Compared with from now on: the objects as the wider cache holds them.
-      const seen = this.seenOf(r);
-      for (const obj of wider.informers[n]!.list()) seen.set(keyOf(obj), obj);
-      this.resynced(r, wider.informers[n]!);
-    });
+    this.podWatched.forEach((r, n) => this.resynced(r, wider.informers[n]!));
   }
 
   private async chooseServiceSource(): Promise<ServiceSource> {
@@ -242,46 +230,24 @@ export class ClusterCache {
     return chosen.source;
   }
 
-  private seenOf(r: Watched): Map<string, KubernetesObject> {
-    let seen = this.seen.get(r.key);
-    if (!seen) this.seen.set(r.key, (seen = new Map()));
-    return seen;
-  }
-
-  private changed(r: Watched, kind: 'add' | 'update' | 'delete', obj: KubernetesObject, informer: ResilientInformer<KubernetesObject>): void {
+  /**
+   * A change is compared with the object it replaced, as the informer hands it over (not with a copy
+   * or a digest kept for every object: at 100,000 pods a map of them cost 14 MiB, and digests a SHA-1
+   * and a serialization per pod at start).
+   */
+  private changed(r: Watched, kind: 'add' | 'update' | 'delete', obj: KubernetesObject, previous: KubernetesObject | undefined, informer: ResilientInformer<KubernetesObject>): void {
     // A pod informer listing with a wider projection reports nothing until it replaces the one serving.
     if (informer !== this.informers.get(r.key)) return;
-    const seen = this.seenOf(r);
-    const key = keyOf(obj);
-    if (kind === 'delete') {
-      seen.delete(key);
-    } else {
-      const last = seen.get(key);
-      seen.set(key, obj);
-      // A relist starts a fresh cache, which reports every object as added: one seen before unchanged is no change.
-      if (last && r.fingerprint(last as never) === r.fingerprint(obj as never)) return;
-    }
+    // A relist starts a fresh cache, which reports every object as added: one held before unchanged is no change.
+    if (kind !== 'delete' && previous && r.fingerprint(previous as never) === r.fingerprint(obj as never)) return;
     if (r.name === 'clusterspiffeids' && kind !== 'delete') this.checkPodProjection();
     this.opts.onChange(r.name, { kind, obj });
   }
 
-  /**
-   * A relist reports no deletes (its cache starts empty): what was deleted in the gap is only
-   * missing from the new list. It is forgotten here, and a full pass finds it gone.
-   */
+  /** A relist reports no deletes (its cache starts empty): what was deleted in the gap is only missing from the new list, which a full pass finds. */
   private resynced(r: Watched, informer: ResilientInformer<KubernetesObject>): void {
     if (informer !== this.informers.get(r.key)) return;
-    const seen = this.seenOf(r);
-    const listed = new Set(informer.list().map(keyOf));
-    for (const key of seen.keys()) if (!listed.has(key)) seen.delete(key);
     this.opts.onChange(r.name);
-  }
-
-  /** Objects of a resource remembered for comparing changes: as many as its cache holds. */
-  remembered(resource: string): number {
-    let n = 0;
-    for (const [key, seen] of this.seen) if (key === resource || key.startsWith(`${resource}/`)) n += seen.size;
-    return n;
   }
 
   /** True once every informer has listed. */

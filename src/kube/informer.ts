@@ -81,6 +81,8 @@ export function staleResourceVersion(status: unknown): Exclude<RelistReason, 'si
 interface StreamHooks {
   /** An event or a bookmark arrived. */
   onData(): void;
+  /** An event's object is about to be applied to the cache. */
+  beforeApply(obj: KubernetesObject): void;
   /** An ERROR event arrived, with its Status. */
   onErrorEvent(status: unknown): void;
   /** A stream ended cleanly, having delivered this many events and bookmarks. */
@@ -123,7 +125,10 @@ class BookmarkWatch extends Watch {
         else {
           delivered++;
           this.hooks.onData();
-          if (obj && typeof obj === 'object') this.compact(obj as KubernetesObject);
+          if (obj && typeof obj === 'object') {
+            this.compact(obj as KubernetesObject);
+            this.hooks.beforeApply(obj as KubernetesObject);
+          }
         }
         callback(phase, obj, raw);
       },
@@ -151,8 +156,14 @@ export interface InformerOptions<T extends KubernetesObject> {
    * first pages while the rest are listed. Relists do not call it.
    */
   onFirstListPage?: (items: T[]) => void;
-  /** Called on every add, update and delete (after the cache holds the change). */
-  onChange: (kind: 'add' | 'update' | 'delete', obj: T) => void;
+  /**
+   * Called on every add, update and delete (after the cache holds the
+   * change), with the object the change replaced, when there was one: the
+   * cached one for a watch event, and for a relist's object the one the cache
+   * it replaces held. So a caller can tell what changed without keeping a
+   * copy of every object.
+   */
+  onChange: (kind: 'add' | 'update' | 'delete', obj: T, previous: T | undefined) => void;
   /** Trims an object before the cache stores it, in place. Default: stripManagedFields. */
   compact?: (obj: T) => void;
   /** Called when a relist has replaced the whole cache. */
@@ -254,6 +265,13 @@ export class ResilientInformer<T extends KubernetesObject> {
   private makeListWatch(): ListWatch<T> {
     const compact = this.opts.compact ?? stripManagedFields;
     const first = this.opts.onFirstListPage;
+    // The object the change being applied replaces. ListWatch reports an add or update after storing the new
+    // object, so the old one is looked up before: for a watch event, just before it is applied; for a list,
+    // in the cache the list replaces (the served one for a relist, or this one's own, copied, when it lists
+    // again itself after an expired watch).
+    let replaced: ((obj: T) => T | undefined) | undefined;
+    const keyOf = (obj: KubernetesObject) => `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+    const cached = (cache: ListWatch<T> | Map<string, T>, obj: KubernetesObject) => (cache instanceof Map ? cache.get(keyOf(obj)) : cache.get(obj.metadata?.name ?? '', obj.metadata?.namespace));
     // The closures below read `lw`, assigned at the end: they run only once it is started.
     const list = async () => {
       const firstList = first !== undefined && !this.synced;
@@ -261,6 +279,14 @@ export class ResilientInformer<T extends KubernetesObject> {
       const result = await this.opts.list((items) => {
         for (const item of items) compact(item);
         if (firstList) first(items);
+      });
+      const own = lw === this.fresh ? undefined : lw.list();
+      const old = own === undefined ? this.lw : own.length > 0 ? new Map(own.map((o) => [keyOf(o), o])) : undefined;
+      const fromList = old ? (obj: T) => cached(old, obj) as T | undefined : undefined;
+      replaced = fromList;
+      // ListWatch applies the list once this resolves, before anything else runs: then the copy can go.
+      setImmediate(() => {
+        if (replaced === fromList) replaced = undefined;
       });
       this.synced = true;
       this.backoff.reset();
@@ -272,6 +298,10 @@ export class ResilientInformer<T extends KubernetesObject> {
       return result;
     };
     const hooks: StreamHooks = {
+      beforeApply: (obj) => {
+        const old = cached(lw, obj) as T | undefined;
+        replaced = () => old;
+      },
       onData: () => {
         if (lw !== this.lw) return;
         this.lastActivity = Date.now();
@@ -293,9 +323,9 @@ export class ResilientInformer<T extends KubernetesObject> {
     const watch = new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? WATCH_TIMEOUT_SECONDS, this.opts.stallMs ?? WATCH_STALL_MS, hooks, compact as (obj: KubernetesObject) => void);
     const lw: ListWatch<T> = new ListWatch<T>(this.opts.path, watch, list, false, this.opts.labelSelector, this.opts.fieldSelector);
     // A relist's list reports what it adds or changes too: the caller compares each with what it saw.
-    lw.on('add', (obj) => this.opts.onChange('add', obj));
-    lw.on('update', (obj) => this.opts.onChange('update', obj));
-    lw.on('delete', (obj) => this.opts.onChange('delete', obj));
+    lw.on('add', (obj) => this.opts.onChange('add', obj, replaced?.(obj)));
+    lw.on('update', (obj) => this.opts.onChange('update', obj, replaced?.(obj)));
+    lw.on('delete', (obj) => this.opts.onChange('delete', obj, undefined));
     lw.on('error', (err) => this.failed(lw, err));
     return lw;
   }

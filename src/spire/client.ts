@@ -1,12 +1,14 @@
 import * as grpc from '@grpc/grpc-js';
 import type { EntryClient, EntryDefinition } from '../gen/spire/api/server/entry/v1/Entry.js';
+import type { ListEntriesRequest } from '../gen/spire/api/server/entry/v1/ListEntriesRequest.js';
+import type { ListEntriesResponse__Output as ListEntriesResponseOut } from '../gen/spire/api/server/entry/v1/ListEntriesResponse.js';
 import type { TrustDomainClient, TrustDomainDefinition } from '../gen/spire/api/server/trustdomain/v1/TrustDomain.js';
 import type { BundleClient, BundleDefinition } from '../gen/spire/api/server/bundle/v1/Bundle.js';
 import type { SVIDClient, SVIDDefinition } from '../gen/spire/api/server/svid/v1/SVID.js';
 import { abortReason, type BatchOutcome, type ItemStatus, itemStatus, runBatches } from './batch.js';
 import { SpireConnectError } from './errors.js';
-import { loadSpireGrpc } from './proto.js';
-import { type RpcObserver, type UnaryApi, unaryApi } from './rpc.js';
+import { listEntriesDecoder, loadSpireGrpc } from './proto.js';
+import { releasedUnary, type RpcObserver, type UnaryApi, unaryApi } from './rpc.js';
 import { DEFAULT_SOCKET, parseSocket } from './target.js';
 import type {
   BundleMask,
@@ -144,6 +146,8 @@ export class SpireClient {
   private readonly trustDomain: UnaryApi<TrustDomainDefinition>;
   private readonly bundle: UnaryApi<BundleDefinition>;
   private readonly svidApi: UnaryApi<SVIDDefinition>;
+  /** ListEntries, its pages decoded by listEntriesDecoder. */
+  private readonly listEntriesPage: (req: ListEntriesRequest) => Promise<ListEntriesResponseOut>;
   private gate: WriteGate | undefined;
 
   /** Installs the check every write batch must pass first (see WriteGate); undefined removes it. */
@@ -186,6 +190,8 @@ export class SpireClient {
     this.trustDomain = unaryApi<TrustDomainDefinition>(trustDomain, settings('TrustDomain'));
     this.bundle = unaryApi<BundleDefinition>(bundle, settings('Bundle'));
     this.svidApi = unaryApi<SVIDDefinition>(svid, settings('SVID'));
+    const listEntries = pkg.spire.api.server.entry.v1.Entry.service.ListEntries;
+    this.listEntriesPage = releasedUnary(entry, 'ListEntries', listEntries, listEntriesDecoder(), settings('Entry'));
   }
 
   /**
@@ -221,7 +227,7 @@ export class SpireClient {
   entryPages(opts: ListOptions = {}): AsyncGenerator<EntryOut[]> {
     const pageSize = opts.pageSize ?? this.batchSizes.listEntriesPage;
     return pages(async (token) => {
-      const res = await this.entry.ListEntries({
+      const res = await this.listEntriesPage({
         page_size: pageSize,
         page_token: token,
         ...(opts.filter ? { filter: opts.filter } : {}),

@@ -30,6 +30,20 @@ export type RpcObserver = (rpc: string, code: string, seconds: number) => void;
 
 type RawUnary = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => void;
 
+/** One unary call with the settings' metadata and deadline; its error wrapped and the observer told. */
+function call<R>(rpc: string, settings: RpcSettings, start: (md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: R) => void) => void): Promise<R> {
+  return new Promise((resolve, reject) => {
+    const md = new grpc.Metadata({ waitForReady: settings.waitForReady });
+    const started = performance.now();
+    start(md, { deadline: Date.now() + settings.deadlineMs }, (err, res) => {
+      const error = err ? new SpireRpcError(rpc, settings.socketPath, err) : undefined;
+      settings.observe?.(rpc, error?.codeName ?? 'OK', (performance.now() - started) / 1000);
+      if (error) reject(error);
+      else resolve(res as R);
+    });
+  });
+}
+
 export function unaryApi<D>(client: grpc.Client, settings: RpcSettings): UnaryApi<D> {
   const cache = new Map<string, (req: unknown) => Promise<unknown>>();
   return new Proxy({} as UnaryApi<D>, {
@@ -40,20 +54,35 @@ export function unaryApi<D>(client: grpc.Client, settings: RpcSettings): UnaryAp
         const method = (client as unknown as Record<string, RawUnary>)[name];
         if (typeof method !== 'function') throw new Error(`SPIRE ${settings.service} has no method ${name}`);
         const rpc = `${settings.service}.${name}`;
-        fn = (req: unknown) =>
-          new Promise((resolve, reject) => {
-            const md = new grpc.Metadata({ waitForReady: settings.waitForReady });
-            const started = performance.now();
-            method.call(client, req, md, { deadline: Date.now() + settings.deadlineMs }, (err, res) => {
-              const error = err ? new SpireRpcError(rpc, settings.socketPath, err) : undefined;
-              settings.observe?.(rpc, error?.codeName ?? 'OK', (performance.now() - started) / 1000);
-              if (error) reject(error);
-              else resolve(res);
-            });
-          });
+        fn = (req: unknown) => call(rpc, settings, (md, opts, cb) => method.call(client, req, md, opts, cb));
         cache.set(name, fn);
       }
       return fn;
     },
   });
+}
+
+/**
+ * A unary method whose response is decoded by `decode`, and which gives up
+ * every reference grpc-js has to it. grpc-js's objects for a call outlive it
+ * until a full collection, and are often in the old space already by then:
+ * what they point at survives the young collections and is promoted too.
+ * So the decoded response goes through a box that is emptied on receipt
+ * (see listEntriesDecoder for why ListEntries is read so).
+ */
+export function releasedUnary<Req, Res>(
+  client: grpc.Client,
+  name: string,
+  method: Pick<MethodDefinition<Req, unknown>, 'path' | 'requestSerialize'>,
+  decode: (bytes: Buffer) => Res,
+  settings: RpcSettings,
+): (req: Req) => Promise<Res> {
+  const rpc = `${settings.service}.${name}`;
+  const deserialize = (bytes: Buffer): { res: Res | undefined } => ({ res: decode(bytes) });
+  return async (req) => {
+    const box = await call<{ res: Res | undefined }>(rpc, settings, (md, opts, cb) => client.makeUnaryRequest(method.path, method.requestSerialize, deserialize, req, md, opts, cb));
+    const res = box.res as Res;
+    box.res = undefined;
+    return res;
+  };
 }

@@ -78,6 +78,22 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
     ]);
   });
 
+  it('renders the same selector once for every pod that renders its text: the entries share it, each with its own pod-uid selector', () => {
+    const s = declareEntries(
+      snap({
+        clusterSPIFFEIDs: [csid('web', { workloadSelectorTemplates: ['k8s:ns:{{ .PodMeta.Namespace }}', 'k8s:pod-name:{{ .PodMeta.Name }}'] })],
+        namespaces: [ns('default'), ns('shop')],
+        pods: [pod('default', 'w1'), pod('default', 'w2'), pod('shop', 'w3')],
+      }),
+      settings,
+    );
+    const [w1, w2, w3] = s.declared.map((d) => d.spec.selectors);
+    expect(w1).toEqual([{ type: 'k8s', value: 'pod-uid:uid-w1' }, { type: 'k8s', value: 'ns:default' }, { type: 'k8s', value: 'pod-name:w1' }]);
+    expect(w2![1]).toBe(w1![1]);
+    expect(w3![1]).toEqual({ type: 'k8s', value: 'ns:shop' });
+    expect(w2![2]).toEqual({ type: 'k8s', value: 'pod-name:w2' });
+  });
+
   it('ignores namespaces as upstream does: a regular expression matched anywhere in the name (`spire` ignores my-spire-apps too)', () => {
     const s = declareEntries(
       snap({

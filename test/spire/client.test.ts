@@ -93,6 +93,19 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     }
   });
 
+  it('lists entries exactly as GetEntry returns them (list pages have a decoder of their own)', async () => {
+    spire.server.seed({
+      entries: [
+        entry(1, { dns_names: ['a.example', 'b.example'], x509_svid_ttl: 3600, jwt_svid_ttl: 300, hint: 'web' }),
+        entry(2, { downstream: true, admin: true, store_svid: true, expires_at: '4102444800' }),
+      ],
+    });
+    const listed = await client.listEntries();
+    expect(listed).toHaveLength(2);
+    for (const e of listed) expect(e).toEqual(await client.getEntry(e.id));
+    expect(listed.find((e) => e.downstream)).toMatchObject({ admin: true, store_svid: true, expires_at: '4102444800', dns_names: [] });
+  });
+
   it('tells an observer about every call, with its method, code and duration', async () => {
     const seen: [string, string][] = [];
     const observed = new SpireClient({ socket: spire.socketPath, observe: (rpc, code, seconds) => {
@@ -102,9 +115,11 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
     try {
       await observed.countEntries();
       await observed.getEntry('nope').catch(() => undefined);
+      await observed.listEntries();
       expect(seen).toEqual([
         ['Entry.CountEntries', 'OK'],
         ['Entry.GetEntry', 'NOT_FOUND'],
+        ['Entry.ListEntries', 'OK'],
       ]);
     } finally {
       observed.close();
