@@ -27,6 +27,7 @@ import { pino } from 'pino';
 import { defaultConfig } from '../src/api/index.js';
 import { passOptions } from '../src/cli/context.js';
 import { startLive } from '../src/manager/live.js';
+import { stopByDisconnect } from './children.js';
 import { sideBySide } from './side-by-side-report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -146,13 +147,8 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 /** The API server child: the real one stops its etcd and kube-apiserver when disconnected, the fake is killed. */
-async function stopKube(child: ChildProcess): Promise<void> {
-  if (apiserver === 'fake' || child.exitCode !== null) return stop(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.disconnect();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
+function stopKube(child: ChildProcess): Promise<void> {
+  return apiserver === 'fake' ? stop(child) : stopByDisconnect(child);
 }
 
 /** A child started with `--barrier` (see barrier.ts): resolves once it has printed `ready`. */

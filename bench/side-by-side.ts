@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { declareEntries } from '../src/entries/index.js';
+import { stopByDisconnect, stopBySignal } from './children.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -105,24 +106,6 @@ function forkReady(script: string, args: string[]): Promise<ChildProcess> {
     child.once('message', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
   });
-}
-
-async function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function stopByDisconnect(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.disconnect();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** The one config file both controllers read (spire-controller-manager's format, which ours reads as is). */
@@ -258,7 +241,7 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     };
   } finally {
     // The real API server's child stops its etcd and kube-apiserver when disconnected; a signal would orphan them.
-    for (const c of children.reverse()) await (opts.apiserver === 'real' && c === kubeChild ? stopByDisconnect(c) : stop(c));
+    for (const c of children.reverse()) await (opts.apiserver === 'real' && c === kubeChild ? stopByDisconnect(c) : stopBySignal(c));
     rmSync(dir, { recursive: true, force: true });
   }
 }
