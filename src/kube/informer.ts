@@ -40,13 +40,12 @@ export const WATCH_TIMEOUT_SECONDS = 10;
  */
 export const WATCH_STALL_MS = 15_000;
 
-/**
+/*
  * A watch from a resourceVersion the API server has not reached (etcd
  * restored from a backup) is accepted and sends nothing, not even bookmarks,
  * until the server gets there: then it goes on in a different history,
  * having missed everything in between. So after a stream that ended having
- * delivered nothing (a healthy one carries at least the bookmark the server
- * sends 2 s before ending it), and before resuming after a failed watch (an
+ * delivered nothing, and before resuming after a failed watch (an
  * API server restarting is how a restore shows), the informer asks the
  * server whether it can serve its resourceVersion: a one-item list at that
  * version. "Too large resource version" (504) or "Expired" (410) relists.
