@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ClusterSPIFFEID, type ClusterStaticEntry, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../../src/api/index.js';
-import { type ClusterSnapshot, declareEntries, declarePods, DEFAULT_PARENT_ID_TEMPLATE, indexServices, RenderCache, type SelectionSettings } from '../../src/entries/index.js';
+import { type ClusterSnapshot, coversFallbacks, declareEntries, declarePods, DEFAULT_PARENT_ID_TEMPLATE, indexServices, type PodContext, RenderCache, selectionRule, type SelectionSettings, selectPod } from '../../src/entries/index.js';
 import { syntheticCluster } from '../../bench/cluster.js';
 import { compileTemplate } from '../../src/template/index.js';
 
@@ -360,5 +360,41 @@ describe('declaring a few pods gives exactly what the full walk gives for them',
     expect(part.declared.length).toBeGreaterThan(100);
     expect([...part.declared].sort(order)).toEqual(full.filter((d) => uids.has(d.podUid!)).sort(order));
     expect(part.unknownPods.size).toBe(0);
+  });
+});
+
+describe('the selection rule both walks apply to one (ClusterSPIFFEID, namespace, pod)', () => {
+  const ctx: PodContext = { settings, cache: new RenderCache(), services: new Map(), node: (n) => (n === 'node-1' ? node : undefined) };
+  const web = selectionRule(csid('web', { namespaceSelector: { matchLabels: { team: 'shop' } }, podSelector: { matchLabels: { app: 'w' } } }));
+  const shop = ns('shop', { team: 'shop' });
+
+  it('checks the namespace selector, then ignoreNamespaces (naming the pattern), then the pod selector', () => {
+    expect(selectPod(web, ns('other'), pod('other', 'w'), false, ctx)).toEqual({ outcome: 'namespace-not-selected' });
+    expect(selectPod(web, ns('my-spire-apps', { team: 'shop' }), pod('my-spire-apps', 'w'), false, ctx)).toEqual({ outcome: 'namespace-ignored', ignoredBy: 'spire' });
+    expect(selectPod(web, shop, pod('shop', 'x'), false, ctx)).toEqual({ outcome: 'not-selected' });
+    const v = selectPod(web, shop, pod('shop', 'w'), false, ctx);
+    expect(v).toMatchObject({ outcome: 'declared', spec: { spiffeId: 'spiffe://example.org/web/w' } });
+    // An entry from a non-fallback object covers the pod.
+    expect(coversFallbacks(web, v)).toBe(true);
+  });
+
+  it('suppresses a fallback object for a covered pod only, and a fallback entry covers nothing', () => {
+    const fallback = selectionRule(csid('default', { fallback: true }));
+    expect(selectPod(fallback, shop, pod('shop', 'w'), true, ctx)).toEqual({ outcome: 'fallback-suppressed' });
+    const v = selectPod(fallback, shop, pod('shop', 'w'), false, ctx);
+    expect(v).toMatchObject({ outcome: 'declared', spec: { spiffeId: 'spiffe://example.org/default/w' } });
+    expect(coversFallbacks(fallback, v)).toBe(false);
+    // Covered or not, a non-fallback object declares.
+    expect(selectPod(web, shop, pod('shop', 'w'), true, ctx)).toMatchObject({ outcome: 'declared' });
+  });
+
+  it('skips pods with nothing to attest, fails a pod on an unknown node, and says an invalid object cannot render', () => {
+    expect(selectPod(web, shop, pod('shop', 'w', { spec: {} }), false, ctx)).toEqual({ outcome: 'unscheduled' });
+    expect(selectPod(web, shop, pod('shop', 'w', { status: { phase: 'Succeeded' } }), false, ctx)).toEqual({ outcome: 'finished' });
+    expect(selectPod(web, shop, pod('shop', 'w', { spec: { nodeName: 'node-9' } }), false, ctx)).toEqual({ outcome: 'failed', message: 'node node-9 is not known yet' });
+    const invalid = selectionRule(csid('bad', { spiffeIDTemplate: '{{ .Nope' }));
+    expect(invalid.errors?.length).toBeGreaterThan(0);
+    expect(selectPod(invalid, shop, pod('shop', 'w'), false, ctx)).toEqual({ outcome: 'invalid' });
+    expect(selectPod(invalid, shop, pod('shop', 'w', { spec: {} }), false, ctx)).toEqual({ outcome: 'unscheduled' });
   });
 });
