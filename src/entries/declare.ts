@@ -67,7 +67,7 @@ export interface RenderFailure {
 }
 
 export interface DeclaredState {
-  declared: DeclaredEntry[];
+  entries: DeclaredEntry[];
   renderFailures: RenderFailure[];
   /** Pods whose entries could not all be computed: their current entries stay. */
   unknownPods: Set<string>;
@@ -105,7 +105,7 @@ function podSkip(pod: Pod): PodSkip | undefined {
  */
 export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSettings): DeclaredState {
   const state: DeclaredState = {
-    declared: [],
+    entries: [],
     renderFailures: [],
     unknownPods: new Set(),
     owners: new Map(),
@@ -126,7 +126,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     const r = renderStaticEntry(obj, settings.trustDomain);
     state.staticRendered.set(owner.uid, 'spec' in r);
     if ('spec' in r) {
-      state.declared.push({ key: entryKey(r.spec), spec: r.spec, owner });
+      state.entries.push({ key: entryKey(r.spec), spec: r.spec, owner });
     } else {
       const message = formatFieldProblems('ClusterStaticEntry', owner.name, r.errors);
       state.renderFailures.push({ owner, message });
@@ -200,7 +200,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
           state.unknownPods.add(uid);
           state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: v.message });
         } else if (v.outcome === 'declared') {
-          state.declared.push({ key: v.key, spec: v.spec, owner, podUid: uid });
+          state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
           if (coversFallbacks(rule, v)) coveredByNonFallback.add(uid);
         }
       }
@@ -214,24 +214,24 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
  * A parsed ClusterSPIFFEID with the key its renders are cached under: valid
  * for the object's current spec only.
  */
-type Selecting = ParsedClusterSPIFFEID & { readonly renderKey: string };
+type ParsedWithRenderKey = ParsedClusterSPIFFEID & { readonly renderKey: string };
+
+/** What an invalid object still selects, for its status (see parseClusterSPIFFEID). */
+type InvalidSelection = Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'>;
 
 /**
  * Each ClusterSPIFFEID object parsed once, not once per pod pass: the caches
  * (informers, manifest reads) replace an object when it changes, and never
  * change one in place.
  */
-/** What an invalid object still selects, for its status (see parseClusterSPIFFEID). */
-type InvalidSelection = Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'>;
-
-const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldProblem[]; selectors: InvalidSelection })>();
+const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ parsed: ParsedWithRenderKey } | { errors: FieldProblem[]; selectors: InvalidSelection })>();
 
 function parsedOnce(obj: ClusterSPIFFEID) {
   let hit = parsedObjects.get(obj);
   if (!hit) {
     const owner = ownerOf('ClusterSPIFFEID', obj);
     const r = parseClusterSPIFFEID(obj);
-    hit = 'parsed' in r ? { owner, selecting: { ...r.parsed, renderKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}` } } : { owner, errors: r.errors, selectors: r.selectors };
+    hit = 'parsed' in r ? { owner, parsed: { ...r.parsed, renderKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}` } } : { owner, errors: r.errors, selectors: r.selectors };
     parsedObjects.set(obj, hit);
   }
   return hit;
@@ -240,7 +240,7 @@ function parsedOnce(obj: ClusterSPIFFEID) {
 /** A ClusterSPIFFEID as a selection rule (parsed once per object), with what is wrong with it when it is invalid. */
 export function selectionRule(obj: ClusterSPIFFEID): SelectionRule & { errors?: FieldProblem[] } {
   const hit = parsedOnce(obj);
-  return 'selecting' in hit ? { owner: hit.owner, selectors: hit.selecting, valid: hit.selecting } : { owner: hit.owner, selectors: hit.selectors, errors: hit.errors };
+  return 'parsed' in hit ? { owner: hit.owner, selectors: hit.parsed, valid: hit.parsed } : { owner: hit.owner, selectors: hit.selectors, errors: hit.errors };
 }
 
 /**
@@ -281,7 +281,7 @@ export interface PodContext {
 export interface SelectionRule {
   owner: Owner;
   selectors: InvalidSelection;
-  valid?: Selecting;
+  valid?: ParsedWithRenderKey;
 }
 
 /** What one ClusterSPIFFEID decided for one pod: a PodVerdict, or `invalid` for a pod it selects but cannot render. */
@@ -344,7 +344,7 @@ export function coversFallbacks(rule: SelectionRule, verdict: { outcome: string 
  * (the pod's entries become unknown), or a skip for a pod not scheduled yet
  * or finished (nothing to attest, and not a failure).
  */
-function declareOne(spec: Selecting, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | { skip: PodSkip } {
+function declareOne(spec: ParsedWithRenderKey, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | { skip: PodSkip } {
   const uid = pod.metadata.uid;
   const skip = podSkip(pod);
   if (skip) return { skip };
@@ -365,7 +365,7 @@ function declareOne(spec: Selecting, pod: Pod, namespace: string, ctx: PodContex
 const NO_SERVICES: ServiceIndex = new Map();
 
 export interface PodDeclaration {
-  declared: DeclaredEntry[];
+  entries: DeclaredEntry[];
   /** Pods whose entries could not all be computed: their current entries stay. */
   unknownPods: Set<string>;
   renderFailures: RenderFailure[];
@@ -390,7 +390,7 @@ export function declarePods(
   },
   settings: SelectionSettings,
 ): PodDeclaration {
-  const out: PodDeclaration = { declared: [], unknownPods: new Set(), renderFailures: [] };
+  const out: PodDeclaration = { entries: [], unknownPods: new Set(), renderFailures: [] };
   const cache = settings.renderCache ?? new RenderCache();
   const { rules, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
   // An invalid object makes every pod's entries unknown; the full pass reports it.
@@ -417,7 +417,7 @@ export function declarePods(
         out.unknownPods.add(pod.metadata.uid);
         out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, message: v.message });
       } else if (v.outcome === 'declared') {
-        out.declared.push({ key: v.key, spec: v.spec, owner: rule.owner, podUid: pod.metadata.uid });
+        out.entries.push({ key: v.key, spec: v.spec, owner: rule.owner, podUid: pod.metadata.uid });
         if (coversFallbacks(rule, v)) covered = true;
       }
     }
