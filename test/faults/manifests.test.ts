@@ -127,8 +127,7 @@ describe('fault: the full pass agrees with the pod pass on a namespace the cache
         })),
       });
       ledger.start();
-      live.currentState.invalidate();
-      live.trigger();
+      live.resync();
       await live.idle();
       // A pod event for one of them goes through the pod pass: the same answer.
       const g0 = w.kube.get('v1', 'Pod', 'g-0', 'ghost') as { metadata: Record<string, unknown> };
