@@ -15,7 +15,7 @@ const pods = Number(process.argv[2]);
 const socket = process.argv[3] as string;
 const lists = Number(process.argv[4] ?? 3);
 
-const declared = declareEntries(syntheticCluster(pods), benchSettings()).declared;
+const declared = declareEntries(syntheticCluster(pods), benchSettings()).entries;
 const entries = declared.map((d, i) => toSpire(d.spec, `scm-floor-${i}`));
 
 const spire = new SpireClient({ socket, rpcTimeoutMs: 120_000 });

@@ -24,7 +24,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const t0 = performance.now();
     const state = declareEntries(snapshot, settings);
     times.push(performance.now() - t0);
-    entries = state.declared.length;
+    entries = state.entries.length;
     if (state.renderFailures.length > 0) throw new Error(`render failures: ${state.renderFailures[0]?.message}`);
   }
   times.sort((a, b) => a - b);

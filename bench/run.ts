@@ -335,8 +335,7 @@ async function oneRun(pods: number): Promise<RunResult> {
     for (let i = 0; i < 3; i++) {
       const wait = nextPass();
       // A full resync, as gcInterval runs it: the in-memory SPIRE state is refreshed by a list.
-      live.currentState.invalidate();
-      live.trigger();
+      live.resync();
       await wait;
       idleTimes.push(passes[passes.length - 1]!.seconds * 1000);
     }

@@ -145,7 +145,7 @@ function spawnController(kind: ControllerKind, opts: SideBySideOptions, ours: st
 
 /** The number of entries the synthetic cluster declares (one per pod). */
 export function expectedEntries(pods: number): number {
-  return declareEntries(syntheticCluster(pods), benchSettings()).declared.length;
+  return declareEntries(syntheticCluster(pods), benchSettings()).entries.length;
 }
 
 export async function measureController(kind: ControllerKind, pods: number, opts: SideBySideOptions, ours: string): Promise<ControllerFigures> {

@@ -67,7 +67,7 @@ export interface RenderFailure {
 }
 
 export interface DeclaredState {
-  declared: DeclaredEntry[];
+  entries: DeclaredEntry[];
   renderFailures: RenderFailure[];
   /** Pods whose entries could not all be computed: their current entries stay. */
   unknownPods: Set<string>;
@@ -91,19 +91,11 @@ export interface DeclaredState {
   unknownNamespaces: Map<string, number>;
 }
 
-function isIgnored(namespace: string, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): boolean {
-  return settings.ignoreNamespaces.ignores(namespace);
-}
-
-/** spire-controller-manager's class rule: the named class, plus classless objects if asked. */
-function isFinished(pod: Pod): boolean {
+/** Why a pod needs no entry (nothing to attest, and not a failure), or undefined when it needs one. */
+function podSkip(pod: Pod): PodSkip | undefined {
+  if (!pod.spec?.nodeName) return 'unscheduled';
   const phase = pod.status?.phase;
-  return phase === 'Succeeded' || phase === 'Failed';
-}
-
-/** Scheduled and not finished: a pod that gets an entry when rendering succeeds. */
-function needsEntry(pod: Pod): boolean {
-  return Boolean(pod.spec?.nodeName) && !isFinished(pod);
+  return phase === 'Succeeded' || phase === 'Failed' ? 'finished' : undefined;
 }
 
 /**
@@ -113,7 +105,7 @@ function needsEntry(pod: Pod): boolean {
  */
 export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSettings): DeclaredState {
   const state: DeclaredState = {
-    declared: [],
+    entries: [],
     renderFailures: [],
     unknownPods: new Set(),
     owners: new Map(),
@@ -134,7 +126,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     const r = renderStaticEntry(obj, settings.trustDomain);
     state.staticRendered.set(owner.uid, 'spec' in r);
     if ('spec' in r) {
-      state.declared.push({ key: entryKey(r.spec), spec: r.spec, owner });
+      state.entries.push({ key: entryKey(r.spec), spec: r.spec, owner });
     } else {
       const message = formatFieldProblems('ClusterStaticEntry', owner.name, r.errors);
       state.renderFailures.push({ owner, message });
@@ -154,14 +146,14 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
   // Namespace documents, an informer a step behind) keeps its entries, as the pod pass keeps them.
   const known = new Set(snapshot.namespaces.map((n) => n.metadata.name));
   for (const [ns, pods] of podsByNamespace) {
-    if (known.has(ns) || isIgnored(ns, settings)) continue;
+    if (known.has(ns) || settings.ignoreNamespaces.ignores(ns)) continue;
     state.unknownNamespaces.set(ns, pods.length);
     for (const pod of pods) state.unknownPods.add(pod.metadata.uid);
   }
   const services = indexServices(snapshot.endpointSlices, snapshot.endpoints);
   const cache = settings.renderCache ?? new RenderCache();
 
-  const { parsed, invalid, owners } = parseOurClusterSPIFFEIDs(snapshot.clusterSPIFFEIDs, settings);
+  const { rules, invalid, owners } = parseOurClusterSPIFFEIDs(snapshot.clusterSPIFFEIDs, settings);
   for (const owner of owners) {
     state.owners.set(owner.uid, owner);
     state.selection.set(owner.uid, { namespacesSelected: 0, namespacesIgnored: 0, podsSelected: 0, podEntryRenderFailures: 0 });
@@ -170,54 +162,47 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
 
   const ctx: PodContext = { settings, cache, services, node: (name) => nodesByName.get(name) };
   const coveredByNonFallback = new Set<string>();
-  // Valid and invalid objects alike, fallback ones last, so that each one's counts are what it covers.
-  const objects = [...parsed.map((p) => ({ owner: p.owner, selectors: p, valid: p })), ...invalid.map((i) => ({ owner: i.owner, selectors: i.selectors, valid: undefined }))];
-  objects.sort((a, b) => Number(a.selectors.fallback) - Number(b.selectors.fallback));
-  for (const { owner, selectors, valid } of objects) {
+  // Object-major, for each object's statistics and for the observer, over valid and invalid objects
+  // alike, fallback ones last, so that each one's counts are what it covers. The decisions are the
+  // pod pass's: selectPod's two halves, the namespace one taken once per namespace.
+  for (const rule of rules) {
+    const { owner } = rule;
     const stats = state.selection.get(owner.uid)!;
+    // Only valid objects are walked for an observer (explain); an invalid one is reported whole.
+    const seen = rule.valid ? observe : undefined;
     for (const ns of snapshot.namespaces) {
-      // Only valid objects are walked for an observer (explain); an invalid one is reported whole.
-      const seen = valid ? observe : undefined;
-      if (!selectors.namespaceSelector(ns.metadata.labels)) {
-        seen?.namespace?.(owner, ns, { selected: false });
-        continue;
-      }
+      const nsVerdict = namespaceVerdict(rule, ns, settings);
+      seen?.namespace?.(owner, ns, nsVerdict);
+      if (!nsVerdict.selected) continue;
       stats.namespacesSelected++;
-      const ignored = isIgnored(ns.metadata.name, settings);
-      seen?.namespace?.(owner, ns, ignored ? { selected: true, ignoredBy: settings.ignoreNamespaces.ignoredBy(ns.metadata.name) ?? '' } : { selected: true });
-      if (ignored) {
+      if (nsVerdict.ignoredBy !== undefined) {
         stats.namespacesIgnored++;
         continue;
       }
       for (const pod of podsByNamespace.get(ns.metadata.name) ?? []) {
-        if (!selectors.podSelector(pod.metadata.labels)) {
-          seen?.pod?.(owner, pod, { outcome: 'not-selected' });
+        const uid = pod.metadata.uid;
+        const v = podVerdict(rule, pod, ns.metadata.name, coveredByNonFallback.has(uid), ctx);
+        if (v.outcome === 'not-selected') {
+          seen?.pod?.(owner, pod, v);
           continue;
         }
         stats.podsSelected++;
-        const uid = pod.metadata.uid;
-        if (selectors.fallback && coveredByNonFallback.has(uid)) {
-          seen?.pod?.(owner, pod, { outcome: 'fallback-suppressed' });
-          continue;
-        }
-        if (!valid) {
+        if (v.outcome === 'invalid') {
           // An invalid object renders nothing: each pod of it that needs an entry failed, so its
           // status says what it covers and that all of it failed, not all zeros. Its one message
           // is reported once (reportInvalid), not once per pod.
-          if (needsEntry(pod)) stats.podEntryRenderFailures++;
+          stats.podEntryRenderFailures++;
           continue;
         }
-        const r = declareOne(valid, pod, ns.metadata.name, ctx);
-        seen?.pod?.(owner, pod, 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure } : { outcome: 'declared', ...r });
-        if ('skip' in r) continue;
-        if ('failure' in r) {
+        seen?.pod?.(owner, pod, v);
+        if (v.outcome === 'failed') {
           stats.podEntryRenderFailures++;
           state.unknownPods.add(uid);
-          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: r.failure });
-          continue;
+          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: v.message });
+        } else if (v.outcome === 'declared') {
+          state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
+          if (coversFallbacks(rule, v)) coveredByNonFallback.add(uid);
         }
-        state.declared.push({ key: r.key, spec: r.spec, owner, podUid: uid });
-        if (!selectors.fallback) coveredByNonFallback.add(uid);
       }
     }
   }
@@ -229,49 +214,59 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
  * A parsed ClusterSPIFFEID with the key its renders are cached under: valid
  * for the object's current spec only.
  */
-type Selecting = ParsedClusterSPIFFEID & { readonly renderKey: string };
+type ParsedWithRenderKey = ParsedClusterSPIFFEID & { readonly renderKey: string };
+
+/** What an invalid object still selects, for its status (see parseClusterSPIFFEID). */
+type InvalidSelection = Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'>;
 
 /**
  * Each ClusterSPIFFEID object parsed once, not once per pod pass: the caches
  * (informers, manifest reads) replace an object when it changes, and never
  * change one in place.
  */
-/** What an invalid object still selects, for its status (see parseClusterSPIFFEID). */
-type InvalidSelection = Pick<ParsedClusterSPIFFEID, 'namespaceSelector' | 'podSelector' | 'fallback'>;
-
-const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ selecting: Selecting } | { errors: FieldProblem[]; selectors: InvalidSelection })>();
+const parsedObjects = new WeakMap<ClusterSPIFFEID, { owner: Owner } & ({ parsed: ParsedWithRenderKey } | { errors: FieldProblem[]; selectors: InvalidSelection })>();
 
 function parsedOnce(obj: ClusterSPIFFEID) {
   let hit = parsedObjects.get(obj);
   if (!hit) {
     const owner = ownerOf('ClusterSPIFFEID', obj);
     const r = parseClusterSPIFFEID(obj);
-    hit = 'parsed' in r ? { owner, selecting: { ...r.parsed, renderKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}` } } : { owner, errors: r.errors, selectors: r.selectors };
+    hit = 'parsed' in r ? { owner, parsed: { ...r.parsed, renderKey: `${owner.uid}\u0000${JSON.stringify(obj.spec)}` } } : { owner, errors: r.errors, selectors: r.selectors };
     parsedObjects.set(obj, hit);
   }
   return hit;
 }
 
-/** The ClusterSPIFFEIDs of our class, parsed, fallback ones last (a stable sort, so otherwise in the order given). */
+/** A ClusterSPIFFEID as a selection rule (parsed once per object), with what is wrong with it when it is invalid. */
+export function selectionRule(obj: ClusterSPIFFEID): SelectionRule & { errors?: FieldProblem[] } {
+  const hit = parsedOnce(obj);
+  return 'parsed' in hit ? { owner: hit.owner, selectors: hit.parsed, valid: hit.parsed } : { owner: hit.owner, selectors: hit.selectors, errors: hit.errors };
+}
+
+/**
+ * The ClusterSPIFFEIDs of our class as selection rules, valid and invalid,
+ * fallback ones last (a stable sort, so otherwise in the order given).
+ */
 function parseOurClusterSPIFFEIDs(objects: readonly ClusterSPIFFEID[], settings: SelectionSettings) {
-  const parsed: Selecting[] = [];
-  const invalid: { owner: Owner; errors: FieldProblem[]; selectors: InvalidSelection }[] = [];
+  const rules: SelectionRule[] = [];
+  const invalid: { owner: Owner; errors: FieldProblem[] }[] = [];
   const owners: Owner[] = [];
   for (const obj of objects) {
     if (!isOurClass(obj.spec?.className, settings)) {
       settings.observe?.otherClass?.(ownerOf('ClusterSPIFFEID', obj), obj.spec?.className ?? '');
       continue;
     }
-    const hit = parsedOnce(obj);
-    owners.push(hit.owner);
-    if ('selecting' in hit) parsed.push(hit.selecting);
-    else invalid.push({ owner: hit.owner, errors: hit.errors, selectors: hit.selectors });
+    const { errors, ...rule } = selectionRule(obj);
+    owners.push(rule.owner);
+    rules.push(rule);
+    if (errors) invalid.push({ owner: rule.owner, errors });
   }
-  parsed.sort((a, b) => Number(a.fallback) - Number(b.fallback));
-  return { parsed, invalid, owners };
+  rules.sort((a, b) => Number(a.selectors.fallback) - Number(b.selectors.fallback));
+  return { rules, invalid, owners };
 }
 
-interface PodContext {
+/** What rendering a pod's entry reads besides the pod and the object. */
+export interface PodContext {
   settings: SelectionSettings;
   cache: RenderCache;
   services: ServiceIndex;
@@ -279,15 +274,81 @@ interface PodContext {
 }
 
 /**
+ * One ClusterSPIFFEID as the selection walk reads it: its selectors, and its
+ * parsed spec when it is valid. An invalid object still selects (its status
+ * counts what it covers) but renders nothing.
+ */
+export interface SelectionRule {
+  owner: Owner;
+  selectors: InvalidSelection;
+  valid?: ParsedWithRenderKey;
+}
+
+/** What one ClusterSPIFFEID decided for one pod: a PodVerdict, or `invalid` for a pod it selects but cannot render. */
+export type RuleVerdict = PodVerdict | { outcome: 'invalid' };
+
+/**
+ * The namespace half of the selection rule: whether the object selects the
+ * namespace, and if so whether ignoreNamespaces ignores it (by which pattern).
+ */
+export function namespaceVerdict(rule: SelectionRule, ns: Namespace, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): { selected: false } | { selected: true; ignoredBy?: string } {
+  if (!rule.selectors.namespaceSelector(ns.metadata.labels)) return { selected: false };
+  const name = ns.metadata.name;
+  // ignores() is memoised per name; which pattern matched is looked up only for an ignored one.
+  return settings.ignoreNamespaces.ignores(name) ? { selected: true, ignoredBy: settings.ignoreNamespaces.ignoredBy(name) ?? '' } : { selected: true };
+}
+
+/**
+ * The pod half, for a pod of a namespace the object selects and that is not
+ * ignored: its pod selector, then a fallback object giving way to an earlier
+ * non-fallback one that produced an entry (`covered`), then the render.
+ */
+export function podVerdict(rule: SelectionRule, pod: Pod, namespace: string, covered: boolean, ctx: PodContext): RuleVerdict {
+  if (!rule.selectors.podSelector(pod.metadata.labels)) return { outcome: 'not-selected' };
+  if (rule.selectors.fallback && covered) return { outcome: 'fallback-suppressed' };
+  if (!rule.valid) {
+    const skip = podSkip(pod);
+    return skip ? { outcome: skip } : { outcome: 'invalid' };
+  }
+  const r = declareOne(rule.valid, pod, namespace, ctx);
+  return 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure } : { outcome: 'declared', key: r.key, spec: r.spec };
+}
+
+/**
+ * The whole selection rule for one (ClusterSPIFFEID, namespace, pod), as the
+ * full walk (declareEntries, which takes the namespace half once per
+ * namespace for its statistics and observer) and the pod pass (declarePods)
+ * both apply it. Objects are taken non-fallback first; `covered` says whether
+ * an earlier one produced an entry for this pod (see coversFallbacks).
+ */
+export function selectPod(
+  rule: SelectionRule,
+  ns: Namespace,
+  pod: Pod,
+  covered: boolean,
+  ctx: PodContext,
+): RuleVerdict | { outcome: 'namespace-not-selected' } | { outcome: 'namespace-ignored'; ignoredBy: string } {
+  const n = namespaceVerdict(rule, ns, ctx.settings);
+  if (!n.selected) return { outcome: 'namespace-not-selected' };
+  if (n.ignoredBy !== undefined) return { outcome: 'namespace-ignored', ignoredBy: n.ignoredBy };
+  return podVerdict(rule, pod, ns.metadata.name, covered, ctx);
+}
+
+/** Whether this verdict keeps later fallback objects from the pod: an entry from a non-fallback object. */
+export function coversFallbacks(rule: SelectionRule, verdict: { outcome: string }): boolean {
+  return verdict.outcome === 'declared' && !rule.selectors.fallback;
+}
+
+/**
  * One ClusterSPIFFEID applied to one pod it selects: the entry, a failure
  * (the pod's entries become unknown), or a skip for a pod not scheduled yet
  * or finished (nothing to attest, and not a failure).
  */
-function declareOne(spec: Selecting, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | { skip: PodSkip } {
+function declareOne(spec: ParsedWithRenderKey, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | { skip: PodSkip } {
   const uid = pod.metadata.uid;
-  const nodeName = pod.spec?.nodeName;
-  if (!nodeName) return { skip: 'unscheduled' };
-  if (isFinished(pod)) return { skip: 'finished' };
+  const skip = podSkip(pod);
+  if (skip) return { skip };
+  const nodeName = pod.spec?.nodeName ?? '';
   const node = ctx.node(nodeName);
   if (!node) return { failure: `node ${nodeName} is not known yet` };
   const parent = ctx.cache.parentId(node, ctx.settings);
@@ -304,7 +365,7 @@ function declareOne(spec: Selecting, pod: Pod, namespace: string, ctx: PodContex
 const NO_SERVICES: ServiceIndex = new Map();
 
 export interface PodDeclaration {
-  declared: DeclaredEntry[];
+  entries: DeclaredEntry[];
   /** Pods whose entries could not all be computed: their current entries stay. */
   unknownPods: Set<string>;
   renderFailures: RenderFailure[];
@@ -329,20 +390,20 @@ export function declarePods(
   },
   settings: SelectionSettings,
 ): PodDeclaration {
-  const out: PodDeclaration = { declared: [], unknownPods: new Set(), renderFailures: [] };
+  const out: PodDeclaration = { entries: [], unknownPods: new Set(), renderFailures: [] };
   const cache = settings.renderCache ?? new RenderCache();
-  const { parsed, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
+  const { rules, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
   // An invalid object makes every pod's entries unknown; the full pass reports it.
   if (invalid.length > 0) {
     for (const p of pods) out.unknownPods.add(p.metadata.uid);
     return out;
   }
-  const services = parsed.some((p) => p.autoPopulateDNSNames) ? lookup.services() : NO_SERVICES;
+  const services = rules.some((r) => r.valid?.autoPopulateDNSNames) ? lookup.services() : NO_SERVICES;
   const ctx: PodContext = { settings, cache, services, node: lookup.node };
   for (const pod of pods) {
     const nsName = pod.metadata.namespace ?? '';
     // In this order in both passes: an ignored name needs no Namespace object to be ignored.
-    if (isIgnored(nsName, settings)) continue;
+    if (settings.ignoreNamespaces.ignores(nsName)) continue;
     const ns = lookup.namespace(nsName);
     if (!ns) {
       // The namespace event may not have arrived yet; its pod's entries are kept, as the full pass keeps them.
@@ -350,18 +411,15 @@ export function declarePods(
       continue;
     }
     let covered = false;
-    for (const spec of parsed) {
-      if (!spec.namespaceSelector(ns.metadata.labels) || !spec.podSelector(pod.metadata.labels)) continue;
-      if (spec.fallback && covered) continue;
-      const r = declareOne(spec, pod, nsName, ctx);
-      if ('skip' in r) continue;
-      if ('failure' in r) {
+    for (const rule of rules) {
+      const v = selectPod(rule, ns, pod, covered, ctx);
+      if (v.outcome === 'failed') {
         out.unknownPods.add(pod.metadata.uid);
-        out.renderFailures.push({ owner: spec.owner, pod: `${nsName}/${pod.metadata.name}`, message: r.failure });
-        continue;
+        out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, message: v.message });
+      } else if (v.outcome === 'declared') {
+        out.entries.push({ key: v.key, spec: v.spec, owner: rule.owner, podUid: pod.metadata.uid });
+        if (coversFallbacks(rule, v)) covered = true;
       }
-      out.declared.push({ key: r.key, spec: r.spec, owner: spec.owner, podUid: pod.metadata.uid });
-      if (!spec.fallback) covered = true;
     }
   }
   return out;

@@ -91,7 +91,7 @@ export interface EntryPassResult {
 /**
  * A pass that found nothing to do, and everything its result depends on.
  * The result keeps what reporting reads, without the per-entry declaration
- * (`declared.declared`) and key table (`plan.keys`). The inputs are the
+ * (`declared.entries`) and key table (`plan.keys`). The inputs are the
  * snapshot (as the caller's version of it), SPIRE's entries (as the
  * in-memory state's version), the federated bundles and the fields SPIRE
  * does not store. The same inputs give the same declaration and the same
@@ -122,12 +122,12 @@ export function planPass(
  * ownership, policy, unsupported fields and suppressed deletes.
  */
 function planInput(
-  declared: Pick<DeclaredState, 'declared' | 'unknownPods'> & Partial<Pick<DeclaredState, 'keepAllPodEntries' | 'keepNonPodEntries'>>,
+  declared: Pick<DeclaredState, 'entries' | 'unknownPods'> & Partial<Pick<DeclaredState, 'keepAllPodEntries' | 'keepNonPodEntries'>>,
   current: readonly CurrentEntry[],
   opts: EntryPassOptions,
 ): PlanInput {
   return {
-    declared: declared.declared,
+    declared: declared.entries,
     current,
     ownership: ownershipOf(opts),
     policy: opts.policy,
@@ -147,7 +147,7 @@ function declareAndPlan(
   bundles: ReadonlySet<string> | undefined,
 ): Pick<EntryPassResult, 'declared' | 'plan' | 'migration'> {
   const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
-  if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.declared, bundles));
+  if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.entries, bundles));
   const input = planInput(declared, current, opts);
   const plan = timed('plan', opts, () => planEntries(input));
   return { declared, plan, ...(opts.explainMigration ? { migration: migrationNotes(input, plan) } : {}) };
@@ -212,7 +212,7 @@ export async function runEntryPass(
   const { creates, updates, deletes } = planned.plan;
   if (inputs !== undefined && creates.length + updates.length + deletes.length === 0 && applied.failures.length === 0) {
     // What reporting reads (status, failures, conflicts, omissions), not the per-entry declaration and key table (tens of MiB at 100,000 pods).
-    result.memo = { inputs, result: { ...result, declared: { ...planned.declared, declared: [] }, plan: { ...planned.plan, keys: new Map() } } };
+    result.memo = { inputs, result: { ...result, declared: { ...planned.declared, entries: [] }, plan: { ...planned.plan, keys: new Map() } } };
   }
   return result;
 }
@@ -240,15 +240,15 @@ export async function runPodPass(
 ): Promise<{ plan: Plan; applied: ApplyResult; declared: PodDeclaration }> {
   let started = performance.now();
   const declared = declarePods(input.pods, input.lookup, opts.settings);
-  if (opts.federatesWithMissingBundle !== 'fail' && declared.declared.some((d) => d.spec.federatesWith.length > 0)) {
-    omitMissingFederation(declared.declared, await federatedBundles(spire, opts.settings.trustDomain));
+  if (opts.federatesWithMissingBundle !== 'fail' && declared.entries.some((d) => d.spec.federatesWith.length > 0)) {
+    omitMissingFederation(declared.entries, await federatedBundles(spire, opts.settings.trustDomain));
   }
   opts.onPhase?.('render', (performance.now() - started) / 1000);
   started = performance.now();
   const uids = [...input.pods.map((p) => p.metadata.uid), ...input.goneUids];
   const current = opts.state.related(
     uids,
-    declared.declared.map((d) => d.key),
+    declared.entries.map((d) => d.key),
   );
   const plan = planEntries(planInput(declared, current, opts));
   opts.onPhase?.('plan', (performance.now() - started) / 1000);

@@ -2,10 +2,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { cacheScope, type ControllerConfig } from '../api/index.js';
 import { ClaimedIds, CurrentState, type EntryPassOptions, type EntryPassResult, RenderCache } from '../entries/index.js';
-import type { RpcObserver, SpireClient } from '../spire/index.js';
+import type { RpcObserver } from '../spire/index.js';
 import { ClusterCache } from '../kube/cluster.js';
 import { EventRecorder } from '../kube/events.js';
-import type { LeaderElector } from '../kube/leader.js';
 import { StatusWriter } from '../kube/status.js';
 import { StatusPublisher } from '../kube/status-publisher.js';
 import { Leadership } from './leadership.js';
@@ -54,21 +53,28 @@ export interface LiveOptions {
   onCache?: (cache: ClusterCache) => void;
 }
 
+/**
+ * A running live controller, as its callers see it from outside: `run`
+ * waits for `done`; the tests and the benchmark also ask for passes and wait
+ * for them. Its parts (SPIRE client, in-memory state, status writer,
+ * leadership) stay inside: tests observe their effects on SPIRE, the API
+ * server and the metrics, or through the narrow hooks below.
+ */
 export interface LiveController {
+  /** The informers' cache: readiness reads its sync (given to `run` through onCache); tests and the benchmark wait on it for an event to arrive. */
   cache: ClusterCache;
-  currentState: CurrentState;
-  renderCache: RenderCache;
-  events: EventRecorder;
-  /** Absent when leader election is off (this replica always writes). */
-  elector?: LeaderElector;
-  statusWriter: StatusWriter;
-  spire: SpireClient;
-  /** Passes completed, for tests and metrics. */
+  /** Passes completed. */
   passes(): number;
   /** Resolves when no pass is running or pending. */
   idle(): Promise<void>;
   /** Asks for a full pass now (as gcInterval would). */
   trigger(): void;
+  /** Asks for a full pass from a fresh list of SPIRE's entries, the in-memory state forgotten (as after an uncertain write). */
+  resync(): void;
+  /** Resolves when the status writes queued so far are done (or dropped). */
+  statusWritesIdle(): Promise<void>;
+  /** How many pod-entry renders were reused and done since start: what incremental rendering saves. */
+  renderCounts(): { hits: number; misses: number };
   done: Promise<void>;
 }
 
@@ -203,6 +209,17 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     log.info('stopped');
   })();
 
-  const elector = leadership.elector;
-  return { cache, currentState, renderCache, events, ...(elector ? { elector } : {}), statusWriter, spire, passes: () => passes.passes, idle: () => idleLanes(fullLane, podLane), trigger: () => passes.requestFull(), done };
+  return {
+    cache,
+    passes: () => passes.passes,
+    idle: () => idleLanes(fullLane, podLane),
+    trigger: () => passes.requestFull(),
+    resync: () => {
+      currentState.invalidate();
+      passes.requestFull();
+    },
+    statusWritesIdle: () => statusWriter.idle(),
+    renderCounts: () => ({ hits: renderCache.hits, misses: renderCache.misses }),
+    done,
+  };
 }

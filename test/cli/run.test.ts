@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, httpGet, killIfRunning, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
+import { exitCode, httpGet, killIfRunning, manifestRunConfig, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
 
 async function until(cond: () => boolean, timeoutMs = 20_000): Promise<void> {
   const started = Date.now();
@@ -20,20 +20,7 @@ describe('`run` in manifest mode keeps SPIRE equal to the manifest files', () =>
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'run-'));
     cpSync(join(DEMO_DIR, 'manifests'), join(dir, 'manifests'), { recursive: true });
-    writeFileSync(
-      join(dir, 'config.yaml'),
-      [
-        'trustDomain: demo.example',
-        'clusterName: demo',
-        'clusterDomain: cluster.local',
-        'gcInterval: 1h',
-        'logEncoding: json',
-        `staticManifestPath: ${join(dir, 'manifests')}`,
-        // Any free port on loopback (the defaults are :8080 and :8081 on every address).
-        'metrics: {bindAddress: "127.0.0.1:0"}',
-        'health: {healthProbeBindAddress: "127.0.0.1:0"}',
-      ].join('\n'),
-    );
+    writeFileSync(join(dir, 'config.yaml'), manifestRunConfig('demo.example', join(dir, 'manifests')));
     spire = await MemorySpireServer.start({ socketPath: join(dir, 'api.sock'), trustDomain: 'demo.example' });
   });
   afterEach(async () => {

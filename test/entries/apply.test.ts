@@ -240,8 +240,8 @@ describe('status is written only when it changed', () => {
       { clusterSPIFFEIDs: [], clusterStaticEntries: [obj], namespaces: [], pods: [], nodes: [], endpointSlices: [], endpoints: [] },
       { trustDomain: 'example.org', clusterName: 'c', clusterDomain: '', parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE), ignoreNamespaces: IgnoredNamespaces.none(), className: '', watchClassless: false },
     );
-    const d = state.declared[0]!;
-    const unchanged = planEntries({ declared: state.declared, current: [current('scm-1', d.spec)], ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' }, policy: 'sync' });
+    const d = state.entries[0]!;
+    const unchanged = planEntries({ declared: state.entries, current: [current('scm-1', d.spec)], ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' }, policy: 'sync' });
     expect(unchanged.creates).toEqual([]);
     expect(computeStatus(state, unchanged).clusterStaticEntries).toEqual({ alias: { rendered: true, masked: false, set: true } });
   });

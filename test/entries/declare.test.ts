@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ClusterSPIFFEID, type ClusterStaticEntry, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../../src/api/index.js';
-import { type ClusterSnapshot, declareEntries, declarePods, DEFAULT_PARENT_ID_TEMPLATE, indexServices, RenderCache, type SelectionSettings } from '../../src/entries/index.js';
+import { type ClusterSnapshot, coversFallbacks, declareEntries, declarePods, DEFAULT_PARENT_ID_TEMPLATE, indexServices, type PodContext, RenderCache, selectionRule, type SelectionSettings, selectPod } from '../../src/entries/index.js';
 import { syntheticCluster } from '../../bench/cluster.js';
 import { compileTemplate } from '../../src/template/index.js';
 
@@ -57,7 +57,7 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
       settings,
     );
     expect(s.renderFailures).toEqual([]);
-    expect(s.declared.map((d) => d.spec)).toEqual([
+    expect(s.entries.map((d) => d.spec)).toEqual([
       {
         spiffeId: 'spiffe://example.org/web/w1',
         parentId: 'spiffe://example.org/spire/agent/k8s_psat/demo/node-uid-1',
@@ -87,7 +87,7 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
       }),
       settings,
     );
-    const [w1, w2, w3] = s.declared.map((d) => d.spec.selectors);
+    const [w1, w2, w3] = s.entries.map((d) => d.spec.selectors);
     expect(w1).toEqual([{ type: 'k8s', value: 'pod-uid:uid-w1' }, { type: 'k8s', value: 'ns:default' }, { type: 'k8s', value: 'pod-name:w1' }]);
     expect(w2![1]).toBe(w1![1]);
     expect(w3![1]).toEqual({ type: 'k8s', value: 'ns:shop' });
@@ -103,12 +103,12 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
       }),
       settings,
     );
-    expect(s.declared.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/all/d']);
+    expect(s.entries.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/all/d']);
     expect(s.selection.get('csid-all')).toEqual({ namespacesSelected: 4, namespacesIgnored: 3, podsSelected: 1, podEntryRenderFailures: 0 });
     // A pod event is judged by the same patterns as a full pass.
     const lookup = { clusterSPIFFEIDs: [csid('all')], namespace: (n: string) => ns(n), node: () => node, services: () => indexServices([], []) };
     const events = declarePods([pod('my-spire-apps', 'b2'), pod('shop', 'd2')], lookup, settings);
-    expect(events.declared.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/all/d2']);
+    expect(events.entries.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/all/d2']);
   });
 
   it('skips pods that are not scheduled yet or have finished, without counting a failure', () => {
@@ -124,14 +124,14 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
       }),
       settings,
     );
-    expect(s.declared.map((d) => d.podUid)).toEqual(['uid-running']);
+    expect(s.entries.map((d) => d.podUid)).toEqual(['uid-running']);
     expect(s.selection.get('csid-all')).toMatchObject({ podsSelected: 4, podEntryRenderFailures: 0 });
     expect(s.unknownPods.size).toBe(0);
   });
 
   it('counts a pod on an unknown node as a failure whose entries are kept', () => {
     const s = declareEntries(snap({ clusterSPIFFEIDs: [csid('all')], pods: [pod('default', 'p', { spec: { nodeName: 'node-9' } })] }), settings);
-    expect(s.declared).toEqual([]);
+    expect(s.entries).toEqual([]);
     expect([...s.unknownPods]).toEqual(['uid-p']);
     expect(s.renderFailures).toEqual([{ owner: expect.objectContaining({ name: 'all' }), pod: 'default/p', message: 'node node-9 is not known yet' }]);
   });
@@ -189,11 +189,11 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
     const all = csid('all');
     const pods = [pod('default', 'known'), pod('gone', 'orphan'), pod('kube-system', 'ignored')];
     const full = declareEntries(snap({ clusterSPIFFEIDs: [all], pods }), settings);
-    expect(full.declared.map((d) => d.podUid)).toEqual(['uid-known']);
+    expect(full.entries.map((d) => d.podUid)).toEqual(['uid-known']);
     expect([...full.unknownPods]).toEqual(['uid-orphan']);
     expect([...full.unknownNamespaces]).toEqual([['gone', 1]]);
     const part = declarePods(pods, { clusterSPIFFEIDs: [all], namespace: (n) => (n === 'default' ? ns('default') : undefined), node: () => node, services: () => new Map() }, settings);
-    expect(part.declared.map((d) => d.podUid)).toEqual(['uid-known']);
+    expect(part.entries.map((d) => d.podUid)).toEqual(['uid-known']);
     expect([...part.unknownPods]).toEqual(['uid-orphan']);
   });
 
@@ -208,7 +208,7 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
       }),
       settings,
     );
-    expect(s.declared).toEqual([]);
+    expect(s.entries).toEqual([]);
     expect(s.renderFailures.map((f) => f.message)).toEqual([
       expect.stringMatching(/^ClusterSPIFFEID notin: spec\.podSelector\.matchExpressions\[0\]\.values\[0\]: Invalid value: "not a label value": a valid label must be an empty string/),
       expect.stringMatching(/^ClusterSPIFFEID badkey: spec\.namespaceSelector\.matchLabels\["team\/a\/b"\]: key: Invalid value: "team\/a\/b": a valid label key must consist/),
@@ -223,7 +223,7 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
       }),
       settings,
     );
-    expect(s.declared.map((d) => d.spec.spiffeId).sort()).toEqual(['spiffe://example.org/default/other', 'spiffe://example.org/web/w']);
+    expect(s.entries.map((d) => d.spec.spiffeId).sort()).toEqual(['spiffe://example.org/default/other', 'spiffe://example.org/web/w']);
     // A fallback still counts the pods it selected.
     expect(s.selection.get('csid-default')?.podsSelected).toBe(2);
   });
@@ -256,7 +256,7 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
       }),
       settings,
     );
-    expect(s.declared[0]?.spec.dnsNames).toEqual([
+    expect(s.entries[0]?.spec.dnsNames).toEqual([
       'web.default.svc',
       'custom.example',
       'legacy',
@@ -278,7 +278,7 @@ describe('ClusterStaticEntries render to entries', () => {
 
   it('resolves bare paths against the trust domain and splits selectors at the first colon', () => {
     const s = declareEntries(snap({ clusterStaticEntries: [cse('alias', { selectors: ['k8s_psat:agent_node_label:a:b'], storeSVID: true, x509SVIDTTL: '2h' })] }), settings);
-    expect(s.declared[0]?.spec).toMatchObject({
+    expect(s.entries[0]?.spec).toMatchObject({
       spiffeId: 'spiffe://example.org/node-alias',
       parentId: 'spiffe://example.org/spire/server',
       selectors: [{ type: 'k8s_psat', value: 'agent_node_label:a:b' }],
@@ -314,10 +314,10 @@ describe('rendering is incremental: a change re-renders only what it can affect'
     const renderCache = new RenderCache();
     const cached = { ...settings, renderCache };
     const first = declareEntries(snap(o), cached);
-    expect(first.declared).toEqual(declareEntries(snap(o), settings).declared);
+    expect(first.entries).toEqual(declareEntries(snap(o), settings).entries);
     expect([renderCache.hits, renderCache.misses]).toEqual([0, 3]);
     const second = declareEntries(snap(o), cached);
-    expect(second.declared).toEqual(first.declared);
+    expect(second.entries).toEqual(first.entries);
     expect([renderCache.hits, renderCache.misses]).toEqual([3, 3]);
   });
 
@@ -334,14 +334,14 @@ describe('rendering is incremental: a change re-renders only what it can affect'
     const changedDb = { ...db, spec: { ...db.spec, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/db2/{{ .PodMeta.Name }}' } };
     const r = declareEntries(snap({ ...o, pods: [changedPod, o.pods[1]!, o.pods[2]!], clusterSPIFFEIDs: [o.clusterSPIFFEIDs[0]!, changedDb] }), cached);
     expect(renderCache.misses).toBe(3 + 1 + 1);
-    expect(r.declared.map((d) => d.spec.spiffeId).sort()).toEqual(['spiffe://example.org/db2/d1', 'spiffe://example.org/web/w1', 'spiffe://example.org/web/w2']);
+    expect(r.entries.map((d) => d.spec.spiffeId).sort()).toEqual(['spiffe://example.org/db2/d1', 'spiffe://example.org/web/w1', 'spiffe://example.org/web/w2']);
   });
 });
 
 describe('declaring a few pods gives exactly what the full walk gives for them', () => {
   it('on the 1,000-pod benchmark cluster (namespace and pod selectors, fallback, templates)', () => {
     const cluster = syntheticCluster(1000);
-    const full = declareEntries(cluster, settings).declared;
+    const full = declareEntries(cluster, settings).entries;
     const some = cluster.pods.filter((_, i) => i % 7 === 0);
     const namespaces = new Map(cluster.namespaces.map((n) => [n.metadata.name, n]));
     const nodes = new Map(cluster.nodes.map((n) => [n.metadata.name, n]));
@@ -357,8 +357,44 @@ describe('declaring a few pods gives exactly what the full walk gives for them',
     );
     const uids = new Set(some.map((p) => p.metadata.uid));
     const order = (a: { podUid?: string; key: string }, b: { podUid?: string; key: string }) => `${a.podUid}${a.key}`.localeCompare(`${b.podUid}${b.key}`);
-    expect(part.declared.length).toBeGreaterThan(100);
-    expect([...part.declared].sort(order)).toEqual(full.filter((d) => uids.has(d.podUid!)).sort(order));
+    expect(part.entries.length).toBeGreaterThan(100);
+    expect([...part.entries].sort(order)).toEqual(full.filter((d) => uids.has(d.podUid!)).sort(order));
     expect(part.unknownPods.size).toBe(0);
+  });
+});
+
+describe('the selection rule both walks apply to one (ClusterSPIFFEID, namespace, pod)', () => {
+  const ctx: PodContext = { settings, cache: new RenderCache(), services: new Map(), node: (n) => (n === 'node-1' ? node : undefined) };
+  const web = selectionRule(csid('web', { namespaceSelector: { matchLabels: { team: 'shop' } }, podSelector: { matchLabels: { app: 'w' } } }));
+  const shop = ns('shop', { team: 'shop' });
+
+  it('checks the namespace selector, then ignoreNamespaces (naming the pattern), then the pod selector', () => {
+    expect(selectPod(web, ns('other'), pod('other', 'w'), false, ctx)).toEqual({ outcome: 'namespace-not-selected' });
+    expect(selectPod(web, ns('my-spire-apps', { team: 'shop' }), pod('my-spire-apps', 'w'), false, ctx)).toEqual({ outcome: 'namespace-ignored', ignoredBy: 'spire' });
+    expect(selectPod(web, shop, pod('shop', 'x'), false, ctx)).toEqual({ outcome: 'not-selected' });
+    const v = selectPod(web, shop, pod('shop', 'w'), false, ctx);
+    expect(v).toMatchObject({ outcome: 'declared', spec: { spiffeId: 'spiffe://example.org/web/w' } });
+    // An entry from a non-fallback object covers the pod.
+    expect(coversFallbacks(web, v)).toBe(true);
+  });
+
+  it('suppresses a fallback object for a covered pod only, and a fallback entry covers nothing', () => {
+    const fallback = selectionRule(csid('default', { fallback: true }));
+    expect(selectPod(fallback, shop, pod('shop', 'w'), true, ctx)).toEqual({ outcome: 'fallback-suppressed' });
+    const v = selectPod(fallback, shop, pod('shop', 'w'), false, ctx);
+    expect(v).toMatchObject({ outcome: 'declared', spec: { spiffeId: 'spiffe://example.org/default/w' } });
+    expect(coversFallbacks(fallback, v)).toBe(false);
+    // Covered or not, a non-fallback object declares.
+    expect(selectPod(web, shop, pod('shop', 'w'), true, ctx)).toMatchObject({ outcome: 'declared' });
+  });
+
+  it('skips pods with nothing to attest, fails a pod on an unknown node, and says an invalid object cannot render', () => {
+    expect(selectPod(web, shop, pod('shop', 'w', { spec: {} }), false, ctx)).toEqual({ outcome: 'unscheduled' });
+    expect(selectPod(web, shop, pod('shop', 'w', { status: { phase: 'Succeeded' } }), false, ctx)).toEqual({ outcome: 'finished' });
+    expect(selectPod(web, shop, pod('shop', 'w', { spec: { nodeName: 'node-9' } }), false, ctx)).toEqual({ outcome: 'failed', message: 'node node-9 is not known yet' });
+    const invalid = selectionRule(csid('bad', { spiffeIDTemplate: '{{ .Nope' }));
+    expect(invalid.errors?.length).toBeGreaterThan(0);
+    expect(selectPod(invalid, shop, pod('shop', 'w'), false, ctx)).toEqual({ outcome: 'invalid' });
+    expect(selectPod(invalid, shop, pod('shop', 'w', { spec: {} }), false, ctx)).toEqual({ outcome: 'unscheduled' });
   });
 });

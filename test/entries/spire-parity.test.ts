@@ -205,7 +205,7 @@ describe('per pod, an entry SPIRE would refuse is a render failure for that pod,
     ['an ID under /spire from a label', { spiffeIDTemplate: 'spiffe://example.org/{{ .PodMeta.Labels.p }}' }, { p: 'spire' }, 'failed to render SPIFFE ID: invalid SPIFFE ID "spiffe://example.org/spire": "spiffe://example.org/spire" is not a workload in trust domain "example.org"; path is in the reserved namespace'],
   ] as const)('%s', (_name, spec, labels, message) => {
     const state = render(spec, labels);
-    expect(state.declared).toEqual([]);
+    expect(state.entries).toEqual([]);
     expect(state.renderFailures.map((f) => f.message)).toEqual([message]);
     expect(state.unknownPods).toEqual(new Set(['pod-1']));
   });

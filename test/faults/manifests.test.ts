@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runOnce } from '../../src/cli/plan.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, spawnCli, waitForOutput } from '../support/cli.js';
+import { exitCode, manifestRunConfig, spawnCli, waitForOutput } from '../support/cli.js';
 import { csid, eventually, node, ns, pod, startWorld } from '../live/world.js';
 import { expectPromisesKept, FaultLedger, PROMISES_KEPT } from './ledger.js';
 
@@ -33,10 +33,7 @@ describe('fault: manifest mode never deletes on partial input (issue 15, item 4)
     mkdirSync(join(dir, 'manifests'));
     writeFileSync(join(dir, 'manifests', 'cluster.yaml'), [ns('default'), nodeWithUid, csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}' })].map((o) => stringify(o)).join('---\n'));
     writeFileSync(join(dir, 'manifests', 'pods.yaml'), podList());
-    writeFileSync(
-      join(dir, 'config.yaml'),
-      ['trustDomain: example.org', 'clusterName: demo', 'clusterDomain: cluster.local', 'gcInterval: 1h', 'logEncoding: json', `staticManifestPath: ${join(dir, 'manifests')}`].join('\n'),
-    );
+    writeFileSync(join(dir, 'config.yaml'), manifestRunConfig('example.org', join(dir, 'manifests')));
     spire = await MemorySpireServer.start({ socketPath: join(dir, 'api.sock'), trustDomain: 'example.org' });
   });
   afterEach(async () => {
@@ -127,8 +124,7 @@ describe('fault: the full pass agrees with the pod pass on a namespace the cache
         })),
       });
       ledger.start();
-      live.currentState.invalidate();
-      live.trigger();
+      live.resync();
       await live.idle();
       // A pod event for one of them goes through the pod pass: the same answer.
       const g0 = w.kube.get('v1', 'Pod', 'g-0', 'ghost') as { metadata: Record<string, unknown> };

@@ -72,7 +72,7 @@ describe('without permission to list EndpointSlices, Service DNS names come from
       },
     ]);
     // Only on the objects that ask for Service names.
-    await live.statusWriter.idle();
+    await live.statusWritesIdle();
     expect(conditions('plain')).toBeUndefined();
   });
 
@@ -92,7 +92,7 @@ describe('without permission to list EndpointSlices, Service DNS names come from
     expect(live.cache.serviceSource).toBe('endpointslices');
     await eventually(() => (dnsNames()?.length ?? 0) === 4, 'the names from EndpointSlices');
     await live.idle();
-    await live.statusWriter.idle();
+    await live.statusWritesIdle();
     expect(conditions('svc')).toBeUndefined();
     expect(await forbidden(metrics, 'endpointslices')).toBe(0);
   });

@@ -84,7 +84,7 @@ describe("a dashboard built on spire-controller-manager's metrics reads the same
 
     // Passes that fail (SPIRE refuses every list) are errors for the changes they took, which wait again (retries).
     w.spire.server.faults.failNext(1_000_000, 14, { method: 'ListEntries' });
-    live.currentState.invalidate();
+    live.resync();
     w.kube.create(pod('default', 'p-3'));
     await eventually(async () => value(await scrape(address), 'controller_runtime_reconcile_errors_total', pods) >= 1, 'a failed pass took the pod change');
     w.spire.server.faults.clear();

@@ -103,8 +103,7 @@ describe('the live controller against a real SPIRE server', () => {
 
     // What gcInterval does, twice: a fresh list, compared field by field with what is declared.
     for (let i = 0; i < 2; i++) {
-      live.currentState.invalidate();
-      live.trigger();
+      live.resync();
       await live.idle();
     }
     const after = await w.entries();

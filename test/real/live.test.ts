@@ -28,6 +28,9 @@ describe('the live controller on a real API server, under deploy/ RBAC', () => {
   const stop = new AbortController();
   const paths = (prefix: string) => spire.server.entries.all().map((e) => e.spiffeId.path).filter((p) => p.startsWith(prefix)).sort();
   const entry = (path: string) => spire.server.entries.all().find((e) => e.spiffeId.path === path);
+  const LEADER = 'real-live-test';
+  const leaseHolder = async () =>
+    (await o.get<{ spec: { holderIdentity?: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'spire-reconciler-leader-election', namespace: 'spire-server' } }))?.spec.holderIdentity;
 
   beforeAll(async () => {
     plane = await startControlPlane();
@@ -37,8 +40,8 @@ describe('the live controller on a real API server, under deploy/ RBAC', () => {
     const { config: deployed } = parseConfig(toYaml(deployedConfig()), 'deploy/configmap.yaml');
     config = { ...defaultConfig(), ...deployed, spireServerSocketPath: spire.socketPath, clusterDomain: 'cluster.local', gcIntervalMs: 3_600_000, spireRpcTimeoutMs: 5_000 };
     await o.create(node('node-1', { zone: 'z1' }));
-    live = await startLive({ config, pass: passOptions(config), kc, log: pino({ level: process.env.TEST_LOG ?? 'silent' }), signal: stop.signal, namespace: 'spire-server' });
-    await eventually(() => live.elector?.isLeader === true, 'the controller holds the Lease');
+    live = await startLive({ config, pass: passOptions(config), kc, log: pino({ level: process.env.TEST_LOG ?? 'silent' }), signal: stop.signal, namespace: 'spire-server', identity: LEADER });
+    await eventually(async () => (await leaseHolder()) === LEADER, 'the controller holds the Lease');
   });
   afterAll(async () => {
     stop.abort();
@@ -48,8 +51,7 @@ describe('the live controller on a real API server, under deploy/ RBAC', () => {
   });
 
   it('runs with leader election on the Lease deploy/role.yaml names', async () => {
-    const lease = await o.get<{ spec: { holderIdentity: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'spire-reconciler-leader-election', namespace: 'spire-server' } });
-    expect(lease?.spec.holderIdentity).toBeTruthy();
+    expect(await leaseHolder()).toBe(LEADER);
   });
 
   it('creates the entry of a new pod, and deletes it with the pod', async () => {

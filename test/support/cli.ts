@@ -9,6 +9,25 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const main = join(repoRoot, 'src/cli/main.ts');
 
+/**
+ * The config file of a manifest-mode `run` in a test: JSON logs, one pass an
+ * hour besides the file changes, and metrics and probes on free loopback
+ * ports (the defaults, :8080 and :8081 on every address, collide with
+ * whatever else holds them).
+ */
+export function manifestRunConfig(trustDomain: string, manifests: string): string {
+  return [
+    `trustDomain: ${trustDomain}`,
+    'clusterName: demo',
+    'clusterDomain: cluster.local',
+    'gcInterval: 1h',
+    'logEncoding: json',
+    `staticManifestPath: ${manifests}`,
+    'metrics: {bindAddress: "127.0.0.1:0"}',
+    'health: {healthProbeBindAddress: "127.0.0.1:0"}',
+  ].join('\n');
+}
+
 /** Runs the CLI from source in a child process, as `spire-reconciler <args>`, in the repository or in `cwd`. */
 export function spawnCli(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, ['--import', tsx, main, ...args], {
