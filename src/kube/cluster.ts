@@ -191,9 +191,12 @@ export class ClusterCache {
    * True when the pod cache holds every field the cached ClusterSPIFFEIDs read. False
    * from the moment one reads a field that is not kept until the pods are listed again
    * with it: a pass must not render then (a missing field would render a wrong entry).
+   * That is exactly while a wider list is under way: every ClusterSPIFFEID change is
+   * checked (checkPodProjection) before it is reported, so nothing is recomputed here,
+   * once per pass.
    */
   podsCoverTemplates(): boolean {
-    return this.pods === undefined || covers(this.pods.projection, podProjectionFor(this.items<ClusterSPIFFEID>('clusterspiffeids')));
+    return this.widening === undefined;
   }
 
   /** After a ClusterSPIFFEID change: lists the pods again if its templates read a field the pod cache does not keep. */
