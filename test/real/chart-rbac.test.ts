@@ -1,29 +1,39 @@
 /**
- * `run` under the RBAC the SPIRE helm chart gives spire-controller-manager
- * (test/fixtures/upstream-chart/clusterrole.yaml: core Endpoints but no
- * EndpointSlices, events only in its namespace, its webhook configuration
- * named <namespace>-<fullname>-webhook): what it may not do degrades as a user
+ * The SPIRE helm chart's controller manager container with our image, on a
+ * real API server: started as the chart starts it (its arguments, no command,
+ * its config file relative to the working directory, test/fixtures/upstream-chart/),
+ * under the RBAC the chart gives it (core Endpoints but no EndpointSlices,
+ * events only in its namespace, its webhook configuration named
+ * <namespace>-<fullname>-webhook). What it may not do degrades as a user
  * expects (names from Endpoints, a metric, a condition), and it is ready.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify as toYaml } from 'yaml';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, httpGet, repoRoot, servedAt, spawnCli } from '../support/cli.js';
+import { exitCode, httpGet, repoRoot, spawnCli } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
 import { type ControlPlane, startControlPlane } from '../support/real-k8s/index.js';
-import { controllerKubeConfig, csid, deployedConfig, eventually, node, ns, type Obj, objects, pod, yamlObjects } from './world.js';
+import { controllerKubeConfig, csid, eventually, node, ns, type Obj, objects, pod, yamlObjects } from './world.js';
 
-const CHART_RBAC = [join(repoRoot, 'deploy/namespace.yaml'), join(repoRoot, 'test/fixtures/upstream-chart/clusterrole.yaml')];
-const VWC_NAME = 'spire-server-spire-controller-manager-webhook';
+const CHART = join(repoRoot, 'test/fixtures/upstream-chart');
+const CHART_RBAC = [join(repoRoot, 'deploy/namespace.yaml'), join(CHART, 'clusterrole.yaml')];
+const chart = parseYaml(readFileSync(join(CHART, 'container-args.yaml'), 'utf8')) as { containers: { name: string; args: string[]; env: { name: string; value: string }[] }[] };
+const container = chart.containers.find((c) => c.name === 'spire-controller-manager')!;
+const chartConfig = parseYaml(readFileSync(join(CHART, 'controller-manager-config.yaml'), 'utf8')) as Record<string, unknown> & { className: string; validatingWebhookConfigurationName: string };
+const VWC_NAME = chartConfig.validatingWebhookConfigurationName;
+/** The chart's ClusterSPIFFEIDs carry its className (watchClassless is false). */
+const chartCsid = (name: string, spec: Record<string, unknown>) => csid(name, { className: chartConfig.className, ...spec });
 
 describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server", () => {
   let plane: ControlPlane;
   let dir: string;
   let spire: MemorySpireServer;
   let cli: ReturnType<typeof spawnCli> | undefined;
+  let health: string;
+  let metrics: string;
 
   beforeAll(async () => {
     plane = await startControlPlane();
@@ -35,7 +45,7 @@ describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server",
     const o = objects(plane);
     await o.create(node('node-1'));
     await o.create(ns('shop'));
-    await o.create(csid('svc', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/svc/{{ .PodMeta.Name }}', namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'shop' } }, autoPopulateDNSNames: true }));
+    await o.create(chartCsid('svc', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/svc/{{ .PodMeta.Name }}', namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'shop' } }, autoPopulateDNSNames: true }));
     const api = await o.create(pod('shop', 'api'));
     await o.create({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'api', namespace: 'shop' }, subsets: [{ addresses: [{ ip: '10.0.0.9', targetRef: { kind: 'Pod', name: 'api', namespace: 'shop', uid: api.metadata.uid } }] }] });
 
@@ -46,24 +56,30 @@ describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server",
     await o.create({ ...service, spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'webhook', port }] } });
     await o.create({ ...vwc, metadata: { ...vwc.metadata, name: VWC_NAME } });
 
-    const config = join(dir, 'config.yaml');
+    // The chart's config; only what cannot be the same in a test differs: the SPIRE socket, the ports, the cluster
+    // domain (detected from DNS in a pod), the webhook's address (a Service in the cluster), and gcInterval (an hour,
+    // so that the counts below are of one pass, not of every ten seconds).
+    const [healthPort, metricsPort] = [await freePort(), await freePort()];
+    health = `http://127.0.0.1:${healthPort}`;
+    metrics = `http://127.0.0.1:${metricsPort}/metrics`;
+    // Stands in for the container's / (its working directory), where the chart mounts the config.
+    const root = join(dir, 'root');
+    mkdirSync(root);
     writeFileSync(
-      config,
+      join(root, 'controller-manager-config.yaml'),
       toYaml({
-        ...deployedConfig(),
+        ...chartConfig,
         spireServerSocketPath: spire.socketPath,
         clusterDomain: 'cluster.local',
         gcInterval: '1h',
-        logEncoding: 'json',
-        metrics: { bindAddress: '127.0.0.1:0' },
-        health: { healthProbeBindAddress: '127.0.0.1:0' },
+        metrics: { bindAddress: `127.0.0.1:${metricsPort}` },
+        health: { healthProbeBindAddress: `127.0.0.1:${healthPort}` },
         webhook: { host: '127.0.0.1', port },
-        // As the chart writes them.
-        validatingWebhookConfigurationName: VWC_NAME,
-        leaderElection: { leaderElect: true, resourceName: '3a9c1f2e.spiffe.io', resourceNamespace: 'spire-server' },
       }),
     );
-    cli = spawnCli(['run', '--config', config], { env: { KUBECONFIG: kubeconfig } });
+    expect(container.args).toEqual(['--config=controller-manager-config.yaml']);
+    const env = Object.fromEntries(container.env.map((e) => [e.name, e.value]));
+    cli = spawnCli(container.args, { cwd: root, env: { ...env, KUBECONFIG: kubeconfig } });
   });
   afterAll(async () => {
     if (cli && cli.exitCode === null) {
@@ -77,9 +93,7 @@ describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server",
   });
 
   it('is ready, creates entries with Service DNS names from core Endpoints, and reports the EndpointSlice denial', async () => {
-    const health = await servedAt(cli!, 'health probes');
-    const metrics = `${await servedAt(cli!, 'metrics')}/metrics`;
-    await eventually(async () => (await httpGet(`${health}/readyz`)).status === 200, '/readyz answers 200', 60_000);
+    await eventually(async () => (await httpGet(`${health}/readyz`)).status === 200, `/readyz answers 200: ${cli!.output()}`, 60_000);
     const entry = () => spire.entries.all().find((e) => e.spiffeId.path === '/svc/api');
     await eventually(() => entry()?.dnsNames.length === 4, 'the entry with the Service names', 60_000);
     expect(entry()?.dnsNames).toEqual(['api', 'api.shop', 'api.shop.svc', 'api.shop.svc.cluster.local']);
@@ -90,14 +104,14 @@ describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server",
     // The webhook configuration under the chart's name was read and its caBundle written.
     const vwc = await plane.request<{ webhooks: { clientConfig: { caBundle?: string } }[] }>('GET', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${VWC_NAME}`);
     expect(vwc.webhooks.every((w) => (w.clientConfig.caBundle ?? '') !== '')).toBe(true);
+    // entryIDPrefix is the chart's cluster name, with the dot upstream appends.
+    expect(entry()?.id).toMatch(/^example-cluster\./);
   });
 
   it('a render failure it may not record as an event (events only in its namespace) is a warning and a metric', async () => {
-    await plane.request('POST', '/apis/spire.spiffe.io/v1alpha1/clusterspiffeids', { body: csid('broken', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.missing }}', namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'shop' } } }) });
-    const metrics = `${await servedAt(cli!, 'metrics')}/metrics`;
+    await plane.request('POST', '/apis/spire.spiffe.io/v1alpha1/clusterspiffeids', { body: chartCsid('broken', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.missing }}', namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'shop' } } }) });
     await eventually(async () => /^spire_reconciler_api_forbidden\{resource="events"\} 1$/m.test((await httpGet(metrics)).body), 'the denied event is counted', 60_000);
     expect(cli!.output()).toContain('events cannot be recorded (reconciling goes on)');
-    const health = await servedAt(cli!, 'health probes');
     expect((await httpGet(`${health}/readyz`)).status).toBe(200);
   });
 });
