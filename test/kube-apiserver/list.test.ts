@@ -130,7 +130,12 @@ describe('lists through the fake API server select, page and version like a real
 
   it('deletes a collection by label selector', async () => {
     server.create(namespace('team-a'));
-    const deleted = await core.deleteCollectionNamespacedPod({ namespace: 'team-a', labelSelector: 'app=web' });
+    // Pods on a node are only marked terminating, as by a DELETE of each (see real-parity.test.ts)...
+    await core.deleteCollectionNamespacedPod({ namespace: 'team-a', labelSelector: 'app=web' });
+    const marked = server.list('v1', 'Pod', 'team-a').filter((p) => p.metadata?.deletionTimestamp);
+    expect(marked.map((p) => [p.metadata?.name, p.metadata?.deletionGracePeriodSeconds])).toEqual([['web-1', 30], ['web-2', 30]]);
+    // ...and a zero grace period removes them.
+    const deleted = await core.deleteCollectionNamespacedPod({ namespace: 'team-a', labelSelector: 'app=web', gracePeriodSeconds: 0 });
     expect(deleted).toBeDefined();
     expect(server.list('v1', 'Pod', 'team-a').map((p) => p.metadata?.name)).toEqual(['db']);
   });

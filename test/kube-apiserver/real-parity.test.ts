@@ -66,6 +66,46 @@ describe('the fake stores built-in objects as kube-apiserver v1.36 does', () => 
     expect(s.metadata.generation).toBe(1);
   });
 
+  it('a pod on a node deleted with its grace period is only marked terminating; one on no node, or finished, goes at once', async () => {
+    const kc = kube.kubeConfig();
+    await post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, spec: {} });
+    await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
+    const pod = (name: string, spec: Record<string, unknown> = { nodeName: 'n1' }) => post('/api/v1/namespaces/shop/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { ...spec, containers: [{ name: 'c', image: 'app' }] } });
+    const del = (name: string, query: Record<string, string> = {}) => kubeRequest<Obj>(kc, 'DELETE', `/api/v1/namespaces/shop/pods/${name}`, { query });
+    const get = (name: string) => kubeRequest<Obj>(kc, 'GET', `/api/v1/namespaces/shop/pods/${name}`).catch((e: unknown) => (e as KubeApiError).statusCode);
+    const seconds = (a: unknown, b: unknown) => (Date.parse(String(a)) - Date.parse(String(b))) / 1000;
+
+    const web = await pod('web');
+    expect(web.metadata.generation).toBe(1);
+    const before = new Date();
+    const marked = await del('web');
+    // Marked 30 s ahead (the default terminationGracePeriodSeconds), the generation moved, and it is still there.
+    expect(marked.metadata).toMatchObject({ deletionGracePeriodSeconds: 30, generation: 2 });
+    expect(seconds(marked.metadata.deletionTimestamp, before)).toBeGreaterThanOrEqual(29);
+    expect(seconds(marked.metadata.deletionTimestamp, before)).toBeLessThanOrEqual(31);
+    expect((await get('web')) as Obj).toMatchObject({ metadata: { uid: web.metadata.uid, deletionGracePeriodSeconds: 30 } });
+    // Deleted again alike: nothing changes. With a shorter grace period: the deadline moves, the generation does not.
+    expect((await del('web')).metadata.resourceVersion).toBe(marked.metadata.resourceVersion);
+    const sooner = await del('web', { gracePeriodSeconds: '5' });
+    expect(sooner.metadata).toMatchObject({ deletionGracePeriodSeconds: 5, generation: 2 });
+    expect(sooner.metadata.resourceVersion).not.toBe(marked.metadata.resourceVersion);
+    // The kubelet's confirmation (grace period 0) removes it.
+    await del('web', { gracePeriodSeconds: '0' });
+    expect(await get('web')).toBe(404);
+
+    // The pod's own terminationGracePeriodSeconds is the default.
+    await pod('slow', { nodeName: 'n1', terminationGracePeriodSeconds: 7 });
+    expect((await del('slow')).metadata.deletionGracePeriodSeconds).toBe(7);
+    // On no node, or finished: nothing to wait for.
+    await pod('pending', {});
+    await del('pending');
+    expect(await get('pending')).toBe(404);
+    const done = await pod('done');
+    await kubeRequest(kc, 'PATCH', '/api/v1/namespaces/shop/pods/done/status', { body: { status: { phase: 'Succeeded' } }, contentType: 'application/merge-patch+json' });
+    await del(done.metadata.name as string);
+    expect(await get('done')).toBe(404);
+  });
+
   it('an update carrying another UID than the stored one is a failed precondition (409)', async () => {
     const ns = await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
     const other = '0b6f7c3e-1d2a-4f5b-8c9d-000000000001';

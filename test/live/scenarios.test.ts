@@ -41,6 +41,26 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     await eventually(() => w.spire.server.entries.size === 0, 'the entry is gone');
   });
 
+  it('keeps the entry of a terminating pod (deleted with its grace period) until the pod is gone', async () => {
+    w.kube.create(pod('team-a', 'web'));
+    await eventually(() => paths().includes('/ns/team-a/sa/web-sa'), 'the entry exists');
+    const id = w.spire.server.entries.all()[0]?.id;
+    // Marked terminating, as kube-apiserver marks a pod on a node: it shuts down with its identity.
+    const marked = w.kube.deleteGracefully('v1', 'Pod', 'web', 'team-a') as { metadata: { deletionTimestamp?: string; resourceVersion: string } } | undefined;
+    expect(marked?.metadata.deletionTimestamp).toBeDefined();
+    const live = w.controllers[0]!.live;
+    const cachedVersion = () => live.cache.get<{ metadata: { resourceVersion: string } }>('pods', 'web', 'team-a')?.metadata.resourceVersion;
+    await eventually(() => cachedVersion() === marked?.metadata.resourceVersion, 'the watch brings the marked pod');
+    await live.idle();
+    const passes = live.passes();
+    live.resync();
+    await eventually(() => live.passes() > passes, 'a full pass ran');
+    expect(w.spire.server.entries.all().map((e) => e.id)).toEqual([id]);
+    // The kubelet's confirmation.
+    w.kube.delete('v1', 'Pod', 'web', 'team-a');
+    await eventually(() => w.spire.server.entries.size === 0, 'the entry is gone with the pod');
+  });
+
   it('caches only the phase of a pod status, whether the pod came by list or by watch', async () => {
     const status = { phase: 'Running', podIP: '10.0.0.7', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'c', ready: true, restartCount: 0, image: 'i', imageID: 'i@sha256:0' }] };
     w.kube.create({ ...pod('team-a', 'web'), status });

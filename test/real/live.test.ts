@@ -75,6 +75,31 @@ describe('the live controller on a real API server, under deploy/ RBAC', () => {
     await eventually(() => paths('/ns/a2/').length === 0, 'a finished pod has no entry');
   });
 
+  it('keeps the entry of a terminating pod (deleted with its grace period) until the pod is gone', async () => {
+    await o.create(ns('a9', { t: 'a9' }));
+    await o.create(csid('a9', { spiffeIDTemplate: SA_TEMPLATE, namespaceSelector: { matchLabels: { t: 'a9' } } }));
+    const web = await o.create(pod('a9', 'web'));
+    await eventually(() => paths('/ns/a9/').length === 1, 'the entry exists');
+    const id = entry('/ns/a9/sa/web-sa')?.id;
+    // kube-apiserver marks a pod on a node terminating (its 30 s default grace) and keeps it until the kubelet
+    // confirms; the workload still runs, and needs its identity, while it shuts down.
+    const marked = await o.deleteGracefully<Obj & { metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number } }>(web);
+    expect(marked.metadata.deletionTimestamp).toBeDefined();
+    expect(marked.metadata.deletionGracePeriodSeconds).toBe(30);
+    expect((await o.get(web))?.metadata.uid).toBe(web.metadata.uid);
+    const passes = live.passes();
+    live.resync();
+    await eventually(() => live.passes() > passes, 'a full pass ran');
+    expect(entry('/ns/a9/sa/web-sa')?.id).toBe(id);
+    // The kubelet's final delete.
+    await o.delete(web);
+    await eventually(() => paths('/ns/a9/').length === 0, 'the entry is gone with the pod');
+    // A pod on no node has nothing to wait for: a graceful delete removes it at once.
+    const pending = await o.create(pod('a9', 'pending', { app: 'pending' }, ''));
+    await o.deleteGracefully(pending);
+    expect(await o.get(pending)).toBeUndefined();
+  });
+
   it("changes exactly a ClusterSPIFFEID's entries when its template changes", async () => {
     await o.create(ns('a3', { t: 'a3' }));
     await o.create(ns('b3', { t: 'b3' }));

@@ -73,6 +73,8 @@ export function objects(plane: ControlPlane) {
       plane.request<T>('PATCH', `${objectPath(o).object}/status`, { body: { status }, contentType: 'application/merge-patch+json' }),
     /** Deletes at once: no kubelet confirms a pod's graceful deletion here. */
     delete: (o: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>) => plane.request('DELETE', objectPath(o).object, { query: { gracePeriodSeconds: '0' } }),
+    /** Deletes as kubectl delete does, with the object's own grace period: a pod on a node is only marked terminating. */
+    deleteGracefully: <T = Obj>(o: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>) => plane.request<T>('DELETE', objectPath(o).object),
   };
 }
 

@@ -355,9 +355,11 @@ export class ResourceHandlers {
 
   private delete(req: ResourceRequest): Reply {
     const opts = parseDeleteOptions(req.body);
+    const grace = gracePeriod(req, opts);
     const deleted = this.store.delete(req.resource, req.namespace, req.name!, {
       dryRun: this.dryRun(req) || opts.dryRun,
       ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+      ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
     });
     return { status: 200, body: deleted };
   }
@@ -366,11 +368,13 @@ export class ResourceHandlers {
     const r = req.resource;
     if (r.namespaced && req.namespace === undefined) throw methodNotAllowed(req.method);
     const { labels, fields } = this.selectors(req);
-    const dryRun = this.dryRun(req) || parseDeleteOptions(req.body).dryRun;
+    const opts = parseDeleteOptions(req.body);
+    const dryRun = this.dryRun(req) || opts.dryRun;
+    const grace = gracePeriod(req, opts);
     const victims = this.store
       .list(r, req.namespace)
       .filter((o) => (!labels || labels(o.metadata.labels)) && (!fields || fields(o)));
-    const deleted = victims.map((o) => this.store.delete(r, o.metadata.namespace, o.metadata.name!, { dryRun }));
+    const deleted = victims.map((o) => this.store.delete(r, o.metadata.namespace, o.metadata.name!, { dryRun, ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}) }));
     return {
       status: 200,
       body: {
@@ -433,7 +437,15 @@ function parsePatchBody(body: string, yaml: boolean): unknown {
   }
 }
 
-function parseDeleteOptions(body: string): { dryRun: boolean; preconditions?: { uid?: string; resourceVersion?: string } } {
+/** DeleteOptions' gracePeriodSeconds, from the body or the query (as kubectl sends it); unset if neither has it. */
+function gracePeriod(req: ResourceRequest, opts: { gracePeriodSeconds?: number }): number | undefined {
+  const query = req.query.get('gracePeriodSeconds');
+  const grace = opts.gracePeriodSeconds ?? (query !== null && query !== '' ? Number(query) : undefined);
+  if (grace !== undefined && !Number.isInteger(grace)) throw badRequest(`gracePeriodSeconds must be an integer: ${String(query)}`);
+  return grace;
+}
+
+function parseDeleteOptions(body: string): { dryRun: boolean; preconditions?: { uid?: string; resourceVersion?: string }; gracePeriodSeconds?: number } {
   if (!body.trim()) return { dryRun: false };
   let parsed: unknown;
   try {
@@ -445,6 +457,7 @@ function parseDeleteOptions(body: string): { dryRun: boolean; preconditions?: { 
   const pre = isPlainObject(parsed.preconditions) ? parsed.preconditions : undefined;
   return {
     dryRun: Array.isArray(parsed.dryRun) && parsed.dryRun.includes('All'),
+    ...(typeof parsed.gracePeriodSeconds === 'number' ? { gracePeriodSeconds: parsed.gracePeriodSeconds } : {}),
     ...(pre
       ? {
           preconditions: {

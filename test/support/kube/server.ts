@@ -190,10 +190,21 @@ export class FakeKubeApiServer {
     return jsonCopy(this.store.update(r, next, { manager: SETUP_MANAGER, ...subresource }));
   }
 
-  /** Deletes as a DELETE request would (finalizers hold the object; a namespace takes its contents along). */
+  /**
+   * Deletes as a DELETE request with a zero grace period would: a pod goes at
+   * once, as when its kubelet confirms (finalizers hold an object; a namespace
+   * takes its contents along).
+   */
   delete(apiVersion: string, kind: string, name: string, namespace?: string): void {
     const r = this.typeOf(apiVersion, kind);
+    this.store.delete(r, r.namespaced ? (namespace ?? 'default') : undefined, name, { gracePeriodSeconds: 0 });
+  }
+
+  /** Deletes as `kubectl delete` does, with the object's own grace period: a pod on a node is only marked terminating. */
+  deleteGracefully(apiVersion: string, kind: string, name: string, namespace?: string): StoredObject | undefined {
+    const r = this.typeOf(apiVersion, kind);
     this.store.delete(r, r.namespaced ? (namespace ?? 'default') : undefined, name);
+    return this.get(apiVersion, kind, name, namespace);
   }
 
   get(apiVersion: string, kind: string, name: string, namespace?: string): StoredObject | undefined {

@@ -61,6 +61,8 @@ export interface UpdateContext extends WriteContext {
 export interface DeleteContext {
   dryRun?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** DeleteOptions' gracePeriodSeconds; unset means the object's own (a pod's terminationGracePeriodSeconds). */
+  gracePeriodSeconds?: number;
 }
 
 function objectKey(namespace: string | undefined, name: string): string {
@@ -313,18 +315,26 @@ export class Store {
     }
     if (ctx.dryRun) return existing;
     if (r.kind === 'Namespace' && !r.group) return this.deleteNamespace(r, existing);
+    const grace = r.kind === 'Pod' && !r.group ? podGracePeriod(existing, ctx.gracePeriodSeconds) : 0;
+    if (grace > 0) {
+      // What the kubelet would confirm later: the pod stays, terminating, and a shorter grace period moves the deadline.
+      const held = existing.metadata.deletionGracePeriodSeconds;
+      if (existing.metadata.deletionTimestamp && held !== undefined && held <= grace) return existing;
+      return this.commit(r, 'MODIFIED', this.markDeleting(r, existing, grace), existing);
+    }
     if (existing.metadata.finalizers?.length) {
       if (existing.metadata.deletionTimestamp) return existing;
-      return this.commit(r, 'MODIFIED', this.markDeleting(r, existing), existing);
+      return this.commit(r, 'MODIFIED', this.markDeleting(r, existing, 0), existing);
     }
     return this.remove(r, existing);
   }
 
-  private markDeleting(r: ResourceType, existing: KubeObject): KubeObject {
+  /** Marked for deletion `grace` seconds from now; the generation moves the first time only. */
+  private markDeleting(r: ResourceType, existing: KubeObject, grace: number): KubeObject {
     const next = jsonCopy(existing);
-    next.metadata.deletionTimestamp = timestamp();
-    next.metadata.deletionGracePeriodSeconds = 0;
-    if (tracksGeneration(r) && next.metadata.generation) next.metadata.generation += 1;
+    next.metadata.deletionTimestamp = timestamp(new Date(Date.now() + grace * 1000));
+    next.metadata.deletionGracePeriodSeconds = grace;
+    if (tracksGeneration(r) && next.metadata.generation && !existing.metadata.deletionTimestamp) next.metadata.generation += 1;
     return next;
   }
 
@@ -335,7 +345,7 @@ export class Store {
    */
   private deleteNamespace(r: ResourceType, existing: KubeObject): KubeObject {
     const ns = existing.metadata.name!;
-    const terminating = this.markDeleting(r, existing);
+    const terminating = this.markDeleting(r, existing, 0);
     terminating.status = { ...(isPlainObject(existing.status) ? existing.status : {}), phase: 'Terminating' };
     const current = this.commit(r, 'MODIFIED', terminating, existing);
     for (const type of this.registry.all) {
@@ -406,4 +416,17 @@ export class Store {
     if (r.schema) causes.push(...r.schema.validate(obj));
     if (causes.length > 0) throw invalid(r.kind, r.group, name, causes);
   }
+}
+
+/**
+ * A pod's grace period on delete, as kube-apiserver's pod strategy decides it:
+ * a pod on no node, or one that has finished, has nothing to wait for (0);
+ * otherwise the request's, or the pod's terminationGracePeriodSeconds (30
+ * when unset).
+ */
+function podGracePeriod(pod: KubeObject, requested: number | undefined): number {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  const phase = isPlainObject(pod.status) ? pod.status.phase : undefined;
+  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
+  return requested ?? (typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30);
 }
