@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the real SPIRE server (and, with --peer, spire-controller-manager) at
-# the versions pinned in versions.env, built by `go` from the Go module proxy,
-# into a cache outside the clone:
+# Installs the real SPIRE server (with --old, also a SPIRE server older than
+# 1.8.0; with --peer, spire-controller-manager) at the versions pinned in
+# versions.env, built by `go` from the Go module proxy, into a cache outside
+# the clone:
 #   ${SPIRE_RECONCILER_CACHE:-$HOME/.cache/spire-reconciler}/real-spire/spire-server-<v>/spire-server
 #   ${SPIRE_RECONCILER_CACHE:-$HOME/.cache/spire-reconciler}/real-spire/spire-controller-manager-<v>/spire-controller-manager
 # A binary already there is kept. Prints the path of each binary, one a line.
@@ -18,10 +19,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/versions.env"
 
 want_peer=0
+want_old=0
 for arg in "$@"; do
   case "$arg" in
     --peer) want_peer=1 ;;
-    *) echo "usage: $0 [--peer]" >&2; exit 2 ;;
+    --old) want_old=1 ;;
+    *) echo "usage: $0 [--peer] [--old]" >&2; exit 2 ;;
   esac
 done
 
@@ -61,6 +64,11 @@ build() {
 build github.com/spiffe/spire "$SPIRE_VERSION" github.com/spiffe/spire/cmd/spire-server \
   "$cache/spire-server-$SPIRE_VERSION/spire-server" \
   "github.com/Keyfactor/ejbca-go-client-sdk=github.com/Keyfactor/ejbca-go-client-sdk@$SPIRE_EJBCA_SDK_VERSION"
+
+if [[ $want_old == 1 ]]; then
+  GONOSUMDB="$SPIRE_OLD_UNCHECKED_MODULE" build github.com/spiffe/spire "$SPIRE_OLD_VERSION" github.com/spiffe/spire/cmd/spire-server \
+    "$cache/spire-server-$SPIRE_OLD_VERSION/spire-server"
+fi
 
 if [[ $want_peer == 1 ]]; then
   build github.com/spiffe/spire-controller-manager "$SPIRE_CONTROLLER_MANAGER_VERSION" \

@@ -11,7 +11,7 @@ import { passOptions } from '../../src/cli/context.js';
 import { type LiveController, startLive } from '../../src/manager/live.js';
 import { SpireClient, type EntryOut } from '../../src/spire/index.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
-import { emptySpire, type RealSpire, startRealSpire } from '../support/real-spire.js';
+import { emptySpire, type RealSpire, type RealSpireOptions, startRealSpire } from '../support/real-spire.js';
 import { openRawStubs, type RawStubs } from '../support/spire.js';
 
 export const TD = 'example.org';
@@ -23,10 +23,10 @@ export interface RealSpireHandle {
 }
 
 /** Inside a test file: one real SPIRE server for all its tests. Read it after beforeAll. */
-export function useRealSpire(): { readonly current: RealSpireHandle } {
+export function useRealSpire(options: RealSpireOptions = {}): { readonly current: RealSpireHandle } {
   const holder = {} as { current: RealSpireHandle };
   beforeAll(async () => {
-    const real = await startRealSpire({ trustDomain: TD });
+    const real = await startRealSpire({ trustDomain: TD, ...options });
     const { raw, closeStubs } = openRawStubs(real.socketPath);
     const client = new SpireClient({ socket: real.socketPath });
     holder.current = { real, raw, client };

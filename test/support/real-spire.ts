@@ -35,6 +35,13 @@ export function spireServerBinary(): string {
   return join(cacheDir(), `spire-server-${v}`, 'spire-server');
 }
 
+/** `SPIRE_OLD_SERVER_BIN`, or where install.sh --old puts the pinned SPIRE older than 1.8.0. */
+export function oldSpireServerBinary(): string {
+  if (process.env.SPIRE_OLD_SERVER_BIN) return process.env.SPIRE_OLD_SERVER_BIN;
+  const v = realSpireVersions().SPIRE_OLD_VERSION;
+  return join(cacheDir(), `spire-server-${v}`, 'spire-server');
+}
+
 /** Where install.sh --peer puts the pinned spire-controller-manager. */
 export function peerBinary(): string {
   const v = realSpireVersions().SPIRE_CONTROLLER_MANAGER_VERSION;
