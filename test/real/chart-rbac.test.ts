@@ -4,8 +4,9 @@
  * its config file relative to the working directory, test/fixtures/upstream-chart/),
  * under the RBAC the chart gives it (core Endpoints but no EndpointSlices,
  * events only in its namespace, its webhook configuration named
- * <namespace>-<fullname>-webhook). What it may not do degrades as a user
- * expects (names from Endpoints, a metric, a condition), and it is ready.
+ * <namespace>-<fullname>-webhook), with the chart's webhook configuration.
+ * What it may not do degrades as a user expects (names from Endpoints, a
+ * metric, a condition); it is ready, and kube-apiserver calls its webhook.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,11 +51,13 @@ describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server",
     await o.create({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'api', namespace: 'shop' }, subsets: [{ addresses: [{ ip: '10.0.0.9', targetRef: { kind: 'Pod', name: 'api', namespace: 'shop', uid: api.metadata.uid } }] }] });
 
     const port = await freePort();
-    // Last (failurePolicy Fail admits nothing until the webhook serves): deploy/webhook.yaml's configuration under the chart's name, its Service an ExternalName to localhost (see run.test.ts).
-    const [service, vwc] = yamlObjects(join(repoRoot, 'deploy/webhook.yaml')) as [Obj, Obj & { webhooks: { clientConfig: { service: { port: number } } }[] }];
+    // The chart's webhook configuration (its name, webhooks and paths); its Service an ExternalName to localhost (see run.test.ts).
+    const [vwc] = yamlObjects(join(CHART, 'webhook.yaml')) as [Obj & { webhooks: { clientConfig: { service: { name: string; namespace: string; port?: number } } }[] }];
+    expect(vwc.metadata.name).toBe(VWC_NAME);
+    const { name: serviceName, namespace: serviceNamespace } = vwc.webhooks[0]!.clientConfig.service;
     for (const w of vwc.webhooks) w.clientConfig.service.port = port;
-    await o.create({ ...service, spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'webhook', port }] } });
-    await o.create({ ...vwc, metadata: { ...vwc.metadata, name: VWC_NAME } });
+    await o.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: serviceName, namespace: serviceNamespace }, spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'webhook', port }] } });
+    await o.create(vwc);
 
     // The chart's config; only what cannot be the same in a test differs: the SPIRE socket, the ports, the cluster
     // domain (detected from DNS in a pod), the webhook's address (a Service in the cluster), and gcInterval (an hour,
@@ -101,9 +104,17 @@ describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server",
     const status = async () => (await plane.request<{ status?: { conditions?: { type: string; status: string; reason: string }[] } }>('GET', '/apis/spire.spiffe.io/v1alpha1/clusterspiffeids/svc')).status;
     await eventually(async () => (await status())?.conditions !== undefined, 'the condition is written');
     expect((await status())?.conditions).toMatchObject([{ type: 'ServiceDNSNames', status: 'True', reason: 'FromEndpoints' }]);
-    // The webhook configuration under the chart's name was read and its caBundle written.
+    // The chart's webhook configuration was read and its caBundle written.
     const vwc = await plane.request<{ webhooks: { clientConfig: { caBundle?: string } }[] }>('GET', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${VWC_NAME}`);
     expect(vwc.webhooks.every((w) => (w.clientConfig.caBundle ?? '') !== '')).toBe(true);
+    // kube-apiserver calls us on the chart's paths: an invalid ClusterSPIFFEID is denied with our message.
+    const denied = await plane
+      .request('POST', '/apis/spire.spiffe.io/v1alpha1/clusterspiffeids', { body: chartCsid('bad-template', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/{{ lower .PodMeta.Name }}' }) })
+      .then(
+        () => 'admitted',
+        (err: unknown) => (err as Error).message,
+      );
+    expect(denied).toContain('admission webhook "vclusterspiffeid.kb.io" denied the request: ClusterSPIFFEID bad-template: spec.spiffeIDTemplate: template: 1:');
     // entryIDPrefix is the chart's cluster name, with the dot upstream appends.
     expect(entry()?.id).toMatch(/^example-cluster\./);
   });
