@@ -441,7 +441,7 @@ function parsePatchBody(body: string, yaml: boolean): unknown {
 function gracePeriod(req: ResourceRequest, opts: { gracePeriodSeconds?: number }): number | undefined {
   const query = req.query.get('gracePeriodSeconds');
   const grace = opts.gracePeriodSeconds ?? (query !== null && query !== '' ? Number(query) : undefined);
-  if (grace !== undefined && !Number.isInteger(grace)) throw badRequest(`gracePeriodSeconds must be an integer: ${String(query)}`);
+  if (grace !== undefined && !Number.isInteger(grace)) throw badRequest(`gracePeriodSeconds must be an integer: ${String(opts.gracePeriodSeconds ?? query)}`);
   return grace;
 }
 
