@@ -90,6 +90,8 @@ export interface PodExplanation {
   uid: string;
   node?: string;
   phase?: string;
+  /** The pod's deletionTimestamp: it is terminating, and keeps its entries until it is gone. */
+  terminating?: string;
   namespace: { name: string; found: boolean; labels?: Record<string, string> };
   /** Every entry the pod should have is on the server as declared (and it should have at least one). */
   registered: boolean;
@@ -155,7 +157,9 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly s
   if (verdict.outcome === 'unscheduled') return done('unscheduled', false, 'scheduled', 'the pod is not scheduled yet (no spec.nodeName): it gets an entry once it is');
   pass('scheduled', `scheduled on node ${ctx.pod.spec?.nodeName}`);
   if (verdict.outcome === 'finished') return done('finished', false, 'running', `the pod has finished (phase ${ctx.pod.status?.phase}): finished pods get no entry`);
-  pass('running', `phase ${ctx.pod.status?.phase ?? 'unknown'}`);
+  const deleting = ctx.pod.metadata.deletionTimestamp;
+  // A terminating pod still runs until its kubelet confirms: say why its entry is still there.
+  pass('running', `phase ${ctx.pod.status?.phase ?? 'unknown'}${deleting ? `, terminating (deletion requested, due by ${deleting}): its entries stay until the pod is gone` : ''}`);
   if (verdict.outcome === 'failed') return done('render-failed', false, 'render', `render failed for pod ${podName}: ${verdict.message}`);
   const spire = ctx.plan.side(verdict.key, ownerOf(obj));
   const missing = ctx.plan.omissions.get(`${obj.metadata.uid}\u0000${verdict.spec.spiffeId}`);
@@ -200,6 +204,7 @@ export function explainPod(ctx: PodContext): PodExplanation {
     uid,
     ...(pod.spec?.nodeName ? { node: pod.spec.nodeName } : {}),
     ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
+    ...(pod.metadata.deletionTimestamp ? { terminating: pod.metadata.deletionTimestamp } : {}),
     namespace: ctx.namespace ? { name: nsName, found: true, labels: ctx.namespace.metadata.labels ?? {} } : { name: nsName, found: false },
     registered,
     summary: summary(name, results, registered),
@@ -224,7 +229,7 @@ function summary(pod: string, results: readonly ObjectResult[], registered: bool
 /** The explanation for a terminal: the pod, one line per ClusterSPIFFEID, the pod's other entries, the verdict. */
 export function podTable(x: PodExplanation, sourceLine: string): string {
   const out: string[] = [];
-  out.push(`Pod ${x.pod}  uid ${x.uid}  node ${x.node ?? '(none)'}  phase ${x.phase ?? '(unknown)'}`);
+  out.push(`Pod ${x.pod}  uid ${x.uid}  node ${x.node ?? '(none)'}  phase ${x.phase ?? '(unknown)'}${x.terminating ? `  terminating (due by ${x.terminating})` : ''}`);
   out.push(x.namespace.found ? `Namespace ${x.namespace.name}  labels ${describeLabels(x.namespace.labels)}` : `Namespace ${x.namespace.name}  (not read)`);
   out.push(sourceLine, '');
   if (x.clusterSPIFFEIDs.length === 0) out.push('No ClusterSPIFFEID was read.');

@@ -149,6 +149,15 @@ describe('explain pod: one test per reason a pod can lack its entry', () => {
     expect(only(x)).toMatchObject({ outcome: 'finished', detail: 'the pod has finished (phase Succeeded): finished pods get no entry' });
   });
 
+  it('a terminating pod keeps its entry until it is gone, and says so', async () => {
+    const terminating = { ...pod(), metadata: { ...pod().metadata, deletionTimestamp: '2026-11-23T20:00:30Z', deletionGracePeriodSeconds: 30 } };
+    const { code, x, table } = await explain([...base().filter((o) => o.kind !== 'Pod'), terminating], [dumped('scm-1')]);
+    expect(code).toBe(0);
+    expect(x).toMatchObject({ registered: true, terminating: '2026-11-23T20:00:30Z' });
+    expect(only(x).checks.find((c) => c.check === 'running')).toMatchObject({ ok: true, detail: 'phase Running, terminating (deletion requested, due by 2026-11-23T20:00:30Z): its entries stay until the pod is gone' });
+    expect(table).toContain('phase Running  terminating (due by 2026-11-23T20:00:30Z)');
+  });
+
   it('a render failure gives the exact error, and the pod keeps the entry it had', async () => {
     const objects = [...base().slice(0, -1), csid('web', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.tier }}' })];
     const { x, table } = await explain(objects, [dumped('scm-old', { spiffe_id: { trust_domain: TD, path: '/old' } })]);
