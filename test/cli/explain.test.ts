@@ -257,6 +257,11 @@ describe('explain reads SPIRE over its socket and the cluster over KUBECONFIG', 
     const after = await explainPodCommand('apps/web', flags, { log: quiet, print: () => {}, kubeConfig: () => kube.kubeConfig() });
     expect(after.explanation.clusterSPIFFEIDs[0]!.spire).toEqual({ state: 'registered', id: 'scm-live' });
     expect(after.code).toBe(0);
+
+    // kubectl delete: the pod is marked terminating, read as such from the cluster, and still registered.
+    const marked = kube.deleteGracefully('v1', 'Pod', 'web', 'apps')!;
+    const terminating = await explainPodCommand('apps/web', flags, { log: quiet, print: () => {}, kubeConfig: () => kube.kubeConfig() });
+    expect(terminating.explanation).toMatchObject({ registered: true, terminating: marked.metadata!.deletionTimestamp });
   });
 
   it('as a process: exit 1 when the pod is not registered, 2 when it does not exist', async () => {
