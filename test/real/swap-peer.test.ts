@@ -6,7 +6,8 @@
  * workloads. Then its image is swapped for ours, nothing else changed: ours
  * takes the Lease over, is ready, keeps every entry under the ID it has (no
  * workload loses or changes its identity: no create, update or delete), and
- * afterwards cleans up what it now owns, entries the peer made included.
+ * afterwards cleans up what it now owns, entries the peer made included. And
+ * back: the peer, started again, takes over what ours left without a write.
  *
  * Needs the real SPIRE server and the peer (`npm run real-spire:install --
  * --peer`, which .ci/run does where go is on PATH); skipped without them.
@@ -106,7 +107,7 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
   // peer's would listen on a fixed port, and ours are tested through the chart's configuration in chart-rbac.test.ts.
   const env = () => ({ ...process.env, KUBECONFIG: kubeconfig, ENABLE_WEBHOOKS: 'false' });
 
-  it('the peer registers every workload; ours, swapped in, takes over without writing, then cleans up what it owns', { timeout: 240_000 }, async () => {
+  it('the peer registers every workload; ours, swapped in, takes over without writing and cleans up what it owns; the peer, swapped back, writes nothing', { timeout: 300_000 }, async () => {
     let out = '';
     const child = spawn(peerBinary(), args, { cwd: root, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -152,5 +153,17 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
 
     ours.kill('SIGTERM');
     expect(await exitCode(ours)).toBe(0);
+
+    // And back (a rollback): the peer, started again, takes over what ours made and kept, and writes nothing.
+    let again = '';
+    const back = spawn(peerBinary(), args, { cwd: root, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    back.stdout.on('data', (d: Buffer) => (again += d.toString()));
+    back.stderr.on('data', (d: Buffer) => (again += d.toString()));
+    peer = Object.assign(back, { out: () => again });
+    await eventually(() => again.includes('Successfully acquired lease'), `the peer leads again: ${again.slice(-2000)}`, 60_000);
+    // Its entry reconciler runs at once and then every gcInterval (10 s); it logs every write it makes.
+    await new Promise((r) => setTimeout(r, 25_000));
+    expect(again).not.toMatch(/(Created|Updated|Deleted) entry/);
+    expect(idsByPath(await entries())).toEqual(now);
   });
 });
