@@ -8,25 +8,18 @@
  * What it may not do degrades as a user expects (names from Endpoints, a
  * metric, a condition); it is ready, and kube-apiserver calls its webhook.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { MemorySpireServer } from '../../src/memspire/index.js';
-import { exitCode, httpGet, repoRoot, spawnCli } from '../support/cli.js';
+import { exitCode, httpGet, spawnCli } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
 import { type ControlPlane, startControlPlane } from '../support/real-k8s/index.js';
-import { controllerKubeConfig, csid, eventually, node, ns, type Obj, objects, pod, yamlObjects } from './world.js';
+import { CHART, CHART_RBAC, chartConfig, chartContainer as container, chartCsid, writeChartConfig } from './chart.js';
+import { controllerKubeConfig, eventually, node, ns, type Obj, objects, pod, yamlObjects } from './world.js';
 
-const CHART = join(repoRoot, 'test/fixtures/upstream-chart');
-const CHART_RBAC = [join(repoRoot, 'deploy/namespace.yaml'), join(CHART, 'clusterrole.yaml')];
-const chart = parseYaml(readFileSync(join(CHART, 'container-args.yaml'), 'utf8')) as { containers: { name: string; args: string[]; env: { name: string; value: string }[] }[] };
-const container = chart.containers.find((c) => c.name === 'spire-controller-manager')!;
-const chartConfig = parseYaml(readFileSync(join(CHART, 'controller-manager-config.yaml'), 'utf8')) as Record<string, unknown> & { className: string; validatingWebhookConfigurationName: string };
 const VWC_NAME = chartConfig.validatingWebhookConfigurationName;
-/** The chart's ClusterSPIFFEIDs carry its className (watchClassless is false). */
-const chartCsid = (name: string, spec: Record<string, unknown>) => csid(name, { className: chartConfig.className, ...spec });
 
 describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server", () => {
   let plane: ControlPlane;
@@ -62,27 +55,15 @@ describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server",
     // The chart's config; only what cannot be the same in a test differs: the SPIRE socket, the ports, the cluster
     // domain (detected from DNS in a pod), the webhook's address (a Service in the cluster), and gcInterval (an hour,
     // so that the counts below are of one pass, not of every ten seconds).
-    const [healthPort, metricsPort] = [await freePort(), await freePort()];
-    health = `http://127.0.0.1:${healthPort}`;
-    metrics = `http://127.0.0.1:${metricsPort}/metrics`;
-    // Stands in for the container's / (its working directory), where the chart mounts the config.
-    const root = join(dir, 'root');
-    mkdirSync(root);
-    writeFileSync(
-      join(root, 'controller-manager-config.yaml'),
-      toYaml({
-        ...chartConfig,
-        spireServerSocketPath: spire.socketPath,
-        clusterDomain: 'cluster.local',
-        gcInterval: '1h',
-        metrics: { bindAddress: `127.0.0.1:${metricsPort}` },
-        health: { healthProbeBindAddress: `127.0.0.1:${healthPort}` },
-        webhook: { host: '127.0.0.1', port },
-      }),
-    );
+    ({ health, metrics } = await writeChartConfig(dir, {
+      spireServerSocketPath: spire.socketPath,
+      clusterDomain: 'cluster.local',
+      gcInterval: '1h',
+      webhook: { host: '127.0.0.1', port },
+    }));
     expect(container.args).toEqual(['--config=controller-manager-config.yaml']);
     const env = Object.fromEntries(container.env.map((e) => [e.name, e.value]));
-    cli = spawnCli(container.args, { cwd: root, env: { ...env, KUBECONFIG: kubeconfig } });
+    cli = spawnCli(container.args, { cwd: join(dir, 'root'), env: { ...env, KUBECONFIG: kubeconfig } });
   });
   afterAll(async () => {
     if (cli && cli.exitCode === null) {

@@ -13,23 +13,19 @@
  * --peer`, which .ci/run does where go is on PATH); skipped without them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { EntryOut } from '../../src/spire/index.js';
 import { SpireClient } from '../../src/spire/index.js';
-import { exitCode, httpGet, killIfRunning, repoRoot, spawnCli } from '../support/cli.js';
-import { freePort } from '../support/ports.js';
+import { exitCode, httpGet, killIfRunning, spawnCli } from '../support/cli.js';
 import { type ControlPlane, startControlPlane } from '../support/real-k8s/index.js';
 import { peerBinary, type RealSpire, spireServerBinary, startRealSpire } from '../support/real-spire.js';
-import { controllerKubeConfig, csid, eventually, node, ns, objects, pod } from './world.js';
+import { CHART_RBAC, chartConfig, chartContainer, chartCsid, writeChartConfig } from './chart.js';
+import { controllerKubeConfig, eventually, node, ns, objects, pod } from './world.js';
 
-const CHART = join(repoRoot, 'test/fixtures/upstream-chart');
-const chart = parseYaml(readFileSync(join(CHART, 'container-args.yaml'), 'utf8')) as { containers: { name: string; args: string[] }[] };
-const args = chart.containers.find((c) => c.name === 'spire-controller-manager')!.args;
-const chartConfig = parseYaml(readFileSync(join(CHART, 'controller-manager-config.yaml'), 'utf8')) as Record<string, unknown> & { className: string; trustDomain: string; leaderElection: { resourceName: string; resourceNamespace: string } };
+const args = chartContainer.args;
 const TD = chartConfig.trustDomain;
 const PODS = ['web-0', 'web-1', 'web-2', 'api-0'];
 
@@ -59,7 +55,7 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
     plane = await startControlPlane();
     dir = mkdtempSync(join(tmpdir(), 'real-swap-'));
     kubeconfig = join(dir, 'kubeconfig');
-    plane.writeKubeconfig(kubeconfig, await controllerKubeConfig(plane, [join(repoRoot, 'deploy/namespace.yaml'), join(CHART, 'clusterrole.yaml')]));
+    plane.writeKubeconfig(kubeconfig, await controllerKubeConfig(plane, CHART_RBAC));
     spire = await startRealSpire({ trustDomain: TD });
     client = new SpireClient({ socket: spire.socketPath });
 
@@ -67,7 +63,7 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
     await o.create(node('node-1'));
     await o.create(ns('shop'));
     // What the chart's default ClusterSPIFFEID declares, with its className.
-    await o.create(csid('spire-server-spire-default', { className: chartConfig.className, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}' }));
+    await o.create(chartCsid('spire-server-spire-default', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}' }));
     await o.create({
       apiVersion: 'spire.spiffe.io/v1alpha1',
       kind: 'ClusterStaticEntry',
@@ -77,21 +73,7 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
     for (const p of PODS) await o.create(pod('shop', p));
 
     // The chart's config at the chart's path; only the SPIRE socket, the ports and the cluster domain differ.
-    const [healthPort, metricsPort] = [await freePort(), await freePort()];
-    health = `http://127.0.0.1:${healthPort}`;
-    metrics = `http://127.0.0.1:${metricsPort}/metrics`;
-    root = join(dir, 'root');
-    mkdirSync(root);
-    writeFileSync(
-      join(root, 'controller-manager-config.yaml'),
-      toYaml({
-        ...chartConfig,
-        spireServerSocketPath: spire.socketPath,
-        clusterDomain: 'cluster.local',
-        metrics: { bindAddress: `127.0.0.1:${metricsPort}` },
-        health: { healthProbeBindAddress: `127.0.0.1:${healthPort}` },
-      }),
-    );
+    ({ root, health, metrics } = await writeChartConfig(dir, { spireServerSocketPath: spire.socketPath, clusterDomain: 'cluster.local' }));
   });
 
   afterAll(async () => {
