@@ -10,36 +10,30 @@
 import { existsSync } from 'node:fs';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
-import { passOptions } from '../../src/cli/context.js';
 import { probeSpireServer, SERVER_GENERATED_ID } from '../../src/entries/index.js';
-import { type LiveController, startLive } from '../../src/manager/live.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { emptySpire, oldSpireServerBinary } from '../support/real-spire.js';
 import { csid, eventually, node, ns, pod } from '../live/world.js';
-import { TD, useRealSpire } from './world.js';
+import { realSpireConfig, type RunningController, startController, stopControllers, TD, useRealSpire } from './world.js';
 
 const binary = oldSpireServerBinary();
 
 describe.runIf(existsSync(binary))(`a real SPIRE server older than 1.8.0 (${binary})`, () => {
   const spire = useRealSpire({ binary });
-  const running: { live: LiveController; stop: AbortController }[] = [];
+  const running: RunningController[] = [];
   let kube: FakeKubeApiServer | undefined;
   afterAll(async () => {
-    for (const r of running) r.stop.abort();
-    await Promise.all(running.map((r) => r.live.done));
+    await stopControllers(running);
     await kube?.close();
   });
 
   const paths = async () => (await spire.current.client.listEntries()).map((e) => e.spiffe_id!.path!).sort();
 
-  async function start(k: FakeKubeApiServer): Promise<{ live: LiveController; stop: AbortController; warnings: string[] }> {
+  /** A controller whose warnings the test reads; full passes every 500 ms. */
+  async function start(k: FakeKubeApiServer): Promise<RunningController & { warnings: string[] }> {
     const warnings: string[] = [];
     const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg) });
-    const config: ControllerConfig = { ...defaultConfig(), trustDomain: TD, clusterName: 'demo', clusterDomain: 'cluster.local', spireServerSocketPath: spire.current.real.socketPath, spireRpcTimeoutMs: 10_000, gcIntervalMs: 500 };
-    const stop = new AbortController();
-    const live = await startLive({ config, pass: passOptions(config), kc: k.kubeConfig(), log, signal: stop.signal, namespace: 'spire-server' });
-    const r = { live, stop, warnings };
+    const r = { ...(await startController(k, realSpireConfig(spire.current, { gcIntervalMs: 500 }), log)), warnings };
     running.push(r);
     return r;
   }
@@ -82,10 +76,7 @@ describe.runIf(existsSync(binary))(`a real SPIRE server older than 1.8.0 (${bina
 
   it('after a restart, still deletes the entries of pods that went while it was down', { timeout: 120_000 }, async () => {
     // The previous test's controller goes first: it must not act on this test's entries.
-    for (const r of running.splice(0)) {
-      r.stop.abort();
-      await r.live.done;
-    }
+    await stopControllers(running.splice(0));
     await emptySpire(spire.current.raw);
     await kube?.close();
     kube = await FakeKubeApiServer.start();
@@ -96,8 +87,7 @@ describe.runIf(existsSync(binary))(`a real SPIRE server older than 1.8.0 (${bina
     kube.create(pod('default', 'b'));
     const first = await start(kube);
     await eventually(async () => (await paths()).length === 2, 'both entries', 30_000);
-    first.stop.abort();
-    await first.live.done;
+    await stopControllers([first]);
 
     // Gone while no controller ran: nothing in the next process remembers creating its entry, and its ID is SPIRE's.
     kube.delete('v1', 'Pod', 'a', 'default');

@@ -8,16 +8,13 @@
  * while the other pods churn: had either controller deleted one, its owner
  * would have made it again under a new ID. Run by `npm run test:real-spire`.
  */
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
-import { passOptions } from '../../src/cli/context.js';
-import { type LiveController, startLive } from '../../src/manager/live.js';
+import type { LiveController } from '../../src/manager/live.js';
 import type { EntryOut } from '../../src/spire/index.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { emptySpire } from '../support/real-spire.js';
 import { csid, eventually, node, ns, pod } from '../live/world.js';
-import { TD, useRealSpire } from './world.js';
+import { realSpireConfig, startController, stopControllers, useRealSpire } from './world.js';
 
 const spire = useRealSpire();
 const CLUSTERS = ['east', 'west'] as const;
@@ -42,16 +39,13 @@ describe('two clusters with default configs on one real SPIRE server', () => {
       kube.create(csid('all', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/{{ .ClusterName }}/pod/{{ .PodMeta.Name }}' }));
       for (const p of STABLE) kube.create(pod('default', p));
       // Nothing but clusterName differs from the defaults; full passes (the ones that delete what is undeclared) every 500 ms.
-      const config: ControllerConfig = { ...defaultConfig(), trustDomain: TD, clusterName: name, clusterDomain: 'cluster.local', spireServerSocketPath: spire.current.real.socketPath, spireRpcTimeoutMs: 10_000, gcIntervalMs: 500 };
-      const stop = new AbortController();
-      const live = await startLive({ config, pass: passOptions(config), kc: kube.kubeConfig(), log: pino({ level: process.env.TEST_LOG ?? 'silent' }), signal: stop.signal, namespace: 'spire-server' });
+      const { live, stop } = await startController(kube, realSpireConfig(spire.current, { clusterName: name, gcIntervalMs: 500 }));
       clusters.push({ name, kube, live, stop });
     }
   });
 
   afterAll(async () => {
-    for (const c of clusters) c.stop.abort();
-    await Promise.all(clusters.map((c) => c.live.done));
+    await stopControllers(clusters);
     for (const c of clusters) await c.kube.close();
   });
 

@@ -5,7 +5,7 @@
  * read over its admin socket, as any client reads it.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
 import { passOptions } from '../../src/cli/context.js';
 import { type LiveController, startLive } from '../../src/manager/live.js';
@@ -45,18 +45,16 @@ export interface LiveWorld {
   kube: FakeKubeApiServer;
   spire: RealSpireHandle;
   config: ControllerConfig;
-  controllers: { live: LiveController; stop: AbortController }[];
+  controllers: RunningController[];
   start(): Promise<LiveController>;
   /** Every entry SPIRE holds, listed over the socket. */
   entries(): Promise<EntryOut[]>;
   close(): Promise<void>;
 }
 
-/** An emptied SPIRE server, a fresh API server, and a config pointing at both. */
-export async function liveWorld(spire: RealSpireHandle, over: Partial<ControllerConfig> = {}): Promise<LiveWorld> {
-  await emptySpire(spire.raw);
-  const kube = await FakeKubeApiServer.start();
-  const config: ControllerConfig = {
+/** The defaults, pointed at this SPIRE server (cluster demo, an hour between full passes unless `over` says otherwise). */
+export function realSpireConfig(spire: RealSpireHandle, over: Partial<ControllerConfig> = {}): ControllerConfig {
+  return {
     ...defaultConfig(),
     trustDomain: TD,
     clusterName: 'demo',
@@ -66,28 +64,44 @@ export async function liveWorld(spire: RealSpireHandle, over: Partial<Controller
     gcIntervalMs: 3_600_000,
     ...over,
   };
+}
+
+export interface RunningController {
+  live: LiveController;
+  stop: AbortController;
+}
+
+/** The live controller in this process, against this API server, with this config; silent unless TEST_LOG or `log` says otherwise. */
+export async function startController(kube: FakeKubeApiServer, config: ControllerConfig, log: Logger = pino({ level: process.env.TEST_LOG ?? 'silent' })): Promise<RunningController> {
+  const stop = new AbortController();
+  const live = await startLive({ config, pass: passOptions(config), kc: kube.kubeConfig(), log, signal: stop.signal, namespace: 'spire-server' });
+  return { live, stop };
+}
+
+/** Stops controllers and waits until they have. */
+export async function stopControllers(controllers: readonly RunningController[]): Promise<void> {
+  for (const c of controllers) c.stop.abort();
+  await Promise.all(controllers.map((c) => c.live.done));
+}
+
+/** An emptied SPIRE server, a fresh API server, and a config pointing at both. */
+export async function liveWorld(spire: RealSpireHandle, over: Partial<ControllerConfig> = {}): Promise<LiveWorld> {
+  await emptySpire(spire.raw);
+  const kube = await FakeKubeApiServer.start();
+  const config = realSpireConfig(spire, over);
   const world: LiveWorld = {
     kube,
     spire,
     config,
     controllers: [],
     async start() {
-      const stop = new AbortController();
-      const live = await startLive({
-        config,
-        pass: passOptions(config),
-        kc: kube.kubeConfig(),
-        log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-        signal: stop.signal,
-        namespace: 'spire-server',
-      });
-      world.controllers.push({ live, stop });
-      return live;
+      const c = await startController(kube, config);
+      world.controllers.push(c);
+      return c.live;
     },
     entries: () => spire.client.listEntries(),
     async close() {
-      for (const c of world.controllers) c.stop.abort();
-      await Promise.all(world.controllers.map((c) => c.live.done));
+      await stopControllers(world.controllers);
       await kube.close();
     },
   };

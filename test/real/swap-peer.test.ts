@@ -40,7 +40,7 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
   let kubeconfig: string;
   let health: string;
   let metrics: string;
-  let peer: (ChildProcess & { out: () => string }) | undefined;
+  let peer: ChildProcess | undefined;
   let ours: ReturnType<typeof spawnCli> | undefined;
   let o: ReturnType<typeof objects>;
 
@@ -87,17 +87,23 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
 
   // Webhooks are off for both (ENABLE_WEBHOOKS=false, as the chart sets for its external controller managers): the
   // peer's would listen on a fixed port, and ours are tested through the chart's configuration in chart-rbac.test.ts.
-  const env = () => ({ ...process.env, KUBECONFIG: kubeconfig, ENABLE_WEBHOOKS: 'false' });
+  const containerEnv = () => ({ KUBECONFIG: kubeconfig, ENABLE_WEBHOOKS: 'false' });
 
-  it('the peer registers every workload; ours, swapped in, takes over without writing and cleans up what it owns; the peer, swapped back, writes nothing', { timeout: 300_000 }, async () => {
+  /** spire-controller-manager in the chart's container shape, its output kept. */
+  function startPeer(): ChildProcess & { output: () => string } {
     let out = '';
-    const child = spawn(peerBinary(), args, { cwd: root, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(peerBinary(), args, { cwd: root, env: { ...process.env, ...containerEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    peer = Object.assign(child, { out: () => out });
+    return Object.assign(child, { output: () => out });
+  }
 
+  const paths = async () => Object.keys(idsByPath(await entries())).sort();
+
+  it('the peer registers every workload; ours, swapped in, takes over without writing and cleans up what it owns; the peer, swapped back, writes nothing', { timeout: 300_000 }, async () => {
+    const first = (peer = startPeer());
     const want = [...PODS.map((p) => `/ns/shop/sa/${p}-sa`), '/gateway'].sort();
-    await eventually(async () => JSON.stringify(Object.keys(idsByPath(await entries())).sort()) === JSON.stringify(want), `the peer registered every workload: ${out.slice(-2000)}`, 90_000);
+    await eventually(async () => JSON.stringify(await paths()) === JSON.stringify(want), `the peer registered every workload: ${first.output().slice(-2000)}`, 90_000);
     const before = idsByPath(await entries());
     // The chart's prefix: the cluster name and the dot upstream appends.
     for (const id of Object.values(before)) expect(id).toMatch(/^example-cluster\./);
@@ -105,9 +111,9 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
     expect(peerHolder).toBeTruthy();
 
     // The swap: the same container (arguments, working directory, config, RBAC) with our program in it.
-    peer.kill('SIGTERM');
-    await exitCode(peer);
-    ours = spawnCli(args, { cwd: root, env: { KUBECONFIG: kubeconfig, ENABLE_WEBHOOKS: 'false' } });
+    first.kill('SIGTERM');
+    await exitCode(first);
+    ours = spawnCli(args, { cwd: root, env: containerEnv() });
     await eventually(async () => (await httpGet(`${health}/readyz`).catch(() => ({ status: 0 }))).status === 200, `ours is ready: ${ours?.output()}`, 60_000);
     await eventually(async () => {
       const holder = await leaseHolder();
@@ -124,7 +130,7 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
     await o.create(pod('shop', 'web-9'));
     await o.delete({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterStaticEntry', metadata: { name: 'gateway' } });
     const after = ['/ns/shop/sa/api-0-sa', '/ns/shop/sa/web-1-sa', '/ns/shop/sa/web-2-sa', '/ns/shop/sa/web-9-sa'];
-    await eventually(async () => JSON.stringify(Object.keys(idsByPath(await entries())).sort()) === JSON.stringify(after), `ours cleaned up and registered the new pod: ${ours?.output()}`, 60_000);
+    await eventually(async () => JSON.stringify(await paths()) === JSON.stringify(after), `ours cleaned up and registered the new pod: ${ours?.output()}`, 60_000);
     const now = idsByPath(await entries());
     expect(now['/ns/shop/sa/web-9-sa']).toMatch(/^example-cluster\./);
     for (const p of ['/ns/shop/sa/api-0-sa', '/ns/shop/sa/web-1-sa', '/ns/shop/sa/web-2-sa']) expect(now[p]).toBe(before[p]);
@@ -137,15 +143,11 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
     expect(await exitCode(ours)).toBe(0);
 
     // And back (a rollback): the peer, started again, takes over what ours made and kept, and writes nothing.
-    let again = '';
-    const back = spawn(peerBinary(), args, { cwd: root, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-    back.stdout.on('data', (d: Buffer) => (again += d.toString()));
-    back.stderr.on('data', (d: Buffer) => (again += d.toString()));
-    peer = Object.assign(back, { out: () => again });
-    await eventually(() => again.includes('Successfully acquired lease'), `the peer leads again: ${again.slice(-2000)}`, 60_000);
+    const back = (peer = startPeer());
+    await eventually(() => back.output().includes('Successfully acquired lease'), `the peer leads again: ${back.output().slice(-2000)}`, 60_000);
     // Its entry reconciler runs at once and then every gcInterval (10 s); it logs every write it makes.
     await new Promise((r) => setTimeout(r, 25_000));
-    expect(again).not.toMatch(/(Created|Updated|Deleted) entry/);
+    expect(back.output()).not.toMatch(/(Created|Updated|Deleted) entry/);
     expect(idsByPath(await entries())).toEqual(now);
   });
 });
