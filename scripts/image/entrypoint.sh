@@ -24,7 +24,10 @@ export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 case "${NODE_OPTIONS:-}" in
 *--max-old-space-size*) ;;
 *)
-  limit=$(cat "${SPIRE_RECONCILER_CGROUP_MEMORY_MAX:-/sys/fs/cgroup/memory.max}" 2>/dev/null || echo max)
+  # cgroup v2 names the limit memory.max; v1 (still the default of some
+  # nodes) memory/memory.limit_in_bytes, with a huge number for "no limit".
+  limit=$(cat "${SPIRE_RECONCILER_CGROUP_MEMORY_MAX:-/sys/fs/cgroup/memory.max}" 2>/dev/null ||
+    cat "${SPIRE_RECONCILER_CGROUP_V1_MEMORY_LIMIT:-/sys/fs/cgroup/memory/memory.limit_in_bytes}" 2>/dev/null || echo max)
   case "$limit" in
   '' | max | *[!0-9]*) ;;
   *)
