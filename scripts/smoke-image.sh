@@ -1,90 +1,93 @@
 #!/usr/bin/env bash
-# The container image's contents, checked without a Docker engine (none runs
-# on the project's machines): the same steps as the Dockerfile's two stages,
-# in a temporary directory, with the Node that runs npm scripts. The runtime
-# stage gets production dependencies only, so an import of a dev dependency
-# from src/ fails here, as it would in the image. The compiled CLI then serves
-# the in-memory SPIRE server and runs validate, plan and reconcile --once
-# against the demo's manifests.
+# The container image, run: builds it (npm run image:build, which reuses a
+# build whose inputs have not changed) and runs the image itself with podman,
+# as a pod would: its entrypoint, its user, a read-only root file system and no
+# capabilities. It serves the in-memory SPIRE server from one container, and
+# validate, plan and reconcile --once run in others against the demo's
+# manifests; then the image runs with spire-controller-manager's arguments, as
+# the helm chart gives them, until it has reconciled.
 #
 #   npm run smoke:image
+#
+# Needs buildah, mmdebstrap and podman (Debian packages of those names).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-node="$repo/node_modules/.bin/node"
+# shellcheck source=image/buildah.sh
+source "$repo/scripts/image/buildah.sh"
+command -v podman >/dev/null 2>&1 || { echo "smoke:image: podman is not installed (Debian: apt-get install -y podman)" >&2; exit 2; }
+
+bash "$repo/scripts/image/build.sh" >/dev/null
+image=localhost/spire-reconciler:dev
+# The machines' VMs lack CAP_SYS_RESOURCE; see the wrapper's comment.
+runtime="$repo/test/support/real-node/runc-wrapper.sh"
 work="$(mktemp -d)"
-spire_pid=""
-run_pid=""
+names=()
 cleanup() {
-  if [ -n "$run_pid" ]; then kill "$run_pid" 2>/dev/null || true; fi
-  if [ -n "$spire_pid" ]; then kill "$spire_pid" 2>/dev/null || true; fi
+  for n in "${names[@]}"; do pod rm -f -t 0 "$n" >/dev/null 2>&1 || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-echo "build stage: npm ci, tsc -p tsconfig.build.json"
-mkdir -p "$work/build" "$work/app"
-cp "$repo"/package.json "$repo"/package-lock.json "$repo"/.npmrc "$repo"/tsconfig.json "$repo"/tsconfig.build.json "$work/build/"
-cp -r "$repo/src" "$work/build/src"
-(cd "$work/build" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && "$node" node_modules/typescript/bin/tsc -p tsconfig.build.json)
-
-echo "runtime stage: production dependencies, dist, proto, crds"
-cp "$repo"/package.json "$repo"/package-lock.json "$repo"/.npmrc "$work/app/"
-(cd "$work/app" && NODE_ENV=production npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
-cp -r "$work/build/dist" "$work/app/dist"
-cp -r "$repo/proto" "$work/app/proto"
-cp -r "$repo/crds" "$work/app/crds"
-mkdir -p "$work/app/bin"
-cp "$repo/scripts/image/entrypoint.sh" "$work/app/bin/entrypoint.sh"
-
-echo "entrypoint: the old space sized from the memory limit, two malloc arenas, then the CLI"
-printf '1073741824\n' > "$work/memory.max"
-sized=$(SPIRE_RECONCILER_CGROUP_MEMORY_MAX="$work/memory.max" NODE_OPTIONS='' sh -c "$(sed 's/^exec node .*/echo "$NODE_OPTIONS|$MALLOC_ARENA_MAX"/' "$repo/scripts/image/entrypoint.sh")")
-[ "$sized" = " --max-old-space-size=864 --max-semi-space-size=16|2" ] || { echo "entrypoint: a 1 GiB limit gave NODE_OPTIONS|MALLOC_ARENA_MAX '$sized'"; exit 1; }
-kept=$(MALLOC_ARENA_MAX=4 SPIRE_RECONCILER_CGROUP_MEMORY_MAX="$work/memory.max" NODE_OPTIONS='' sh -c "$(sed 's/^exec node .*/echo "$MALLOC_ARENA_MAX"/' "$repo/scripts/image/entrypoint.sh")")
-[ "$kept" = "4" ] || { echo "entrypoint: MALLOC_ARENA_MAX=4 in the environment became '$kept'"; exit 1; }
-(cd "$work/app" && PATH="$(dirname "$(readlink -f "$node")"):$PATH" NODE_ENV=production bin/entrypoint.sh --help >/dev/null)
-
-cli() { (cd "$work/app" && NODE_ENV=production "$node" dist/cli/main.js "$@"); }
 demo="$repo/examples/demo"
-socket="$work/api.sock"
+mkdir -p "$work/sock"
+chmod 0777 "$work/sock"
+# What the chart's container gets: no capabilities, no privilege escalation,
+# nothing written to the image's file system.
+run() { pod run --network host --runtime "$runtime" --read-only --cap-drop ALL --security-opt no-new-privileges \
+  -v "$demo:/demo:ro" -v "$work/sock:/sock" "$@"; }
+cli() { run --rm "$image" "$@"; }
 
+echo "image: $(pod image inspect --format '{{.Id}}' "$image" | cut -c1-12), $(($(pod image inspect --format '{{.Size}}' "$image") / 1048576)) MiB"
+echo "--version: $(cli --version)"
 cli --help >/dev/null
-cli validate "$demo/manifests"
-(cd "$work/app" && NODE_ENV=production exec "$node" dist/cli/main.js memory-spire --socket "$socket" --trust-domain demo.example --seed "$demo/spire-entries.json") >"$work/spire.log" 2>&1 &
-spire_pid=$!
+cli validate /demo/manifests
+
+name="smoke-spire-$$"
+names+=("$name")
+run -d --name "$name" --memory 1g "$image" memory-spire --socket /sock/api.sock --trust-domain demo.example --seed /demo/spire-entries.json >/dev/null
 for _ in $(seq 1 100); do
-  grep -q listening "$work/spire.log" && break
-  sleep 0.1
+  pod logs "$name" 2>&1 | grep -q listening && break
+  sleep 0.2
 done
-grep -q listening "$work/spire.log" || { cat "$work/spire.log"; echo "memory-spire did not start" >&2; exit 1; }
-cli plan --config "$demo/config.yaml" --manifests "$demo/manifests" --socket "$socket" >/dev/null
-cli reconcile --once --config "$demo/config.yaml" --manifests "$demo/manifests" --socket "$socket" | tail -1
+pod logs "$name" 2>&1 | grep -q listening || { pod logs "$name"; echo "memory-spire did not start in the image" >&2; exit 1; }
+
+# The entrypoint sized V8 from the container's 1 GiB limit (cgroup v1 or v2,
+# whichever the host has): the running process's environment says so.
+pid="$(pod inspect --format '{{.State.Pid}}' "$name")"
+environ="$(tr '\0' '\n' <"/proc/$pid/environ")"
+grep -qx 'NODE_OPTIONS= --max-old-space-size=864 --max-semi-space-size=16' <<<"$environ" || {
+  echo "entrypoint: with a 1 GiB limit the process has $(grep NODE_OPTIONS <<<"$environ" || echo 'no NODE_OPTIONS')" >&2
+  exit 1
+}
+grep -qx 'MALLOC_ARENA_MAX=2' <<<"$environ" || { echo "entrypoint: MALLOC_ARENA_MAX is not 2" >&2; exit 1; }
+echo "entrypoint: a 1 GiB memory limit gave --max-old-space-size=864, MALLOC_ARENA_MAX=2"
+
+cli plan --config /demo/config.yaml --manifests /demo/manifests --socket /sock/api.sock >/dev/null
+cli reconcile --once --config /demo/config.yaml --manifests /demo/manifests --socket /sock/api.sock | tail -1
 # A second pass finds nothing to do: what the first wrote is what the manifests declare.
-second="$(cli reconcile --once --config "$demo/config.yaml" --manifests "$demo/manifests" --socket "$socket" | tail -1)"
+second="$(cli reconcile --once --config /demo/config.yaml --manifests /demo/manifests --socket /sock/api.sock | tail -1)"
 echo "$second"
 case "$second" in
   *"0 created, 0 updated, 0 deleted, 0 failed"*) ;;
   *) echo "the second reconcile was not empty" >&2; exit 1 ;;
 esac
 
-# The image runs in / (its WORKDIR) with spire-controller-manager's arguments, as
-# the helm chart gives them: flags, no command, a config path relative to /.
-# Here a directory stands in for /, the compiled CLI named by its absolute path.
-root="$work/root"
-mkdir -p "$root"
-grep -v '^spireServerSocketPath:' "$demo/config.yaml" >"$root/controller-manager-config.yaml"
-printf 'spireServerSocketPath: %s\nstaticManifestPath: %s\n' "$socket" "$demo/manifests" >>"$root/controller-manager-config.yaml"
-version="$(cd "$root" && NODE_ENV=production "$node" "$work/app/dist/cli/main.js" --version)"
-echo "--version: $version"
-(cd "$root" && NODE_ENV=production exec "$node" "$work/app/dist/cli/main.js" --config=controller-manager-config.yaml --zap-log-level=info --zap-encoder=json) >"$work/upstream-args.log" 2>&1 &
-run_pid=$!
-for _ in $(seq 1 300); do
-  grep -q '"msg":"reconciled"' "$work/upstream-args.log" && break
-  sleep 0.1
+# spire-controller-manager's arguments as the helm chart gives them: flags, no
+# command, a config mounted at /controller-manager-config.yaml and named
+# relative to the image's working directory.
+grep -v '^spireServerSocketPath:' "$demo/config.yaml" >"$work/controller-manager-config.yaml"
+printf 'spireServerSocketPath: /sock/api.sock\nstaticManifestPath: /demo/manifests\n' >>"$work/controller-manager-config.yaml"
+name="smoke-chart-$$"
+names+=("$name")
+run -d --name "$name" -v "$work/controller-manager-config.yaml:/controller-manager-config.yaml:ro" "$image" \
+  --config=controller-manager-config.yaml --zap-log-level=info --zap-encoder=json >/dev/null
+for _ in $(seq 1 150); do
+  pod logs "$name" 2>&1 | grep -q '"msg":"reconciled"' && break
+  sleep 0.2
 done
-grep -q '"msg":"reconciled"' "$work/upstream-args.log" || { cat "$work/upstream-args.log"; echo "upstream's arguments did not start a reconcile" >&2; exit 1; }
-kill -TERM "$run_pid"
-wait "$run_pid"
-run_pid=""
-echo "upstream's container arguments, config relative to the working directory: ok"
-echo "image contents: ok"
+pod logs "$name" 2>&1 | grep -q '"msg":"reconciled"' || { pod logs "$name"; echo "upstream's arguments did not start a reconcile" >&2; exit 1; }
+pod stop -t 10 "$name" >/dev/null
+code="$(pod inspect --format '{{.State.ExitCode}}' "$name")"
+[ "$code" = 0 ] || { pod logs "$name" | tail -20; echo "the controller exited $code on SIGTERM" >&2; exit 1; }
+echo "upstream's container arguments, config relative to the working directory, read-only root: ok"
+echo "image: ok"
