@@ -43,12 +43,21 @@ export function loadRuleGroups(): RuleGroup[] {
   return prometheusRuleGroups(readFileSync(join(MONITORING, 'prometheusrule.yaml'), 'utf8'));
 }
 
-/** A query of the dashboard, and where it is (for messages). */
+/** A query of the dashboard, and where it is. */
 export interface DashboardQuery {
+  /** For messages: the panel's id and title, and the target's refId. */
   where: string;
+  /**
+   * Its name as a recording rule: dashboard:panel_<panel id>_<refId>,
+   * dashboard:variable_<name> or dashboard:annotation_<n>. Grafana keeps
+   * panel ids and refIds, so tests can name a query by it.
+   */
+  record: string;
   /** As written, Grafana variables included. */
   expr: string;
 }
+
+const metricNameChars = (s: string) => s.replace(/[^a-zA-Z0-9_:]/g, '_');
 
 interface Panel {
   id?: number;
@@ -76,21 +85,22 @@ export function dashboardQueries(dashboard: Dashboard): DashboardQuery[] {
   const visit = (panels: Panel[] | undefined) => {
     for (const p of panels ?? []) {
       for (const t of p.targets ?? []) {
-        if (typeof t.expr === 'string' && t.expr.trim() !== '') out.push({ where: `panel ${p.id ?? '?'} "${p.title ?? ''}" target ${t.refId ?? '?'}`, expr: t.expr });
+        if (typeof t.expr !== 'string' || t.expr.trim() === '') continue;
+        out.push({ where: `panel ${p.id ?? '?'} "${p.title ?? ''}" target ${t.refId ?? '?'}`, record: metricNameChars(`dashboard:panel_${p.id ?? ''}_${t.refId ?? ''}`), expr: t.expr });
       }
       visit(p.panels);
     }
   };
   visit(dashboard.panels);
-  for (const a of dashboard.annotations?.list ?? []) {
-    if (typeof a.expr === 'string' && a.expr.trim() !== '') out.push({ where: `annotation "${a.name ?? ''}"`, expr: a.expr });
-  }
+  (dashboard.annotations?.list ?? []).forEach((a, i) => {
+    if (typeof a.expr === 'string' && a.expr.trim() !== '') out.push({ where: `annotation "${a.name ?? ''}"`, record: `dashboard:annotation_${i + 1}`, expr: a.expr });
+  });
   for (const v of dashboard.templating?.list ?? []) {
     if (v.type !== 'query') continue;
     const q = typeof v.query === 'string' ? v.query : (v.query as { query?: unknown } | undefined)?.query;
     if (typeof q !== 'string') continue;
     const inner = /^\s*label_values\(\s*(.+?)\s*,\s*[a-zA-Z_][a-zA-Z0-9_]*\s*\)\s*$/s.exec(q) ?? /^\s*query_result\(\s*(.+)\s*\)\s*$/s.exec(q);
-    if (inner) out.push({ where: `variable $${v.name ?? '?'}`, expr: inner[1]! });
+    if (inner) out.push({ where: `variable $${v.name ?? '?'}`, record: metricNameChars(`dashboard:variable_${v.name ?? ''}`), expr: inner[1]! });
   }
   return out;
 }
