@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the kube-apiserver and etcd binaries that `npm run test:real` runs,
-# from the Go modules pinned in scripts/real-k8s/{kube-apiserver,etcd}/go.mod.
+# and the kubelet that `npm run test:e2e` adds, from the Go modules pinned in
+# scripts/real-k8s/{kube-apiserver,etcd}/go.mod (the kubelet comes from the
+# same k8s.io/kubernetes as kube-apiserver, so the two share most of their
+# compile work in Go's build cache).
 # Nothing prebuilt is downloaded: Go fetches module sources from its proxy and
 # compiles them here.
 #
@@ -8,7 +11,7 @@
 # machine (CI) reuses them:
 #   ${SPIRE_RECONCILER_CACHE:-$HOME/.cache/spire-reconciler}/real-k8s/<name>-<version>/<name>
 # A binary is rebuilt only when its folder has no stamp matching the go.mod
-# and go.sum it was built from. Prints the two binaries' paths at the end.
+# and go.sum it was built from. Prints the binaries' paths at the end.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
@@ -72,8 +75,11 @@ minor="${minor%%.*}"
 version_pkg=k8s.io/component-base/version
 build_one kube-apiserver "$here/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$k8s_version" \
   "-X $version_pkg.gitVersion=$k8s_version -X $version_pkg.gitMajor=1 -X $version_pkg.gitMinor=$minor -X $version_pkg.gitTreeState=clean"
+build_one kubelet "$here/kube-apiserver" k8s.io/kubernetes/cmd/kubelet "$k8s_version" \
+  "-X $version_pkg.gitVersion=$k8s_version -X $version_pkg.gitMajor=1 -X $version_pkg.gitMinor=$minor -X $version_pkg.gitTreeState=clean"
 # etcd's version is a constant of the go.etcd.io/etcd/api/v3 module go.mod pins with it.
 build_one etcd "$here/etcd" go.etcd.io/etcd/server/v3 "$etcd_version"
 
 echo "$cache_root/kube-apiserver-$k8s_version/kube-apiserver"
 echo "$cache_root/etcd-$etcd_version/etcd"
+echo "$cache_root/kubelet-$k8s_version/kubelet"

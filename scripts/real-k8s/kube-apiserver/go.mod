@@ -1,5 +1,6 @@
-// Builds kube-apiserver from the published k8s.io/kubernetes module for the
-// real-API-server test lane (scripts/real-k8s/build.sh). k8s.io/kubernetes's own
+// Builds kube-apiserver (and the kubelet, for the e2e lane's node) from the
+// published k8s.io/kubernetes module for the real-API-server test lane
+// (scripts/real-k8s/build.sh). k8s.io/kubernetes's own
 // go.mod replaces every staging module with a local path, which only works
 // inside its repository; here each one is replaced with its published release.
 module spire-reconciler/real-k8s/kube-apiserver

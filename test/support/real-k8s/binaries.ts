@@ -27,10 +27,15 @@ export function cacheRoot(): string {
   return join(process.env.SPIRE_RECONCILER_CACHE || join(homedir(), '.cache', 'spire-reconciler'), 'real-k8s');
 }
 
+/** The k8s.io/kubernetes version kube-apiserver and the kubelet are built from. */
+export function pinnedKubernetesVersion(): string {
+  return pinnedVersion(readFileSync(join(repoRoot, 'scripts', 'real-k8s', 'kube-apiserver', 'go.mod'), 'utf8'), 'k8s.io/kubernetes');
+}
+
 /** The two binaries for the pinned versions; throws with what to run when they are not built. */
 export function realK8sBinaries(): RealK8sBinaries {
   const dir = join(repoRoot, 'scripts', 'real-k8s');
-  const kubernetesVersion = pinnedVersion(readFileSync(join(dir, 'kube-apiserver', 'go.mod'), 'utf8'), 'k8s.io/kubernetes');
+  const kubernetesVersion = pinnedKubernetesVersion();
   const etcdVersion = pinnedVersion(readFileSync(join(dir, 'etcd', 'go.mod'), 'utf8'), 'go.etcd.io/etcd/server/v3');
   const kubeApiserver = join(cacheRoot(), `kube-apiserver-${kubernetesVersion}`, 'kube-apiserver');
   const etcd = join(cacheRoot(), `etcd-${etcdVersion}`, 'etcd');
