@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the real SPIRE server (with --old, also a SPIRE server older than
-# 1.8.0; with --peer, spire-controller-manager) at the versions pinned in
-# versions.env, built by `go` from the Go module proxy, into a cache outside
-# the clone:
+# 1.8.0; with --peer, spire-controller-manager; with --agent, the SPIRE agent
+# of the server's release) at the versions pinned in versions.env, built by
+# `go` from the Go module proxy, into a cache outside the clone:
 #   ${SPIRE_RECONCILER_CACHE:-$HOME/.cache/spire-reconciler}/real-spire/spire-server-<v>/spire-server
+#   ${SPIRE_RECONCILER_CACHE:-$HOME/.cache/spire-reconciler}/real-spire/spire-server-<v>/spire-agent
 #   ${SPIRE_RECONCILER_CACHE:-$HOME/.cache/spire-reconciler}/real-spire/spire-controller-manager-<v>/spire-controller-manager
 # A binary already there is kept. Prints the path of each binary, one a line.
 #
@@ -20,11 +21,13 @@ source "$here/versions.env"
 
 want_peer=0
 want_old=0
+want_agent=0
 for arg in "$@"; do
   case "$arg" in
     --peer) want_peer=1 ;;
     --old) want_old=1 ;;
-    *) echo "usage: $0 [--peer] [--old]" >&2; exit 2 ;;
+    --agent) want_agent=1 ;;
+    *) echo "usage: $0 [--peer] [--old] [--agent]" >&2; exit 2 ;;
   esac
 done
 
@@ -64,6 +67,12 @@ build() {
 build github.com/spiffe/spire "$SPIRE_VERSION" github.com/spiffe/spire/cmd/spire-server \
   "$cache/spire-server-$SPIRE_VERSION/spire-server" \
   "github.com/Keyfactor/ejbca-go-client-sdk=github.com/Keyfactor/ejbca-go-client-sdk@$SPIRE_EJBCA_SDK_VERSION"
+
+if [[ $want_agent == 1 ]]; then
+  build github.com/spiffe/spire "$SPIRE_VERSION" github.com/spiffe/spire/cmd/spire-agent \
+    "$cache/spire-server-$SPIRE_VERSION/spire-agent" \
+    "github.com/Keyfactor/ejbca-go-client-sdk=github.com/Keyfactor/ejbca-go-client-sdk@$SPIRE_EJBCA_SDK_VERSION"
+fi
 
 if [[ $want_old == 1 ]]; then
   GONOSUMDB="$SPIRE_OLD_UNCHECKED_MODULE" build github.com/spiffe/spire "$SPIRE_OLD_VERSION" github.com/spiffe/spire/cmd/spire-server \
