@@ -10,12 +10,23 @@ import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } 
 import { entriesFromJson, SpireConnectError, SpireRpcError } from '../spire/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError } from './exit.js';
+import { requirePaths } from './paths.js';
 import type { Progress } from './progress.js';
 
-/** --manifests, else staticManifestPath; undefined means the live cluster. */
+/**
+ * --manifests, else staticManifestPath; undefined means the live cluster.
+ * A path that does not exist ends the command: read as an empty folder, it
+ * would plan to delete every entry.
+ */
 export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] | undefined {
-  if (flag && flag.length > 0) return flag;
-  if (config.staticManifestPath) return [config.staticManifestPath];
+  if (flag && flag.length > 0) {
+    requirePaths('--manifests', flag);
+    return flag;
+  }
+  if (config.staticManifestPath) {
+    requirePaths('staticManifestPath', config.staticManifestPath);
+    return [config.staticManifestPath];
+  }
   return undefined;
 }
 
@@ -188,6 +199,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
 }
 
 export function readEntriesDump(path: string): CurrentEntry[] {
+  requirePaths('--entries', path);
   let doc: unknown;
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));

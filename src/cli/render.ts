@@ -7,6 +7,7 @@ import { CliError, Exit } from './exit.js';
 import { explainPod, PodTrace } from './explain-pod.js';
 import { PlanIndex } from './explain-spire.js';
 import { isSkip } from './inputs.js';
+import { requirePaths } from './paths.js';
 
 interface RenderFlags extends ConfigFlags {
   clusterspiffeid: string;
@@ -43,6 +44,11 @@ function pick(objects: ClusterSPIFFEID[], file: string, name: string | undefined
  * Returns the output (stdout when the code is 0) and the notes (stderr).
  */
 export async function renderCommand(flags: RenderFlags): Promise<{ output: string; code: number; notes: string[] }> {
+  requirePaths('--clusterspiffeid', flags.clusterspiffeid);
+  requirePaths('--pod', flags.pod);
+  requirePaths('--node', flags.node);
+  requirePaths('--namespace', flags.namespace);
+  requirePaths('--endpoints', flags.endpoints);
   const { config } = loadContext(flags);
   const options = passOptions(config);
   const csids = await read([flags.clusterspiffeid], '--clusterspiffeid');

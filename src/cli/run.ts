@@ -17,6 +17,7 @@ import { parseSocket } from '../spire/target.js';
 import { asCliError, manifestPaths, manifestScopeWarnings, readManifests } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings, type ZapFlags } from './logging.js';
+import { requirePaths } from './paths.js';
 
 interface RunFlags extends ConfigFlags, ZapFlags {
   manifests?: string[];
@@ -131,6 +132,7 @@ export function registerRun(program: Command): void {
       const stop = new AbortController();
       process.once('SIGTERM', () => stop.abort());
       process.once('SIGINT', () => stop.abort());
+      requirePaths('--kubeconfig', flags.kubeconfig);
       const context = loadContext(flags);
       const { settings, warnings } = logSettings(context.config, flags);
       const log = loggerFor(settings);

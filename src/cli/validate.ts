@@ -5,6 +5,7 @@ import { ConfigError, parseConfig } from '../api/index.js';
 import { formatProblem, loadManifests } from '../manifests/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError, Exit } from './exit.js';
+import { requirePaths } from './paths.js';
 
 const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
 const EMBEDDED_CONFIG_KIND = /^\s+kind:\s*ControllerManagerConfig\s*$/m;
@@ -93,6 +94,8 @@ export function registerValidate(program: Command): void {
     .option('--trust-domain <name>', 'the SPIRE server\'s trust domain: bare-path static entry IDs resolve against it, and SPIFFE ID templates fixed to another one or ClusterFederatedTrustDomains for it are refused, as the webhook refuses them')
     .action(async (paths: string[], flags: { config?: string; expandEnv?: boolean; trustDomain?: string }) => {
       if (paths.length === 0 && !flags.config) throw new CliError('validate: give files or directories to check, or --config FILE');
+      requirePaths('--config', flags.config);
+      requirePaths('validate', paths);
       const expandEnv = flags.expandEnv ?? false;
       let trustDomain = flags.trustDomain;
       if (flags.config) {
