@@ -57,7 +57,9 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
     lines.push(line);
     errors++;
   };
-  const all = await loadManifests(paths);
+  // A folder such as deploy/ holds other files too (a dashboard): said, not failed.
+  const all = await loadManifests(paths, { skipNonKubernetes: true });
+  for (const file of all.notKubernetes ?? []) lines.push(`skipped: ${file}: not a Kubernetes object (no apiVersion, kind or metadata)`);
   for (const p of all.problems) {
     if (p.severity === 'warning') lines.push(`warning: ${formatProblem(p)}`);
     else error(formatProblem(p));

@@ -449,6 +449,30 @@ describe('`validate` reports every problem, one line each, and exits 1', () => {
     expect(expanded.output().trim().split('\n')).toEqual([`${manifest}: ClusterFederatedTrustDomain/self: spec.trustDomain: "demo.example" is the SPIRE server's own trust domain`]);
   });
 
+  it('skips files that hold no Kubernetes object, saying which, and still fails one that looks like an object or does not parse', async () => {
+    writeFileSync(join(dir, 'dashboard.json'), JSON.stringify({ title: 'SPIRE', panels: [{ type: 'graph' }] }));
+    writeFileSync(join(dir, 'values.yaml'), 'replicas: 3\nimage: {tag: latest}\n');
+    writeFileSync(join(dir, 'nokind.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nmetadata: {name: nokind}\n');
+    writeFileSync(join(dir, 'nometa.yaml'), 'metadata: {name: lost-its-header}\nspec: {spiffeIDTemplate: x}\n');
+    writeFileSync(join(dir, 'broken.json'), '{"title": "half a dashboard", ');
+    const cli = spawnCli(['validate', dir]);
+    expect(await exitCode(cli)).toBe(1);
+    expect(cli.output().trim().split('\n')).toEqual([
+      `skipped: ${join(dir, 'dashboard.json')}: not a Kubernetes object (no apiVersion, kind or metadata)`,
+      `skipped: ${join(dir, 'values.yaml')}: not a Kubernetes object (no apiVersion, kind or metadata)`,
+      expect.stringMatching(new RegExp(`^${join(dir, 'broken.json')} doc 0: JSON syntax error`)),
+      `${join(dir, 'nokind.yaml')} doc 0: kind: is required`,
+      `${join(dir, 'nometa.yaml')} doc 0: apiVersion: is required`,
+      `${join(dir, 'nometa.yaml')} doc 0: kind: is required`,
+    ]);
+  });
+
+  it("passes the repository's own deploy/, whose Grafana dashboard is skipped as not a Kubernetes object", async () => {
+    const cli = spawnCli(['validate', 'deploy/']);
+    expect(await exitCode(cli)).toBe(0);
+    expect(cli.output().trim().split('\n')).toEqual(['skipped: deploy/monitoring/grafana-dashboard.json: not a Kubernetes object (no apiVersion, kind or metadata)', 'ok: deploy/']);
+  });
+
   it('exits 0 on the demo manifests and config', async () => {
     const cli = spawnCli(['validate', join(DEMO_DIR, 'config.yaml'), join(DEMO_DIR, 'manifests')]);
     expect(await exitCode(cli)).toBe(0);
