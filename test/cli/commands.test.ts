@@ -313,6 +313,29 @@ describe('`render` shows the entry one pod would get, selected as reconcile sele
     await expect(renderCommand(flags())).rejects.toThrow(`${csid} holds 3 ClusterSPIFFEIDs (payments, storefront, default): pick one with --name`);
   });
 
+  it("takes the example's pod list with --pod-name, and without it names the flag and some of the pods", async () => {
+    const cluster = join(DEMO_DIR, 'manifests/cluster');
+    const args = ['render', '--config', demoFlags.config, '--clusterspiffeid', csid, '--name', 'payments', '--pod', join(cluster, 'pods.yaml'), '--node', join(cluster, 'nodes.yaml'), '--namespace', join(cluster, 'namespaces.yaml')];
+    const [several, picked] = [spawnCli(args), spawnCli([...args, '--pod-name', 'worker-0'])];
+    expect(await exitCode(several)).toBe(2);
+    expect(several.output().trim()).toBe(
+      `spire-reconciler: --pod ${join(cluster, 'pods.yaml')} holds 8 Pods (storefront/web-7d9f6c-abcde, storefront/web-7d9f6c-fghij, payments/api-5c8b7f-xk2lm, payments/worker-0 and 4 more): pick one with --pod-name NAME (or NAMESPACE/NAME)`,
+    );
+    expect(await exitCode(picked)).toBe(0);
+    expect(JSON.parse(picked.output())).toMatchObject({ spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-worker', selectors: expect.arrayContaining(['k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b2']) });
+  });
+
+  it('asks for NAMESPACE/NAME when --pod-name is in several namespaces, and names what the file holds when it is in none', async () => {
+    const pod = (ns: string, uid: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'api-1', namespace: ns, uid, labels: { app: 'api' } }, spec: { nodeName: 'node-a', serviceAccountName: 'api' } });
+    writeFileSync(join(dir, 'pods.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod('payments', 'p-1'), pod('billing', 'p-2')] }));
+    const list = { ...flags(), pod: join(dir, 'pods.json'), name: 'payments' };
+    await expect(renderCommand({ ...list, podName: 'api-1' })).rejects.toThrow(`--pod-name api-1: 2 Pods of that name in ${join(dir, 'pods.json')} (payments/api-1, billing/api-1): give NAMESPACE/NAME`);
+    await expect(renderCommand({ ...list, podName: 'api-2' })).rejects.toThrow(`--pod-name api-2: no such Pod in ${join(dir, 'pods.json')} (it holds payments/api-1, billing/api-1)`);
+    const r = await renderCommand({ ...list, podName: 'payments/api-1' });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.output)).toMatchObject({ selectors: expect.arrayContaining(['k8s:pod-uid:p-1']) });
+  });
+
   it('says why a pod is not selected, as reconcile decides it', async () => {
     const notSelected = await renderCommand({ ...flags(), name: 'storefront' });
     expect(notSelected).toMatchObject({ code: 1, output: 'not selected: namespaceSelector team=web does not match namespace payments (team=payments)' });
