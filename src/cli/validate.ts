@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { ConfigError, parseConfig } from '../api/index.js';
+import { TEMPLATE_NAMES } from '../template/index.js';
 import { formatProblem, loadManifests } from '../manifests/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError, Exit } from './exit.js';
 import { requirePaths } from './paths.js';
+import { templateFieldMessages, templateFieldProblems } from './template-fields.js';
 
 const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
 const EMBEDDED_CONFIG_KIND = /^\s+kind:\s*ControllerManagerConfig\s*$/m;
@@ -44,7 +46,9 @@ export function configDocuments(text: string): { where: string; text: string }[]
  * webhook admits. With a trust domain, the checks against it too (a literal
  * trust domain in a SPIFFE ID template, federating with our own). With
  * expandEnv, $VAR and ${VAR} in ControllerManagerConfig files are expanded
- * first, as `run --expand-env` reads its config. One line per problem.
+ * first, as `run --expand-env` reads its config. Beyond the webhook: field
+ * names a template reads that its data cannot have (template-fields.ts).
+ * One line per problem.
  */
 export async function validatePaths(paths: string[], opts: { trustDomain?: string; expandEnv?: boolean } = {}): Promise<{ lines: string[]; errors: number }> {
   const lines: string[] = [];
@@ -72,8 +76,9 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
       // Warnings name the file (and the ConfigMap key) and the field, as the config's own warnings do in run's log.
       const warnAt = `${file}: ${config.where}`;
       try {
-        const { warnings } = parseConfig(config.text, file, { expandEnv: opts.expandEnv ?? false });
+        const { config: parsed, warnings } = parseConfig(config.text, file, { expandEnv: opts.expandEnv ?? false });
         for (const w of warnings) lines.push(`warning: ${warnAt}${w}`);
+        for (const m of templateFieldMessages(parsed.parentIDTemplate, TEMPLATE_NAMES.parentID)) error(`${at}: parentIDTemplate: ${m}`);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
         for (const p of err.problems) error(`${at}: ${p}`);
@@ -83,6 +88,7 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
     }
   }
   for (const p of checkManifestObjects(all, opts.trustDomain)) error(formatProblem(p));
+  for (const p of templateFieldProblems(all)) error(formatProblem(p));
   return { lines, errors };
 }
 

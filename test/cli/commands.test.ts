@@ -472,6 +472,34 @@ describe('`validate` reports every problem, one line each, and exits 1', () => {
     expect(expanded.output().trim().split('\n')).toEqual([`${manifest}: ClusterFederatedTrustDomain/self: spec.trustDomain: "demo.example" is the SPIRE server's own trust domain`]);
   });
 
+  it('reports a field a template reads that its data cannot have, with the nearest name, though Go parses it', async () => {
+    writeFileSync(
+      join(dir, 'typo.yaml'),
+      [
+        'apiVersion: spire.spiffe.io/v1alpha1',
+        'kind: ClusterSPIFFEID',
+        'metadata: {name: typo}',
+        'spec:',
+        '  spiffeIDTemplate: "spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Nmespace }}/sa/{{ .PodSpec.ServiceAccountName }}"',
+        '  dnsNameTemplates: ["{{ .PodMeta.Name }}.{{ index .PodMeta.Labels \\"app\\" }}", "{{ $.PodSpec.Hostnme }}"]',
+      ].join('\n'),
+    );
+    writeFileSync(join(dir, 'config.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: example.org\nclusterName: c\nparentIDTemplate: "spiffe://{{ .TrustDomain }}/agent/{{ .NodeMeta.Uid }}"\n');
+    const cli = spawnCli(['validate', '--config', join(dir, 'config.yaml'), join(dir, 'typo.yaml')]);
+    expect(await exitCode(cli)).toBe(1);
+    expect(cli.output().trim().split('\n')).toEqual([
+      `${join(dir, 'config.yaml')}: ControllerManagerConfig: parentIDTemplate: .NodeMeta.Uid: NodeMeta has no field Uid (did you mean UID?)`,
+      `${join(dir, 'typo.yaml')}: ClusterSPIFFEID/typo: spec.spiffeIDTemplate: .PodMeta.Nmespace: PodMeta has no field Nmespace (did you mean Namespace?)`,
+      `${join(dir, 'typo.yaml')}: ClusterSPIFFEID/typo: spec.dnsNameTemplates[1]: $.PodSpec.Hostnme: PodSpec has no field Hostnme (did you mean Hostname?)`,
+    ]);
+  });
+
+  it('reports no template field in the examples and the test fixtures', async () => {
+    const cli = spawnCli(['validate', 'examples', 'test/fixtures']);
+    expect(await exitCode(cli)).toBe(0);
+    expect(cli.output()).not.toContain('has no field');
+  });
+
   it('skips files that hold no Kubernetes object, saying which, and still fails one that looks like an object or does not parse', async () => {
     writeFileSync(join(dir, 'dashboard.json'), JSON.stringify({ title: 'SPIRE', panels: [{ type: 'graph' }] }));
     writeFileSync(join(dir, 'values.yaml'), 'replicas: 3\nimage: {tag: latest}\n');
