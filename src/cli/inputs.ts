@@ -10,12 +10,24 @@ import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } 
 import { entriesFromJson, SpireConnectError, SpireRpcError } from '../spire/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError } from './exit.js';
+import { requirePaths } from './paths.js';
 import type { Progress } from './progress.js';
+import type { WaitReporter } from '../manager/waiting.js';
 
-/** --manifests, else staticManifestPath; undefined means the live cluster. */
+/**
+ * --manifests, else staticManifestPath; undefined means the live cluster.
+ * A path that does not exist ends the command: read as an empty folder, it
+ * would plan to delete every entry.
+ */
 export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] | undefined {
-  if (flag && flag.length > 0) return flag;
-  if (config.staticManifestPath) return [config.staticManifestPath];
+  if (flag && flag.length > 0) {
+    requirePaths('--manifests', flag);
+    return flag;
+  }
+  if (config.staticManifestPath) {
+    requirePaths('staticManifestPath', config.staticManifestPath);
+    return [config.staticManifestPath];
+  }
   return undefined;
 }
 
@@ -119,6 +131,8 @@ export interface ReadInputsOptions {
   /** For explain pod: read only what this pod's entries depend on. */
   pod?: { namespace: string; name: string };
   progress?: Progress;
+  /** Where a wait for the API server is said. */
+  waits?: WaitReporter;
 }
 
 const RESOURCE_LABELS: Record<string, string> = {
@@ -162,16 +176,25 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
     const location = describeKubeConfig(kc);
     opts.log.info(`reading the cluster at ${location}`);
     let read;
+    // A wait is the time without an answer: each page ends one. An API server that does not answer
+    // (a dead VPN, a firewall dropping packets) holds a request up to 60 s.
+    const waitForApiServer = () => (opts.waits ? opts.waits.begin(`the Kubernetes API server at ${location}`, { graceMs: 1_000 }) : () => {});
+    let endWait = waitForApiServer();
     try {
       read = await readCluster(kc, {
         ...(opts.pod ? { pod: opts.pod } : {}),
         scope: cacheScope(config),
         log: opts.log,
-        onProgress: (resource, listed) => opts.progress?.update(`listing ${RESOURCE_LABELS[resource] ?? resource}: ${listed.toLocaleString('en-US')}`),
+        onProgress: (resource, listed) => {
+          endWait();
+          endWait = waitForApiServer();
+          opts.progress?.update(`listing ${RESOURCE_LABELS[resource] ?? resource}: ${listed.toLocaleString('en-US')}`);
+        },
       });
     } catch (err) {
       throw new CliError(`cannot read the cluster at ${location}: ${(err as Error).message}`);
     } finally {
+      endWait();
       opts.progress?.done();
     }
     const entriesOffReason = entriesOff(config);
@@ -188,6 +211,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
 }
 
 export function readEntriesDump(path: string): CurrentEntry[] {
+  requirePaths('--entries', path);
   let doc: unknown;
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));

@@ -9,6 +9,7 @@ import { type ControllerMetrics, passCounts } from './metrics.js';
 import { Reconciler } from './reconcile.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import { CoalescingTrigger } from './trigger.js';
+import type { WaitReporter } from './waiting.js';
 
 /**
  * How long manifest files must have been still before a pass reads them. A
@@ -54,6 +55,8 @@ export interface ManifestModeOptions {
   metrics: ControllerMetrics;
   /** Reads the files once (the CLI's reader: it also runs the webhook's checks on every object). */
   read: (paths: string[]) => Promise<ManifestRead>;
+  /** Where the wait for SPIRE is said; default: the log, at info. */
+  waits?: WaitReporter;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
   const spire = spireClientFor(config, metrics.observeSpireRpc);
   let ready = false;
   try {
-    ready = await waitForSpireServer(spire, log, signal);
+    ready = await waitForSpireServer(spire, log, signal, o.waits);
   } finally {
     // Stopped (or failed) before SPIRE ever answered: nothing was started, nothing to finish.
     if (!ready) spire.close();

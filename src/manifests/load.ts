@@ -57,15 +57,35 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
       set.problems.push({ file, document: -1, severity: 'error', message: 'changed while being read (a writer is at work): skipped; read it again once it is still' });
       continue;
     }
-    set.files.push(file);
     if (opts.expandEnv) text = expandEnv(text, env);
     const parsed = parseManifestText(file, text);
+    if (opts.skipNonKubernetes && isNotKubernetes(parsed)) {
+      (set.notKubernetes ??= []).push(file);
+      continue;
+    }
+    set.files.push(file);
     set.problems.push(...parsed.problems);
     for (const doc of parsed.documents) {
       for (const raw of expandDocument(doc)) addObject(set, seen, file, raw);
     }
   }
   return set;
+}
+
+/**
+ * Whether a document could be meant as a Kubernetes object: a mapping with
+ * apiVersion, kind or metadata at its top, or a list holding one (a
+ * misindented manifest). Anything else (a dashboard, a values file) is data
+ * of another kind.
+ */
+function looksLikeKubernetes(value: unknown): boolean {
+  const marked = (v: unknown) => isPlainObject(v) && ('apiVersion' in v || 'kind' in v || 'metadata' in v);
+  return Array.isArray(value) ? value.some(marked) : marked(value);
+}
+
+/** A file that parsed (an unparsable one is still an error) and holds no document that looks like a Kubernetes object. */
+function isNotKubernetes(parsed: ReturnType<typeof parseManifestText>): boolean {
+  return parsed.documents.length > 0 && parsed.problems.every((p) => p.severity !== 'error') && !parsed.documents.some((d) => looksLikeKubernetes(d.value));
 }
 
 /**

@@ -55,6 +55,8 @@ export interface ManifestSet {
   changedWhileRead: string[];
   /** The latest modification or status-change time (ms) of the files read: how long ago they last moved. */
   newestChangeMs: number;
+  /** With LoadOptions.skipNonKubernetes: the files left out as holding no Kubernetes object. */
+  notKubernetes?: string[];
 }
 
 export interface ObjectOrigin {
@@ -67,4 +69,12 @@ export interface LoadOptions {
   expandEnv?: boolean;
   /** Variables for expandEnv; defaults to process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * Leave out, without a problem, a file that parses but holds nothing that
+   * looks like a Kubernetes object (see looksLikeKubernetes), listing it in
+   * `notKubernetes`: `validate deploy/` meets a Grafana dashboard there. A
+   * reconcile does not: a manifest that lost its apiVersion and kind would
+   * then be taken as absent, and its entries deleted.
+   */
+  skipNonKubernetes?: boolean;
 }
