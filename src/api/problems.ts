@@ -26,7 +26,7 @@ export interface PassProblem {
   owner?: Owner;
   level: 'warn' | 'error';
   /** The Event reason, for problems reported as Events on their object. */
-  event?: 'RenderFailed' | 'EntryConflict' | 'FederatesWithIncomplete' | 'TrustDomainConflict' | 'Invalid';
+  event?: 'RenderFailed' | 'EntryConflict' | 'EntryRefused' | 'FederatesWithIncomplete' | 'TrustDomainConflict' | 'Invalid';
   message: string;
 }
 
