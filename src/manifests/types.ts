@@ -30,6 +30,12 @@ export interface ManifestProblem {
   /** Dotted path inside the document, e.g. "spec.ttl" or "items[2].spec". */
   field?: string;
   message: string;
+  /**
+   * Not read because reading it could exhaust the heap (budget.ts): the
+   * document may well be valid, and what it declares is unknown, so a
+   * plan without it cannot be trusted to be complete.
+   */
+  overHeapBudget?: true;
 }
 
 export interface ManifestSet {
