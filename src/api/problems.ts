@@ -1,3 +1,4 @@
+import { printableName } from './names.js';
 import type { Owner } from './objects.js';
 
 /**
@@ -13,7 +14,7 @@ export interface FieldProblem {
 
 /** One line for an object's field problems: `Kind name: field: message; ...`. */
 export function formatFieldProblems(kind: string, name: string, problems: readonly FieldProblem[]): string {
-  return problems.map((e) => `${kind} ${name}: ${e.field}: ${e.message}`).join('; ');
+  return problems.map((e) => `${kind} ${printableName(name)}: ${e.field}: ${e.message}`).join('; ');
 }
 
 /**

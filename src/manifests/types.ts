@@ -66,6 +66,8 @@ export interface ManifestSet {
 export interface ObjectOrigin {
   file: string;
   document: number;
+  /** The object had no name and is named after its file (load.ts:nameAfterFile). */
+  namedAfterFile?: true;
 }
 
 export interface LoadOptions {
