@@ -1,6 +1,7 @@
 export * from './kube.js';
 export * from './crds.js';
 export { durationToSeconds, parseGoDuration } from './duration.js';
+export { objectNameProblem, printableName } from './names.js';
 export { compileLabelSelector, describeLabels, describeLabelSelector, type LabelMatcher, LabelSelectorError, labelSetProblems } from './labels.js';
 export * from './config.js';
 export { expandEnv } from './env.js';

@@ -1,3 +1,4 @@
+import { printableName } from './names.js';
 import type { Owner } from './objects.js';
 
 /**
@@ -13,7 +14,7 @@ export interface FieldProblem {
 
 /** One line for an object's field problems: `Kind name: field: message; ...`. */
 export function formatFieldProblems(kind: string, name: string, problems: readonly FieldProblem[]): string {
-  return problems.map((e) => `${kind} ${name}: ${e.field}: ${e.message}`).join('; ');
+  return problems.map((e) => `${kind} ${printableName(name)}: ${e.field}: ${e.message}`).join('; ');
 }
 
 /**
@@ -26,7 +27,7 @@ export interface PassProblem {
   owner?: Owner;
   level: 'warn' | 'error';
   /** The Event reason, for problems reported as Events on their object. */
-  event?: 'RenderFailed' | 'EntryConflict' | 'FederatesWithIncomplete' | 'TrustDomainConflict' | 'Invalid';
+  event?: 'RenderFailed' | 'EntryConflict' | 'EntryRefused' | 'FederatesWithIncomplete' | 'TrustDomainConflict' | 'Invalid';
   message: string;
 }
 

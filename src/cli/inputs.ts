@@ -70,6 +70,16 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
   return { set, problems, snapshot: switchedSnapshot(config, objects), ...(suppressDeletes ? { suppressDeletes } : {}) };
 }
 
+/**
+ * Why a plan fails when documents were too large to read: whatever they
+ * declare is missing from it, so its creates and its silence may both be
+ * wrong. Names each file and document.
+ */
+export function unreadDocumentsError(unread: readonly ManifestProblem[]): string {
+  const n = unread.length;
+  return `this plan is incomplete: ${n} manifest document${n === 1 ? ' was' : 's were'} too large to read, so what ${n === 1 ? 'it declares is' : 'they declare is'} not in it: ${unread.map(formatProblem).join('; ')}`;
+}
+
 /** cacheNamespaces field selectors manifest files cannot be filtered by (live mode's API server applies them). */
 export function manifestScopeWarnings(config: ControllerConfig): string[] {
   return unsupportedFieldSelectors(cacheScope(config)).map(
@@ -121,6 +131,8 @@ export interface Inputs {
   suppressDeletes?: string;
   /** Manifest problems that skipped an object, a document or a file. */
   skipped: number;
+  /** Manifest documents not read because they could exhaust the heap: what they declare is missing from the pass. */
+  unread: ManifestProblem[];
   source: SourceInfo;
 }
 
@@ -163,6 +175,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
       clusterFederatedTrustDomains: m.set.clusterFederatedTrustDomains,
       ...(m.suppressDeletes ? { suppressDeletes: m.suppressDeletes } : {}),
       skipped: m.set.problems.filter(isSkip).length,
+      unread: m.set.problems.filter((p) => p.overHeapBudget === true),
       source: { from: 'manifests', location: paths.join(', '), files: m.set.files.length, objects: countObjects(m.set) },
     };
   } else {
@@ -203,6 +216,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
       clusterFederatedTrustDomains: read.clusterFederatedTrustDomains,
       ...(entriesOffReason ? { suppressDeletes: entriesOffReason } : {}),
       skipped: 0,
+      unread: [],
       source: { from: 'cluster', location, objects: countObjects({ ...read.snapshot, clusterFederatedTrustDomains: read.clusterFederatedTrustDomains }) },
     };
   }

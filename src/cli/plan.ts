@@ -18,7 +18,7 @@ import { SILENT_WAITS, type WaitReporter } from '../manager/waiting.js';
 import { addConfigOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { federationJson, federationTable } from './federation-report.js';
-import { asCliError, describeSource, type Inputs, readEntriesDump, readInputs } from './inputs.js';
+import { asCliError, describeSource, type Inputs, readEntriesDump, readInputs, unreadDocumentsError } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings } from './logging.js';
 import { NO_PROGRESS, type Progress, terminalProgress } from './progress.js';
@@ -196,6 +196,11 @@ export async function runOnce(flags: OnceFlags, opts: OnceOptions): Promise<{ co
   if (refused) {
     const what = `nothing declares an entry, so this plan deletes every entry this controller owns (${result.plan.deletes.length})`;
     log.error(opts.apply ? `not applied: ${what}; pass --allow-empty if that is meant` : `${what}; pass --allow-empty if that is meant`);
+    return { code: Exit.cannotRun, result, ...(federation ? { federation } : {}), report };
+  }
+  // A plan is read to decide on a change: one that silently misses objects must not pass for complete.
+  if (!opts.apply && inputs.unread.length > 0) {
+    log.error(unreadDocumentsError(inputs.unread));
     return { code: Exit.cannotRun, result, ...(federation ? { federation } : {}), report };
   }
   const failed =

@@ -1,4 +1,5 @@
-import type { ApplyResult } from './apply.js';
+import { rpcOutcome } from '../spire/index.js';
+import type { ApplyFailure, ApplyResult } from './apply.js';
 import type { DeclaredState, RenderFailure } from './declare.js';
 import { DOMAIN_ENDS_WITH_DOT } from '../spiffe/dns.js';
 import type { Owner, PassProblem } from '../api/index.js';
@@ -58,15 +59,28 @@ function renderFailureProblems(failures: readonly RenderFailure[]): PassProblem[
   );
 }
 
-function applyFailureProblems(failures: NonNullable<Pick<ApplyResult, 'failures'>['failures']>): PassProblem[] {
-  type F = (typeof failures)[number];
-  const problem = (f: F, message: string): PassProblem => ({ ...(f.owner ? { owner: f.owner } : {}), level: 'error', message });
+/**
+ * SPIRE answered no for the item itself: worth an Event on its object, as
+ * `kubectl describe` is where its owner looks. A transient failure (SPIRE
+ * unreachable, a deadline) says nothing about the object: the log and the
+ * metric report it, and the retry may well succeed.
+ */
+const refusedBySpire = (f: Pick<ApplyFailure, 'op' | 'codeName'>): boolean => rpcOutcome(f.codeName, f.op) !== 'transient';
+
+function applyFailureProblems(failures: readonly ApplyFailure[]): PassProblem[] {
+  const problem = (f: ApplyFailure, message: string): PassProblem => ({
+    ...(f.owner ? { owner: f.owner } : {}),
+    level: 'error',
+    ...(refusedBySpire(f) ? { event: 'EntryRefused' as const } : {}),
+    message,
+  });
   return grouped(
     failures,
     (f) => `${ownerKey(f.owner)}\u0000${f.op}\u0000${f.codeName}\u0000${f.message}`,
-    (f) => problem(f, `${f.op} entry ${f.id}: ${f.codeName}: ${f.message}`),
-    (f, ids) => problem(f, `${f.op} of ${ids.length} entries (${someOf(ids)}): ${f.codeName}: ${f.message}`),
-    (f) => f.id,
+    (f) => problem(f, `${f.op} entry ${f.op === 'create' ? `for ${f.spiffeId}` : f.id}: ${f.codeName}: ${f.message}`),
+    (f, names) => problem(f, `${f.op} of ${names.length} entries (${someOf(names)}): ${f.codeName}: ${f.message}`),
+    // An ID a create asked for is new every pass, so naming it would word a lasting refusal anew each time (and post its Event again).
+    (f) => (f.op === 'create' ? f.spiffeId : f.id),
   );
 }
 

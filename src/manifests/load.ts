@@ -94,11 +94,12 @@ function isNotKubernetes(parsed: ReturnType<typeof parseManifestText>): boolean 
  * may come without a name: such an object is named after its file (and its
  * place in it, past the first), which is unique and says where it is.
  */
-function nameAfterFile(obj: Record<string, unknown>, file: string, raw: RawObject): void {
+function nameAfterFile(obj: Record<string, unknown>, file: string, raw: RawObject): boolean {
   const meta = obj.metadata ?? {};
-  if (!isPlainObject(meta) || (typeof meta.name === 'string' && meta.name !== '')) return;
+  if (!isPlainObject(meta) || (typeof meta.name === 'string' && meta.name !== '')) return false;
   const where = raw.document > 0 || raw.field ? `#${raw.document}${raw.field ? `.${raw.field}` : ''}` : '';
   obj.metadata = { ...meta, name: `${basename(file)}${where}` };
+  return true;
 }
 
 /** A file written to (or replaced) while we read it: its identity, size or times moved. */
@@ -128,7 +129,7 @@ function addObject(set: ManifestSet, seen: Map<string, string>, file: string, ra
   // A kubectl snapshot holds many kinds; only the ones we read matter.
   if (!info) return;
 
-  if (info.crd) nameAfterFile(obj, file, raw);
+  const namedAfterFile = info.crd !== undefined && nameAfterFile(obj, file, raw);
   const rawName = isPlainObject(obj.metadata) ? obj.metadata.name : undefined;
   const name = typeof rawName === 'string' && rawName !== '' ? rawName : undefined;
   let rejected = false;
@@ -155,5 +156,5 @@ function addObject(set: ManifestSet, seen: Map<string, string>, file: string, ra
   }
   seen.set(identity, `${file} doc ${raw.document}`);
   (set[info.bucket] as unknown[]).push(obj);
-  set.origins.set(obj, at);
+  set.origins.set(obj, namedAfterFile ? { ...at, namedAfterFile } : at);
 }

@@ -30,6 +30,12 @@ export interface ManifestProblem {
   /** Dotted path inside the document, e.g. "spec.ttl" or "items[2].spec". */
   field?: string;
   message: string;
+  /**
+   * Not read because reading it could exhaust the heap (budget.ts): the
+   * document may well be valid, and what it declares is unknown, so a
+   * plan without it cannot be trusted to be complete.
+   */
+  overHeapBudget?: true;
 }
 
 export interface ManifestSet {
@@ -62,6 +68,8 @@ export interface ManifestSet {
 export interface ObjectOrigin {
   file: string;
   document: number;
+  /** The object had no name and is named after its file (load.ts:nameAfterFile). */
+  namedAfterFile?: true;
 }
 
 export interface LoadOptions {

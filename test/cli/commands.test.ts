@@ -27,7 +27,7 @@ const entry = (over: Record<string, unknown>) => ({
   storeSVID: false,
   ...over,
 });
-const NEW_ID = expect.stringMatching(/^demo\.[0-9a-f-]{36}$/);
+const NEW_ID = expect.stringMatching(/^scm-demo\.[0-9a-f-]{36}$/);
 
 describe('`plan --entries` prints exactly what a reconcile would do, from a snapshot and an entries dump', () => {
   it('gives the documented JSON for the demo cluster and its `spire-server entry show -output json` dump', async () => {
@@ -72,7 +72,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
       update: [
         {
           entry: entry({
-            id: 'demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001',
+            id: 'scm-demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001',
             spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-api',
             parentID: nodeA,
             selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b1', 'k8s:sa:payments-api'],
@@ -88,7 +88,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
       ],
       delete: [
         entry({
-          id: 'demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60003',
+          id: 'scm-demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60003',
           spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-api',
           parentID: nodeB,
           selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b0', 'k8s:sa:payments-api'],
@@ -118,7 +118,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
         files: 6,
         objects: { ClusterSPIFFEID: 3, ClusterStaticEntry: 1, ClusterFederatedTrustDomain: 0, Namespace: 5, Node: 3, Pod: 8, EndpointSlice: 1, Endpoints: 0 },
       },
-      notes: ['1 entry on the server outside entryScope prefixed (IDs without the demo. prefix): never changed or deleted'],
+      notes: ['1 entry on the server outside entryScope prefixed (IDs without the scm-demo. prefix): never changed or deleted'],
       summary: { create: 4, update: 1, delete: 1, kept: 0, conflicts: 0, renderFailures: 0 },
     });
   });

@@ -30,7 +30,7 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     await eventually(() => paths().includes('/ns/team-a/sa/web-sa'), 'the entry exists');
     const [e] = w.spire.server.entries.all();
     expect(e?.selectors).toEqual([{ type: 'k8s', value: `pod-uid:${uidOf('team-a', 'web')}` }]);
-    expect(e?.id).toMatch(/^demo\.[0-9a-f-]{36}$/);
+    expect(e?.id).toMatch(/^scm-demo\.[0-9a-f-]{36}$/);
 
     // The cache holds what templates read, not the API server's field-ownership records.
     const cached = w.controllers[0]!.live.cache.get<{ metadata: Record<string, unknown> }>('pods', 'web', 'team-a');
@@ -376,7 +376,7 @@ describe('at start, pods get their entries while the rest of the pods are still 
     try {
       // An entry of ours for a pod that is gone: only a pass that has seen every pod may delete it.
       const stale = await w.spire.raw.entry.BatchCreateEntry({
-        entries: [{ id: 'demo.stale', parent_id: { trust_domain: 'example.org', path: '/node' }, spiffe_id: { trust_domain: 'example.org', path: '/pod/gone' }, selectors: [{ type: 'k8s', value: 'pod-uid:gone' }] }],
+        entries: [{ id: 'scm-demo.stale', parent_id: { trust_domain: 'example.org', path: '/node' }, spiffe_id: { trust_domain: 'example.org', path: '/pod/gone' }, selectors: [{ type: 'k8s', value: 'pod-uid:gone' }] }],
       });
       expect(stale.results[0]?.status?.code).toBe(0);
       // The pages after the first fail for a while, so the pod list takes seconds to complete.
@@ -387,9 +387,9 @@ describe('at start, pods get their entries while the rest of the pods are still 
       await eventually(() => podPaths() >= 500, "the first page's entries");
       expect(live.cache.unsynced()).toEqual(['pods']);
       expect(podPaths()).toBe(500);
-      expect(w.spire.server.entries.all().map((e) => e.id)).toContain('demo.stale');
+      expect(w.spire.server.entries.all().map((e) => e.id)).toContain('scm-demo.stale');
 
-      await eventually(() => podPaths() === 600 && !w.spire.server.entries.all().some((e) => e.id === 'demo.stale'), 'every entry, and the stale one gone');
+      await eventually(() => podPaths() === 600 && !w.spire.server.entries.all().some((e) => e.id === 'scm-demo.stale'), 'every entry, and the stale one gone');
     } finally {
       await w.close();
     }
