@@ -145,5 +145,8 @@ export function registerRun(program: Command): void {
       const waits = cliWaits(settings.encoding, log);
       if (paths) await runManifestMode(paths, context, log, waits, stop.signal);
       else await runLiveMode(flags, context, log, waits, stop.signal);
+      // Stopped gracefully. A request still in flight (a first list an API server never
+      // answers) must not keep the process alive; a second is left for the logs to flush.
+      setTimeout(() => process.exit(0), 1_000).unref();
     });
 }

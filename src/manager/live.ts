@@ -199,19 +199,24 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const cacheStarted = cache.start();
   const endSyncWait = reportCacheSync(cache, cacheStarted, waits, opts.kc.getCurrentCluster()?.server ?? '(no server)');
   opts.signal.addEventListener('abort', endSyncWait, { once: true });
-  await Promise.all([
-    cacheStarted,
-    waitForSpireServer(spire, log, opts.signal, waits).then((ready) => {
-      spireReady = ready;
-      // Pods listed while SPIRE was starting wait for this.
-      if (ready && scheduler.firstListCount > 0) passes.wakeFull();
-    }),
+  // A stop while the first lists hang (an API server that never answers) ends the wait: shutdown follows.
+  await Promise.race([
+    Promise.all([
+      cacheStarted,
+      waitForSpireServer(spire, log, opts.signal, waits).then((ready) => {
+        spireReady = ready;
+        // Pods listed while SPIRE was starting wait for this.
+        if (ready && scheduler.firstListCount > 0) passes.wakeFull();
+      }),
+    ]),
+    untilAborted(opts.signal),
   ]);
   // Whichever of the two is watched; neither when neither may be listed.
   if (cache.serviceSource !== 'none') metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[cache.serviceSource]!);
   // Stopped while waiting for SPIRE: nothing started.
   if (!opts.signal.aborted) log.info({ socket: spire.socketPath, serviceSource: cache.serviceSource }, 'live mode started');
-  leadership.start();
+  // Stopped before starting: no term to run or Lease to release.
+  if (!opts.signal.aborted) leadership.start();
   // Every gcInterval, a full pass from a fresh list. The state's own age check is not enough: the
   // last list finished a little after the previous tick, so at this tick it is not quite
   // gcInterval old, and every other tick went without a list (seen side by side with upstream).
