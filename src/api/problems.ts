@@ -17,6 +17,24 @@ export function formatFieldProblems(kind: string, name: string, problems: readon
 }
 
 /**
+ * Why one pod's entry (or one entry) failed, in two parts: `text` is what
+ * every instance failing for the same reason has in common (the field and
+ * the rule it broke, with no pod's name and no rendered value in it), and
+ * `value` what this instance rendered or sent (`"web-0.shop."`). Reports
+ * group failures by object and `text`, and show a few values as examples.
+ */
+export interface Cause {
+  text: string;
+  value?: string;
+}
+
+/** A failure worded whole (`message`, for `plan`, `explain` and a lone pod's report) and split for grouping (`cause`). */
+export interface Failure {
+  message: string;
+  cause: Cause;
+}
+
+/**
  * What a pass could not do, worded once for every place that reports it:
  * the controller's log and Events, manifest mode's log, and `plan`. The
  * message does not repeat the object (an Event is attached to it; a log
