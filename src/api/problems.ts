@@ -44,8 +44,16 @@ export interface PassProblem {
   owner?: Owner;
   level: 'warn' | 'error';
   /** The Event reason, for problems reported as Events on their object. */
-  event?: 'RenderFailed' | 'EntryConflict' | 'FederatesWithIncomplete' | 'TrustDomainConflict' | 'Invalid';
+  event?: 'RenderFailed' | 'EntryConflict' | 'FederatesWithIncomplete' | 'EntryRefused' | 'TrustDomainConflict' | 'Invalid';
   message: string;
+  /**
+   * What stays the same while the problem persists (its object, reason and
+   * cause) when the message does not: a grouped line's count and examples
+   * change as pods come and go. Reports repeat a problem when its message
+   * under this key changes (manager/problem-reports.ts); the message is the
+   * key when this is absent.
+   */
+  key?: string;
 }
 
 export const objectName = (o: Owner): string => `${o.kind}/${o.name}`;

@@ -7,6 +7,8 @@ export interface ApplyFailure {
   id: string;
   key: string;
   owner?: Owner;
+  /** The SPIFFE ID of the entry sent (creates and updates): what reports name it by. */
+  spiffeId?: string;
   codeName: string;
   message: string;
 }
@@ -62,8 +64,8 @@ function heldBackDetail(workload: string): string {
 }
 
 /** A create or update SPIRE refused: a failure against its object, and its key not (fully) on the server. */
-function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Owner }, status: { codeName: string; message: string }, result: ApplyResult): void {
-  result.failures.push({ op, id: w.id, key: w.key, owner: w.owner, codeName: status.codeName, message: status.message });
+function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Owner; spec: { spiffeId: string } }, status: { codeName: string; message: string }, result: ApplyResult): void {
+  result.failures.push({ op, id: w.id, key: w.key, owner: w.owner, spiffeId: w.spec.spiffeId, codeName: status.codeName, message: status.message });
   result.failedKeys.add(w.key);
 }
 

@@ -55,7 +55,7 @@ describe('fault: a broken ClusterSPIFFEID reports what it selects and that it fa
     expect(ran).toBeGreaterThan(0);
     const about = (name: string) => lines.filter((l) => l.msg.startsWith(`ClusterSPIFFEID/${name}:`)).map((l) => l.msg);
     for (const name of Object.keys(broken)) expect(about(name)).toHaveLength(ran);
-    expect(about('perpod')[0]).toMatch(/^ClusterSPIFFEID\/perpod: 30 pods \(default\/p-0, default\/p-1, default\/p-10 and 27 more\): failed to render SPIFFE ID/);
+    expect(about('perpod')[0]).toMatch(/^ClusterSPIFFEID\/perpod: 30 pods: failed to render SPIFFE ID: .* \(e\.g\. default\/p-0, default\/p-1, default\/p-10\)$/);
 
     const report = ledger.report();
     expect(expectPromisesKept(report)).toEqual(PROMISES_KEPT);
