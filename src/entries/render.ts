@@ -299,9 +299,10 @@ export function renderParentId(node: Node, settings: RenderSettings): { parentId
     return { parentId: checkIdInTrustDomain(text, settings.trustDomain, 'member', field) };
   } catch (err) {
     // The template is the config's, not the ClusterSPIFFEID's, and fails per node: say which of each.
-    const e = err as RenderError;
+    const message = (err as Error).message;
+    const why = err instanceof RenderError ? err.why : { text: `${field} fails to render: ${message}` };
     const at = `node ${node.metadata.name}`;
-    return { error: { message: `parentIDTemplate: ${at}: ${e.message}`, cause: { text: e.why.text, value: e.why.value === undefined ? at : `${at}: ${e.why.value}` } } };
+    return { error: { message: `parentIDTemplate: ${at}: ${message}`, cause: { text: why.text, value: why.value === undefined ? at : `${at}: ${why.value}` } } };
   }
 }
 
