@@ -8,5 +8,5 @@ export { expandEnv } from './env.js';
 export { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 export * from './cache-scope.js';
 export { type ClusterSnapshot, comparePreference, isOurClass, type Owner, type OwnerKind, ownerOf } from './objects.js';
-export { type FieldProblem, formatFieldProblems, logProblems, objectName, type PassProblem, problemLine } from './problems.js';
+export { type Cause, type Failure, type FieldProblem, formatFieldProblems, logProblems, objectName, type PassProblem, problemLine } from './problems.js';
 export { changeMatters, entriesOff, federationOn, podEntriesOn, switchedSnapshot } from './switches.js';

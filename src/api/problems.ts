@@ -18,6 +18,24 @@ export function formatFieldProblems(kind: string, name: string, problems: readon
 }
 
 /**
+ * Why one pod's entry (or one entry) failed, in two parts: `text` is what
+ * every instance failing for the same reason has in common (the field and
+ * the rule it broke, with no pod's name and no rendered value in it), and
+ * `value` what this instance rendered or sent (`"web-0.shop."`). Reports
+ * group failures by object and `text`, and show a few values as examples.
+ */
+export interface Cause {
+  text: string;
+  value?: string;
+}
+
+/** A failure worded whole (`message`, for `plan`, `explain` and a lone pod's report) and split for grouping (`cause`). */
+export interface Failure {
+  message: string;
+  cause: Cause;
+}
+
+/**
  * What a pass could not do, worded once for every place that reports it:
  * the controller's log and Events, manifest mode's log, and `plan`. The
  * message does not repeat the object (an Event is attached to it; a log
@@ -29,6 +47,14 @@ export interface PassProblem {
   /** The Event reason, for problems reported as Events on their object. */
   event?: 'RenderFailed' | 'EntryConflict' | 'EntryRefused' | 'FederatesWithIncomplete' | 'TrustDomainConflict' | 'Invalid';
   message: string;
+  /**
+   * What stays the same while the problem persists (its object, reason and
+   * cause) when the message does not: a grouped line's count and examples
+   * change as pods come and go. Reports repeat a problem when its message
+   * under this key changes (manager/problem-reports.ts); the message is the
+   * key when this is absent.
+   */
+  key?: string;
 }
 
 export const objectName = (o: Owner): string => `${o.kind}/${o.name}`;

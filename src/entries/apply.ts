@@ -6,7 +6,7 @@ export interface ApplyFailure {
   op: 'create' | 'update' | 'delete';
   id: string;
   key: string;
-  /** What names a failed create: its ID was new to this pass, and the next pass asks for another. */
+  /** The entry's SPIFFE ID: what names a failed create, whose ID was new to this pass (the next pass asks for another). */
   spiffeId: string;
   owner?: Owner;
   codeName: string;
