@@ -18,12 +18,15 @@
  * its entries from the server every 5 s (SPIRE v1.15.3's default, kept here),
  * and the workload asks every 200 ms until it holds an SVID.
  *
+ * The table goes to stdout, and with every pod's figures to
+ * bench/results/<time>-time-to-svid.json (or --out FILE).
+ *
  * Needs what `npm run test:e2e` needs (it builds the binaries and images; run
  * it once first).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../test/support/real-k8s/index.js';
 import { nodeUnavailable, startNode } from '../test/support/real-node/node.js';
@@ -139,5 +142,8 @@ for (const kind of ['ours', 'peer'] as const) {
   lines.push(`| ${kind === 'ours' ? 'spire-reconciler' : 'spire-controller-manager'} | ${results[kind].svid.length} | ${PHASES.map((p) => summary(results[kind][p])).join(' | ')} |`);
 }
 console.log(lines.join('\n'));
-if (values.out) writeFileSync(values.out, `${lines.join('\n')}\n`);
-else writeFileSync(join(mkdtempSync(join(tmpdir(), 'bench-svid-')), 'result.md'), `${lines.join('\n')}\n`);
+const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+mkdirSync(resultsDir, { recursive: true });
+const out = values.out ?? join(resultsDir, `${new Date().toISOString().replace(/:/g, '-').slice(0, 19)}-time-to-svid.json`);
+writeFileSync(out, `${JSON.stringify({ command: `npm run bench:svid -- ${process.argv.slice(2).join(' ')}`.trim(), pods: N, rounds: ROUNDS, agentSyncSeconds: 5, table: lines, ms: results }, null, 1)}\n`);
+console.log(`bench:svid: written to ${out}`);
