@@ -339,7 +339,7 @@ describe('explain clusterspiffeid summarises one object: namespaces, pods, failu
 });
 
 describe('explain clusterspiffeid and the status plan reports agree on every count', () => {
-  it('on the demo, for each ClusterSPIFFEID: namespaces selected and ignored, pods selected, render failures, entries to set, masked and failed', async () => {
+  it('on the demo, for each ClusterSPIFFEID: namespaces selected and ignored, pods selected, render failures, entries to set, masked and failed', { timeout: 120_000 }, async () => {
     const source = ['--config', join(DEMO_DIR, 'config.yaml'), '--manifests', join(DEMO_DIR, 'manifests'), '--entries', join(DEMO_DIR, 'spire-entries.json')];
     const names = ['payments', 'storefront', 'default'];
     const plan = spawnCli(['plan', ...source, '-o', 'json']);
