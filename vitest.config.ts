@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The real API server lane needs Go-built binaries: `npm run test:real` (vitest.real.config.ts).
-    // The slow fault scenarios (a controller process stopped and resumed) run in `npm run test:faults`.
+    // The slow fault scenarios (a controller process stopped and resumed; a minute of SPIRE answering in 2 s) run in `npm run test:faults`.
     exclude: [...configDefaults.exclude, 'test/real/**', 'test/e2e/**', 'test/**/*.slow.test.ts', ...(realSpire ? [] : ['test/real-spire/**'])],
     // Tests start real gRPC servers on Unix sockets; a generous timeout keeps a
     // loaded CI machine from turning slowness into failures. Nothing asserts speed.

@@ -11,6 +11,13 @@ export interface ApplyFailure {
   owner?: Owner;
   codeName: string;
   message: string;
+  /**
+   * A create SPIRE refused because it holds a similar entry (the same SPIFFE
+   * ID, parent ID and selectors): the ID of that entry, which it answered
+   * with. Absent for any other failure, ALREADY_EXISTS for another reason
+   * included (a taken entry ID, a DNS name given twice).
+   */
+  similarTo?: string;
 }
 
 export interface ApplyResult {
@@ -64,8 +71,8 @@ function heldBackDetail(workload: string): string {
 }
 
 /** A create or update SPIRE refused: a failure against its object, and its key not (fully) on the server. */
-function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Owner; spec: { spiffeId: string } }, status: { codeName: string; message: string }, result: ApplyResult): void {
-  result.failures.push({ op, id: w.id, key: w.key, spiffeId: w.spec.spiffeId, owner: w.owner, codeName: status.codeName, message: status.message });
+function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Owner; spec: { spiffeId: string } }, status: { codeName: string; message: string }, result: ApplyResult, similarTo?: string): void {
+  result.failures.push({ op, id: w.id, key: w.key, spiffeId: w.spec.spiffeId, owner: w.owner, codeName: status.codeName, message: status.message, ...(similarTo !== undefined ? { similarTo } : {}) });
   result.failedKeys.add(w.key);
 }
 
@@ -80,7 +87,8 @@ async function create(creates: readonly PlannedCreate[], spire: SpireClient, res
       if (r.entry?.id && r.entry.id !== c.id) result.assigned.set(c.id, r.entry.id);
       return;
     }
-    failed('create', c, r.status, result);
+    // SPIRE answers a similar entry's ALREADY_EXISTS with that entry (and only then with one).
+    failed('create', c, r.status, result, r.status.codeName === 'ALREADY_EXISTS' && r.entry?.id ? r.entry.id : undefined);
     failedWorkloads.add(workloadOf(c));
   });
 }

@@ -8,7 +8,7 @@ import type { CurrentState } from './current-state.js';
 import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
 import type { ClaimedIds } from './claims.js';
-import { type Plan, planEntries, type PlanInput } from './plan.js';
+import { createsOnly, type Plan, planEntries, type PlanInput } from './plan.js';
 import { computeStatus, type StatusReport } from './status.js';
 import { type MigrationNotes, migrationNotes } from './migration.js';
 
@@ -226,18 +226,63 @@ export interface PodPassInput {
 }
 
 /**
+ * How a create-only pod pass plans: against the state's entries for the
+ * pods, or against none when the state cannot be read for them yet (the
+ * probe has not said whether SPIRE keeps requested entry IDs, so which
+ * entries are ours is unknown). Against none, every declared entry is sent,
+ * and SPIRE answers ALREADY_EXISTS for those it holds.
+ */
+export type CreateOnly = 'against-state' | 'against-nothing';
+
+export interface PodPassResult {
+  plan: Plan;
+  applied: ApplyResult;
+  declared: PodDeclaration;
+  /** Create-only: entries SPIRE already held (ALREADY_EXISTS), neither written nor failed. */
+  alreadyRegistered: number;
+}
+
+/**
+ * Takes out of a create-only pass's plan and result the creates SPIRE
+ * answered ALREADY_EXISTS with a similar entry (ApplyFailure.similarTo): it
+ * holds one with the same SPIFFE ID, parent and selectors, and wrote
+ * nothing. That is what such a pass expects of an entry already registered
+ * (it may plan against no entries at all): not a failure, and nothing to
+ * record, since the answer names the entry held without saying whether it
+ * is ours or what it holds. A state being listed or due for a list finds it
+ * there; a certain state holds every entry we wrote, and this one we did
+ * not, so it stays certain.
+ */
+function withoutAlreadyRegistered(plan: Plan, applied: ApplyResult): { plan: Plan; applied: ApplyResult; alreadyRegistered: number } {
+  const held = new Set(applied.failures.filter((f) => f.similarTo !== undefined).map((f) => f.id));
+  if (held.size === 0) return { plan, applied, alreadyRegistered: 0 };
+  const failures = applied.failures.filter((f) => !(f.op === 'create' && held.has(f.id)));
+  return {
+    plan: { ...plan, creates: plan.creates.filter((c) => !held.has(c.id)) },
+    applied: { ...applied, failures, failedKeys: new Set(failures.filter((f) => f.op !== 'delete').map((f) => f.key)) },
+    alreadyRegistered: held.size,
+  };
+}
+
+/**
  * A pass for pod events only: declares the changed pods' entries, plans them
  * against their current entries from the in-memory state (and any entry
  * holding one of their keys), and applies. The same rules as a full pass,
  * reached through the same planEntries and applyPlan; the work is in
  * proportion to the pods changed, not to the cluster. Statistics are left to
  * the next full pass, which also corrects anything this one could not know.
+ *
+ * With `createOnly`, it sends the plan's creates only (createsOnly): for when
+ * a full pass may be deciding these pods' entries from a list this pass has
+ * not seen (live mode, before a term's first snapshot or while the state is
+ * uncertain). Such a pass cannot change, delete or duplicate an entry; the
+ * full pass does the rest.
  */
 export async function runPodPass(
   input: PodPassInput,
   spire: SpireClient,
-  opts: EntryPassOptions & { state: CurrentState; signal?: AbortSignal },
-): Promise<{ plan: Plan; applied: ApplyResult; declared: PodDeclaration }> {
+  opts: EntryPassOptions & { state: CurrentState; signal?: AbortSignal; createOnly?: CreateOnly },
+): Promise<PodPassResult> {
   let started = performance.now();
   const declared = declarePods(input.pods, input.lookup, opts.settings);
   if (opts.federatesWithMissingBundle !== 'fail' && declared.entries.some((d) => d.spec.federatesWith.length > 0)) {
@@ -246,16 +291,21 @@ export async function runPodPass(
   opts.onPhase?.('render', (performance.now() - started) / 1000);
   started = performance.now();
   const uids = [...input.pods.map((p) => p.metadata.uid), ...input.goneUids];
-  const current = opts.state.related(
-    uids,
-    declared.entries.map((d) => d.key),
-  );
-  const plan = planEntries(planInput(declared, current, opts));
+  const current =
+    opts.createOnly === 'against-nothing'
+      ? []
+      : opts.state.related(
+          uids,
+          declared.entries.map((d) => d.key),
+        );
+  const planned = planEntries(planInput(declared, current, opts));
+  const sent = opts.createOnly ? createsOnly(planned) : planned;
   opts.onPhase?.('plan', (performance.now() - started) / 1000);
   started = performance.now();
-  const applied = await applyPlan(plan, spire, opts.signal, opts.onWritten);
+  const result = await applyPlan(sent, spire, opts.signal, opts.onWritten);
+  const { plan, applied, alreadyRegistered } = opts.createOnly ? withoutAlreadyRegistered(sent, result) : { plan: sent, applied: result, alreadyRegistered: 0 };
   opts.state.record(plan, applied);
   opts.claims?.record(plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
-  return { plan, applied, declared };
+  return { plan, applied, declared, alreadyRegistered };
 }

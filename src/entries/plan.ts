@@ -211,6 +211,19 @@ export function planEntries(input: PlanInput): Plan {
   return plan;
 }
 
+/**
+ * The plan's creates alone, less those that must follow the deletion of a
+ * cleanup-prefix entry holding their key: writes that can neither change nor
+ * remove an entry SPIRE holds. SPIRE creates an entry only when no entry
+ * with the same SPIFFE ID, parent ID and selectors exists (it answers
+ * ALREADY_EXISTS with that entry otherwise, in the same transaction), so
+ * these cannot duplicate one either, whatever the plan was made against.
+ * Conflicts stay, to be reported; updates, deletes, adoptions and keeps go.
+ */
+export function createsOnly(plan: Plan): Plan {
+  return { ...plan, creates: plan.creates.filter((c) => !c.replaces), updates: [], deletes: [], kept: [], adopted: [] };
+}
+
 function pod(podUid: string | undefined): { podUid?: string } {
   return podUid === undefined ? {} : { podUid };
 }

@@ -98,8 +98,8 @@ interface PodInformers {
 export interface ClusterCacheOptions {
   kc: KubeConfig;
   log: Logger;
-  /** A change that can affect entries or federation: the controller should run a pass. */
-  onChange: (resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject }) => void;
+  /** A change that can affect entries or federation: the controller should run a pass. `listed`: a list (the first, or a relist) brought it, not a watch event. */
+  onChange: (resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject; listed: boolean }) => void;
   /** Pods as the first list brings them, page by page, before the pod cache is synced. */
   onFirstPodPage?: (pods: Pod[]) => void;
   /** What is read (cacheNamespaces, the ClusterSPIFFEID label selector); default everything. */
@@ -174,7 +174,7 @@ export class ClusterCache {
         if (this.widening?.informers.includes(informer)) setImmediate(() => this.widened(informer));
         return list;
       },
-      onChange: (kind, obj, previous) => this.changed(r, kind, obj, previous, informer),
+      onChange: (kind, obj, previous, listed) => this.changed(r, kind, obj, previous, informer, listed),
       ...(compact ? { compact } : {}),
       ...(onFirstListPage ? { onFirstListPage } : {}),
       onResync: () => this.resynced(r, informer),
@@ -238,13 +238,13 @@ export class ClusterCache {
    * or a digest kept for every object: at 100,000 pods a map of them cost 14 MiB, and digests a SHA-1
    * and a serialization per pod at start).
    */
-  private changed(r: Watched, kind: 'add' | 'update' | 'delete', obj: KubernetesObject, previous: KubernetesObject | undefined, informer: ResilientInformer<KubernetesObject>): void {
+  private changed(r: Watched, kind: 'add' | 'update' | 'delete', obj: KubernetesObject, previous: KubernetesObject | undefined, informer: ResilientInformer<KubernetesObject>, listed: boolean): void {
     // A pod informer listing with a wider projection reports nothing until it replaces the one serving.
     if (informer !== this.informers.get(r.key)) return;
     // A relist starts a fresh cache, which reports every object as added: one held before unchanged is no change.
     if (kind !== 'delete' && previous && r.fingerprint(previous as never) === r.fingerprint(obj as never)) return;
     if (r.name === 'clusterspiffeids' && kind !== 'delete') this.checkPodProjection();
-    this.opts.onChange(r.name, { kind, obj });
+    this.opts.onChange(r.name, { kind, obj, listed });
   }
 
   /** A relist reports no deletes (its cache starts empty): what was deleted in the gap is only missing from the new list, which a full pass finds. */

@@ -160,9 +160,10 @@ export interface InformerOptions<T extends KubernetesObject> {
    * change), with the object the change replaced, when there was one: the
    * cached one for a watch event, and for a relist's object the one the cache
    * it replaces held. So a caller can tell what changed without keeping a
-   * copy of every object.
+   * copy of every object. `listed`: a list brought the change (the first
+   * list, or a relist), not a watch event.
    */
-  onChange: (kind: 'add' | 'update' | 'delete', obj: T, previous: T | undefined) => void;
+  onChange: (kind: 'add' | 'update' | 'delete', obj: T, previous: T | undefined, listed: boolean) => void;
   /** Trims an object before the cache stores it, in place. Default: stripManagedFields. */
   compact?: (obj: T) => void;
   /** Called when a relist has replaced the whole cache. */
@@ -269,6 +270,8 @@ export class ResilientInformer<T extends KubernetesObject> {
     // in the cache the list replaces (the served one for a relist, or this one's own, copied, when it lists
     // again itself after an expired watch).
     let replaced: ((obj: T) => T | undefined) | undefined;
+    // Whether the changes being applied are a list's (set as `replaced` is, for the same span).
+    let listed = false;
     const keyOf = (obj: KubernetesObject) => `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
     const cached = (cache: ListWatch<T> | Map<string, T>, obj: KubernetesObject) => (cache instanceof Map ? cache.get(keyOf(obj)) : cache.get(obj.metadata?.name ?? '', obj.metadata?.namespace));
     // The closures below read `lw`, assigned at the end: they run only once it is started.
@@ -283,9 +286,11 @@ export class ResilientInformer<T extends KubernetesObject> {
       const old = own === undefined ? this.lw : own.length > 0 ? new Map(own.map((o) => [keyOf(o), o])) : undefined;
       const fromList = old ? (obj: T) => cached(old, obj) as T | undefined : undefined;
       replaced = fromList;
+      listed = true;
       // ListWatch applies the list once this resolves, before anything else runs: then the copy can go.
       setImmediate(() => {
         if (replaced === fromList) replaced = undefined;
+        listed = false;
       });
       this.synced = true;
       this.backoff.reset();
@@ -300,6 +305,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       beforeApply: (obj) => {
         const old = cached(lw, obj) as T | undefined;
         replaced = () => old;
+        listed = false;
       },
       onData: () => {
         if (lw !== this.lw) return;
@@ -322,9 +328,9 @@ export class ResilientInformer<T extends KubernetesObject> {
     const watch = new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? WATCH_TIMEOUT_SECONDS, this.opts.stallMs ?? WATCH_STALL_MS, hooks, compact as (obj: KubernetesObject) => void);
     const lw: ListWatch<T> = new ListWatch<T>(this.opts.path, watch, list, false, this.opts.labelSelector, this.opts.fieldSelector);
     // A relist's list reports what it adds or changes too: the caller compares each with what it saw.
-    lw.on('add', (obj) => this.opts.onChange('add', obj, replaced?.(obj)));
-    lw.on('update', (obj) => this.opts.onChange('update', obj, replaced?.(obj)));
-    lw.on('delete', (obj) => this.opts.onChange('delete', obj, undefined));
+    lw.on('add', (obj) => this.opts.onChange('add', obj, replaced?.(obj), listed));
+    lw.on('update', (obj) => this.opts.onChange('update', obj, replaced?.(obj), listed));
+    lw.on('delete', (obj) => this.opts.onChange('delete', obj, undefined, listed));
     lw.on('error', (err) => this.failed(lw, err));
     return lw;
   }

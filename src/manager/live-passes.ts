@@ -12,6 +12,7 @@ import {
   type PassProblem,
   type Plan,
   type ServiceIndex,
+  type CreateOnly,
   logProblems,
   runPodPass,
 } from '../entries/index.js';
@@ -26,7 +27,7 @@ import type { ControllerMetrics } from './metrics.js';
 import { passCounts } from './metrics.js';
 import { ProblemReports } from './problem-reports.js';
 import type { ProgressReporter } from './progress.js';
-import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodRef } from './scheduler.js';
+import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
 import type { Reconciler } from './reconcile.js';
 import type { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
@@ -117,10 +118,16 @@ export class LivePasses {
     this.podLane = podLane;
   }
 
-  /** Asks for a full pass now (gcInterval, a new term, a retry, the follow-up after pod passes). */
+  /** Asks for a full pass now (gcInterval, a retry, the follow-up after pod passes). */
   requestFull(): void {
     this.o.scheduler.requestFull();
     this.fullLane.trigger();
+  }
+
+  /** A term began: its first full pass, and the pod lane for pods changed while it was not leading. */
+  termStarted(): void {
+    this.requestFull();
+    this.podLane.trigger();
   }
 
   /** Wakes the full lane without asking for a full pass (first-list pods, SPIRE ready). */
@@ -135,7 +142,7 @@ export class LivePasses {
   }
 
   /** A cached object changed, or an informer relisted (change undefined): ClusterCache's onChange. */
-  onChange(resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject }): void {
+  onChange(resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject; listed?: boolean }): void {
     const { config, metrics } = this.o;
     if (!changeMatters(config, resource)) return;
     this.cacheVersion++;
@@ -143,12 +150,13 @@ export class LivePasses {
     metrics?.setQueueDepth(this.queued);
     // A standby runs no controllers (controller-runtime starts them with the lease), so its queues stay empty.
     const term = this.o.term();
-    if (change && term && !term.aborted) metrics?.upstream.add(CONTROLLER_OF_RESOURCE[resource] ?? resource);
+    const leading = term !== undefined && !term.aborted;
+    if (change && leading) metrics?.upstream.add(CONTROLLER_OF_RESOURCE[resource] ?? resource);
     const m = change?.obj.metadata;
     if (resource === 'endpointslices' || resource === 'endpoints') this.services = undefined;
     if (resource === 'pods' && change && m?.uid && m.name) {
       const at: PodRef = change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name };
-      if (this.o.scheduler.podChanged(m.uid, at) === 'pod') this.podLane.trigger();
+      if (this.o.scheduler.podChanged(m.uid, at, { listed: change.listed === true, leading }) === 'pod') this.podLane.trigger();
       else this.fullLane.trigger();
       return;
     }
@@ -229,7 +237,8 @@ export class LivePasses {
       this.podsSyncedSaid = true;
       this.o.progress.podsSynced();
     }
-    if (route.route === 'pod-lane') this.podLane.trigger();
+    // Also pods changed while the caches were syncing: the pod lane waited for them.
+    if (route.route === 'pod-lane' || this.o.scheduler.dirtyCount > 0) this.podLane.trigger();
     if (route.route === 'full') await this.fullPass(this.o.term()!);
   }
 
@@ -245,6 +254,9 @@ export class LivePasses {
    *   holds every pod a pod pass has written for, and the state every write;
    * - while it writes, for every pod its plan does not touch; the others wait
    *   until it is done.
+   * Before the term's first snapshot, and while the state is uncertain, pod
+   * passes only create (PassScheduler's `create-only` route): they run from
+   * the start of a term, before the first list of SPIRE's entries completes.
    */
   async podLaneWork(): Promise<void> {
     const { scheduler, metrics } = this.o;
@@ -254,13 +266,13 @@ export class LivePasses {
       if (route.route === 'wait') return;
       if (route.route === 'full') return this.requestFull();
       const log = passLog(this.o.log);
-      const before = scheduler.dirtyCount + (route.route === 'pod' ? route.take.length : 0);
+      const before = scheduler.dirtyCount + (route.route === 'held' ? 0 : route.take.length);
       const started = Date.now();
       this.queued = 0;
       metrics?.setQueueDepth(0);
       const work = metrics?.upstream.take();
       try {
-        if (route.route === 'pod' && (await this.podPass(route.take, signal!, started, log))) this.passes++;
+        if (route.route !== 'held' && (await this.podPass(route, signal!, started, log))) this.passes++;
         work?.done(true);
       } catch (err) {
         this.passes++;
@@ -277,7 +289,7 @@ export class LivePasses {
    * The engine's pod pass (entries/pass.ts:runPodPass) over these pods, against the in-memory SPIRE
    * state, with the cache's lookups: what both pod routes (podPass, firstListBatch) write with.
    */
-  private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, started: number, log: Logger) {
+  private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, started: number, log: Logger, createOnly?: CreateOnly) {
     const { cache, metrics, progress } = this.o;
     // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
     const r = await runPodPass(
@@ -299,6 +311,7 @@ export class LivePasses {
         signal,
         state: this.o.state,
         ...(this.o.reconciler.probe.fields ? { unsupportedFields: this.o.reconciler.probe.fields } : {}),
+        ...(createOnly ? { createOnly } : {}),
         onWritten: (done, total) => progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
       },
     );
@@ -314,19 +327,28 @@ export class LivePasses {
    * planned against the in-memory SPIRE state. It runs beside a full pass
    * (see podLaneWork), for pods that pass is not writing for. A full pass
    * follows when the events stop (statistics, and a check on this one).
+   * A create-only pass writes the entries of the pods that exist, planned
+   * against the state once the probe has said which entries are ours, and
+   * against none before; the full pass it leaves the rest to is due already
+   * before the term's first snapshot, and asked for when the state is
+   * uncertain.
    */
-  private async podPass(take: [string, PodRef][], signal: AbortSignal, started: number, log: Logger): Promise<boolean> {
+  private async podPass(route: Extract<PodLaneRoute, { take: unknown }>, signal: AbortSignal, started: number, log: Logger): Promise<boolean> {
+    const createOnly = route.route === 'create-only';
     const pods: Pod[] = [];
     const goneUids: string[] = [];
-    for (const [uid, at] of take) {
+    for (const [uid, at] of route.take) {
       const pod = at ? this.o.cache.get<Pod>('pods', at.name, at.namespace) : undefined;
       if (pod && pod.metadata.uid === uid) pods.push(pod);
       else goneUids.push(uid);
     }
-    const r = await this.writePodEntries(pods, goneUids, signal, started, log);
+    const against = this.o.reconciler.probe.fields ? 'against-state' : 'against-nothing';
+    const r = await this.writePodEntries(pods, createOnly ? [] : goneUids, signal, started, log, createOnly ? against : undefined);
+    if (createOnly) log.debug({ pods: pods.length, created: r.applied.created, alreadyRegistered: r.alreadyRegistered, why: route.why, against }, 'created entries for changed pods');
     this.report('entries', entryPassProblems(r), false, log);
     if (transientFailure(r.applied)) this.retryLater();
-    this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
+    if (!createOnly) this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
+    else if (route.why === 'state uncertain') this.requestFull();
     return true;
   }
 

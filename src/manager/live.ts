@@ -144,7 +144,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     namespace: opts.namespace,
     onStartedLeading: () => {
       currentState.invalidate();
-      passes.requestFull();
+      passes.termStarted();
     },
     onStoppedLeading: () => {
       metrics?.upstream.dropPending();

@@ -6,8 +6,24 @@ export const FIRST_LIST_BATCH = 5_000;
 /** After a pod pass, a full pass follows once pod events have been quiet this long (statistics, and a check on the pod pass). */
 export const FOLLOW_UP_FULL_PASS_MS = 2_000;
 
+/**
+ * Pods a replica that is not leading keeps as changed by watch events, the
+ * most recently changed: at the start of its term they are the first whose
+ * entries it creates (see PassScheduler.podChanged). Bounded, because a
+ * standby may wait for days; the others are its first full pass's.
+ */
+export const STANDBY_PODS = 500;
+
 /** Where a changed pod is: null once it is deleted. */
 export type PodRef = { namespace: string; name: string } | null;
+
+/** How a pod change arrived, and to whom. */
+export interface PodChange {
+  /** From a list (the first list, or a relist) rather than a watch event. */
+  listed: boolean;
+  /** This replica leads now. */
+  leading: boolean;
+}
 
 /**
  * What the scheduler asks of the world when it routes: read at the moment
@@ -46,10 +62,17 @@ export type FullLaneRoute =
 export type PodLaneRoute =
   /** A pod pass over these changed pods (uid, where). */
   | { route: 'pod'; take: [uid: string, at: PodRef][] }
+  /**
+   * A pod pass over these changed pods that only creates the entries they
+   * declare: no update, no delete. `no snapshot yet`: the term's first full
+   * pass is due or under way and writes the rest. `state uncertain`: a full
+   * pass from a fresh list must follow (the caller asks for one).
+   */
+  | { route: 'create-only'; why: 'no snapshot yet' | 'state uncertain'; take: [uid: string, at: PodRef][] }
   /** A pod pass is due but none of its pods may be written now; they stay dirty. */
   | { route: 'held'; why: 'full pass writes them' | 'pods relisted' }
-  /** The pod lane cannot plan on its own: a full pass does this work (it lists SPIRE first, and probes). */
-  | { route: 'full'; why: 'state uncertain' | 'not probed' }
+  /** The pod lane cannot plan on its own: a full pass does this work (it probes first). */
+  | { route: 'full'; why: 'not probed' }
   /** Nothing now; the full lane wakes this lane when it may go on. */
   | { route: 'wait'; why: 'no dirty pods' | 'full pass planning' | 'not leading' | 'caches not synced' | 'no pod entries' };
 
@@ -75,8 +98,35 @@ export type PodLaneRoute =
  *   when a full pass starts: many requests, one pass.
  * - `firstList` holds the pods the first list has brought and no pass has
  *   taken, written in batches while the rest are listed.
- * - Until a full pass has taken a snapshot of the synced caches
- *   (`snapshotTaken`), pod events are that first pass's to write.
+ * - `snapshotTaken`: a full pass of this term has taken its snapshot.
+ *
+ * The invariant: a pod pass never updates or deletes an entry a concurrent
+ * full pass is deciding from what it has listed. Once the term's first
+ * snapshot is taken and the in-memory state is certain, the pod lane plans
+ * normally (route `pod`) and `planning` and `processing` keep it out of the
+ * full pass's way. Until then (a start, a takeover) and while the state is
+ * uncertain (after a write of unknown outcome), a full pass is due or under
+ * way and may plan from a list the pod lane has not seen, so the pod lane
+ * only creates (route `create-only`, entries/pass.ts:runPodPass): the
+ * entries its pods declare that the state does not hold, or all of them
+ * when nothing can be read from the state yet. A create cannot change or
+ * delete an entry, and SPIRE never creates one similar to an entry it holds
+ * (same SPIFFE ID, parent and selectors: it answers ALREADY_EXISTS with
+ * that entry, in the transaction that would create it), so it cannot
+ * duplicate one either; what it does create, the state records and replays
+ * onto a list in progress, so the full pass plans with it. Updates and
+ * deletes, those pods' included, are the full pass's: at a start or
+ * takeover it is pending already and its snapshot takes the dirty pods;
+ * when the state is uncertain the pod lane asks for it.
+ *
+ * Before the term's first snapshot, pods changed by a list (the first list,
+ * or a relist) are not dirty: that pass reads every listed pod (the first
+ * list's are also written by first-list batches, after a full list of
+ * SPIRE's entries: creating what a large cluster already holds again at
+ * every start would cost far more). Pods changed by a watch event are dirty,
+ * also while this replica does not lead (the STANDBY_PODS most recent), so
+ * a pod made during a start or a takeover gets its entries from the pod
+ * lane without waiting for the full pass.
  */
 export class PassScheduler {
   private readonly dirty = new Map<string, PodRef>();
@@ -108,14 +158,30 @@ export class PassScheduler {
   }
 
   /**
-   * A pod was added, changed or deleted. Returns the lane to wake: before the
-   * first full pass's snapshot, the full lane (that pass writes every pod);
-   * after it, the pod lane, also while a full pass is due (it may be slow to
-   * come, and what it finds already written is no work for it).
+   * A pod was added, changed or deleted. Returns the lane to wake: the pod
+   * lane, also while a full pass is due (it may be slow to come, and what it
+   * finds already written is no work for it); before the term's first
+   * snapshot, the full lane for a listed pod or a deleted one (that pass
+   * writes them). See the class comment for who takes which pod when.
    */
-  podChanged(uid: string, at: PodRef): 'full' | 'pod' {
-    if (!this.snapshotTaken) return 'full';
+  podChanged(uid: string, at: PodRef, how: PodChange): 'full' | 'pod' {
+    if (this.snapshotTaken) {
+      this.dirty.set(uid, at);
+      return 'pod';
+    }
+    if (at === null) {
+      this.dirty.delete(uid);
+      return 'full';
+    }
+    if (how.listed) return 'full';
+    if (how.leading) {
+      this.dirty.set(uid, at);
+      return 'pod';
+    }
+    // The most recent last: beyond the bound, the longest unchanged goes.
+    this.dirty.delete(uid);
     this.dirty.set(uid, at);
+    if (this.dirty.size > STANDBY_PODS) this.dirty.delete(this.dirty.keys().next().value!);
     return 'pod';
   }
 
@@ -156,16 +222,17 @@ export class PassScheduler {
     return { route: 'full' };
   }
 
-  /** The pod lane's route; 'pod' takes its pods out of `dirty`. */
+  /** The pod lane's route; 'pod' and 'create-only' take their pods out of `dirty`. */
   nextPod(c: Conditions): PodLaneRoute {
     if (this.dirty.size === 0) return { route: 'wait', why: 'no dirty pods' };
     if (this.planning) return { route: 'wait', why: 'full pass planning' };
     if (!c.leading) return { route: 'wait', why: 'not leading' };
     if (c.unsynced.length > 0) return { route: 'wait', why: 'caches not synced' };
     if (!c.podEntries) return { route: 'wait', why: 'no pod entries' };
-    if (!c.stateCertain) return { route: 'full', why: 'state uncertain' };
-    if (!c.probed) return { route: 'full', why: 'not probed' };
     if (!c.podsCoverTemplates) return { route: 'held', why: 'pods relisted' };
+    const createOnly = !this.snapshotTaken ? 'no snapshot yet' : !c.stateCertain ? 'state uncertain' : undefined;
+    // Creates need no probe (the pass plans them against no entries until it has answered).
+    if (!createOnly && !c.probed) return { route: 'full', why: 'not probed' };
     const take: [string, PodRef][] = [];
     for (const [uid, at] of this.dirty) {
       if (this.processing.has(uid)) continue;
@@ -173,7 +240,7 @@ export class PassScheduler {
     }
     if (take.length === 0) return { route: 'held', why: 'full pass writes them' };
     for (const [uid] of take) this.dirty.delete(uid);
-    return { route: 'pod', take };
+    return createOnly ? { route: 'create-only', why: createOnly, take } : { route: 'pod', take };
   }
 
   /** The full pass takes its snapshot and plans next: no pod pass may start. */

@@ -8,6 +8,7 @@ import {
   type PassMemo,
   RenderCache,
   runEntryPass,
+  runPodPass,
 } from '../../src/entries/index.js';
 import type { Entry } from '../../src/spire/index.js';
 import { compileTemplate } from '../../src/template/index.js';
@@ -129,6 +130,66 @@ describe('one reconcile pass makes SPIRE hold exactly the declared entries', () 
     expect(stored.size).toBe(3);
     expect(result.status.clusterSPIFFEIDs.web).toMatchObject({ entriesToSet: 1, entryFailures: 1 });
     expect(result.status.clusterSPIFFEIDs.api).toMatchObject({ entriesToSet: 1, entryFailures: 0, entriesWithoutFederation: 0 });
+  });
+});
+
+describe('a create-only pod pass creates what the pods declare and SPIRE lacks, and nothing else', () => {
+  const t = spireForEachTest();
+  const lookup = {
+    clusterSPIFFEIDs: snapshot.clusterSPIFFEIDs,
+    namespace: (name: string) => snapshot.namespaces.find((n) => n.metadata.name === name),
+    node: () => node,
+    services: () => new Map(),
+  };
+  /** api-1's entry, made by hand (an ID outside our prefix). */
+  const manualApi: Entry = { id: 'manual-api', parent_id: parent, spiffe_id: { trust_domain: td, path: '/ns/team-b/sa/api-1-sa' }, selectors: [{ type: 'k8s', value: 'pod-uid:uid-api-1' }] };
+  const web = (name: string) => pod('team-a', name, 'web');
+  const writes = () => t.spire.server.calls.filter((c) => c.method === 'BatchUpdateEntry' || c.method === 'BatchDeleteEntry');
+  const stored = async () => new Map((await t.client.listEntries()).map((e) => [e.id, e]));
+
+  it('planned against no entries (the probe has not answered): SPIRE answers ALREADY_EXISTS for what it holds, which is neither a failure nor recorded', async () => {
+    t.spire.server.seed({ entries: [outdated('scm-existing-1'), stale('scm-stale-1'), manualApi] });
+    const before = await stored();
+    const state = new CurrentState(3_600_000);
+
+    const r = await runPodPass({ pods: [web('web-1'), snapshot.pods[1]!, web('web-2')], goneUids: ['uid-gone'], lookup }, t.client, { ...options, state, createOnly: 'against-nothing' });
+
+    // web-1's entry (ours, outdated) and api-1's (made by hand) are SPIRE's answer; web-2's is new.
+    expect(r.alreadyRegistered).toBe(2);
+    expect(r.applied).toMatchObject({ created: 1, updated: 0, deleted: 0, failures: [] });
+    expect(r.plan.creates.map((c) => c.podUid)).toEqual(['uid-web-2']);
+    expect(writes()).toEqual([]);
+    const after = await stored();
+    for (const id of ['scm-existing-1', 'scm-stale-1', 'manual-api']) expect(after.get(id)).toEqual(before.get(id));
+    expect(after.size).toBe(4);
+    const created = r.plan.creates[0]!.id;
+    expect(after.get(created)?.spiffe_id).toEqual({ trust_domain: td, path: '/ns/team-a/sa/web-2-sa' });
+    // Only the entry it wrote is recorded; the state is listed before it is read for a plan.
+    expect(state.values().map((e) => e.id)).toEqual([created]);
+    expect(state.isCertain()).toBe(false);
+  });
+
+  it('planned against a certain state: no update for an outdated entry, no delete for a gone pod, the conflict reported, and the state still certain after an ALREADY_EXISTS', async () => {
+    t.spire.server.seed({ entries: [outdated('scm-existing-1'), stale('scm-stale-1'), manualApi] });
+    const state = new CurrentState(3_600_000);
+    await state.replaceFromPages(t.client.entryPages());
+    // Made behind the state's back, after its list: web-2's entry.
+    const second = await runPodPass({ pods: [web('web-2')], goneUids: [], lookup }, t.client, { ...options, state: new CurrentState(3_600_000), createOnly: 'against-nothing' });
+    const before = await stored();
+
+    const r = await runPodPass({ pods: [web('web-1'), snapshot.pods[1]!, web('web-2'), web('web-3')], goneUids: ['uid-gone'], lookup }, t.client, { ...options, state, createOnly: 'against-state' });
+
+    expect(r.plan.conflicts.map((c) => c.foreignIds)).toEqual([['manual-api']]);
+    expect(r.alreadyRegistered).toBe(1);
+    expect(r.applied).toMatchObject({ created: 1, updated: 0, deleted: 0, failures: [] });
+    expect(r.plan.creates.map((c) => c.podUid)).toEqual(['uid-web-3']);
+    expect(writes()).toEqual([]);
+    const after = await stored();
+    for (const [id, e] of before) expect(after.get(id)).toEqual(e);
+    expect(after.size).toBe(before.size + 1);
+    expect(state.isCertain()).toBe(true);
+    expect(state.values().map((e) => e.id).sort()).toEqual(['manual-api', 'scm-existing-1', 'scm-stale-1', r.plan.creates[0]!.id].sort());
+    expect(second.applied.created).toBe(1);
   });
 });
 

@@ -25,7 +25,7 @@ describe('after a relist, only what changed in the gap is reported', () => {
     await kube.close();
   });
 
-  it('reports the pod changed in the gap, not the unchanged one, and the cache drops the deleted one', async () => {
+  it('reports the pod changed in the gap, not the unchanged one, and the cache drops the deleted one, as listed', async () => {
     kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
     for (const name of ['same', 'changed', 'gone']) kube.create(pod(name));
     const changes: string[] = [];
@@ -34,14 +34,14 @@ describe('after a relist, only what changed in the gap is reported', () => {
       kc: kube.kubeConfig(),
       log,
       silenceMs: 500,
-      onChange: (resource, change?: { kind: string; obj: KubernetesObject }) => {
+      onChange: (resource, change?: { kind: string; obj: KubernetesObject; listed: boolean }) => {
         if (resource !== 'pods') return;
-        if (change) changes.push(`${change.kind} ${change.obj.metadata?.name}`);
+        if (change) changes.push(`${change.kind} ${change.obj.metadata?.name}${change.listed ? ' (listed)' : ''}`);
         else podResyncs++;
       },
     });
     await cache.start();
-    expect(changes.sort()).toEqual(['add changed', 'add gone', 'add same']);
+    expect(changes.sort()).toEqual(['add changed (listed)', 'add gone (listed)', 'add same (listed)']);
     changes.length = 0;
 
     // Silent streams make every informer relist; what happens meanwhile reaches it only through the new list.
@@ -50,7 +50,7 @@ describe('after a relist, only what changed in the gap is reported', () => {
     kube.delete('v1', 'Pod', 'gone', 'default');
     await eventually(() => podResyncs > 0, 'the pod informer relists');
 
-    expect(changes).toEqual(['add changed']);
+    expect(changes).toEqual(['add changed (listed)']);
     expect(cache.items<KubernetesObject>('pods').map((p) => p.metadata?.name).sort()).toEqual(['changed', 'same']);
   });
 });
@@ -66,19 +66,19 @@ describe('a watched change is compared with the object it replaces', () => {
     await kube.close();
   });
 
-  it('reports a label change, not a change to a field the cache does not keep', async () => {
+  it('reports a label change, not a change to a field the cache does not keep, as a watch event', async () => {
     kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
     kube.create(pod('web'));
     const changes: string[] = [];
     cache = new ClusterCache({
       kc: kube.kubeConfig(),
       log,
-      onChange: (resource, change?: { kind: string; obj: KubernetesObject }) => {
-        if (resource === 'pods' && change) changes.push(`${change.kind} ${JSON.stringify(change.obj.metadata?.labels)}`);
+      onChange: (resource, change?: { kind: string; obj: KubernetesObject; listed: boolean }) => {
+        if (resource === 'pods' && change) changes.push(`${change.kind} ${JSON.stringify(change.obj.metadata?.labels)}${change.listed ? ' (listed)' : ''}`);
       },
     });
     await cache.start();
-    expect(changes).toEqual(['add {"app":"web"}']);
+    expect(changes).toEqual(['add {"app":"web"} (listed)']);
     changes.length = 0;
 
     kube.patch('v1', 'Pod', 'web', { metadata: { annotations: { note: 'one' } } }, 'default');

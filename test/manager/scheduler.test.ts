@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/index.js';
-import { type Conditions, FIRST_LIST_BATCH, PassScheduler } from '../../src/manager/scheduler.js';
+import { type Conditions, FIRST_LIST_BATCH, PassScheduler, type PodChange, STANDBY_PODS } from '../../src/manager/scheduler.js';
 
 /** Everything ready: leading, SPIRE up, caches synced, state certain, probed. */
 const ready: Conditions = { leading: true, spireReady: true, podEntries: true, unsynced: [], stateCertain: true, probed: true, podsCoverTemplates: true };
@@ -94,23 +94,124 @@ describe('PassScheduler: the full lane', () => {
   });
 });
 
+const at = (name: string) => ({ namespace: 'ns', name });
+/** How a pod change arrives: a watch event or a list, while leading or not. */
+const watched: PodChange = { listed: false, leading: true };
+const listedChange: PodChange = { listed: true, leading: true };
+const standingBy: PodChange = { listed: false, leading: false };
+
+/** A scheduler whose term has not taken a snapshot yet, its full pass under way. */
+function firstFullPassListing(): PassScheduler {
+  const s = new PassScheduler();
+  expect(s.next(ready)).toEqual({ route: 'full' });
+  return s;
+}
+
 describe('PassScheduler: pod events', () => {
-  it('before the first snapshot wake the full lane and are not dirty', () => {
+  it.each([
+    // change, lane woken, how it came, the pod, dirty after
+    ['a watch event', 'pod', watched, at('a'), 1],
+    ['a watch event while standing by', 'pod', standingBy, at('a'), 1],
+    ['a list (the first, or a relist)', 'full', listedChange, at('a'), 0],
+    ['a list while standing by', 'full', { listed: true, leading: false }, at('a'), 0],
+    ['a delete', 'full', watched, null, 0],
+  ] as const)('before the first snapshot of a term: %s wakes the %s lane', (_what, lane, how, where, dirty) => {
     const s = new PassScheduler();
-    expect(s.podChanged('a', { namespace: 'ns', name: 'a' })).toBe('full');
+    expect(s.podChanged('a', where, how)).toBe(lane);
+    expect(s.dirtyCount).toBe(dirty);
+  });
+
+  it('before the first snapshot, a deleted pod is no longer dirty: the full pass deletes its entries', () => {
+    const s = firstFullPassListing();
+    s.podChanged('a', at('a'), watched);
+    s.podChanged('a', null, watched);
     expect(s.dirtyCount).toBe(0);
     expect(s.nextPod(ready)).toEqual({ route: 'wait', why: 'no dirty pods' });
   });
 
-  it('after it wake the pod lane, which takes each pod once however often it changed', () => {
+  it.each([
+    // conditions, when, the route's name, the route
+    ['everything ready', 'before the first snapshot', 'create-only', ready, { route: 'create-only', why: 'no snapshot yet', take: [['a', at('a')]] }],
+    ['SPIRE not probed yet', 'before the first snapshot', 'create-only', { ...ready, probed: false }, { route: 'create-only', why: 'no snapshot yet', take: [['a', at('a')]] }],
+    ['the state uncertain (not listed yet)', 'before the first snapshot', 'create-only', { ...ready, stateCertain: false }, { route: 'create-only', why: 'no snapshot yet', take: [['a', at('a')]] }],
+    ['the state uncertain', 'after the first snapshot', 'create-only', { ...ready, stateCertain: false }, { route: 'create-only', why: 'state uncertain', take: [['a', at('a')]] }],
+    ['the state uncertain, SPIRE not probed', 'after the first snapshot', 'create-only', { ...ready, stateCertain: false, probed: false }, { route: 'create-only', why: 'state uncertain', take: [['a', at('a')]] }],
+    ['everything ready', 'after the first snapshot', 'pod', ready, { route: 'pod', take: [['a', at('a')]] }],
+    ['SPIRE not probed', 'after the first snapshot', 'full', { ...ready, probed: false }, { route: 'full', why: 'not probed' }],
+    ['the pods listed again', 'before the first snapshot', 'held', { ...ready, podsCoverTemplates: false }, { route: 'held', why: 'pods relisted' }],
+    ['the pods listed again', 'after the first snapshot', 'held', { ...ready, podsCoverTemplates: false }, { route: 'held', why: 'pods relisted' }],
+    ['not leading', 'before the first snapshot', 'wait', { ...ready, leading: false }, { route: 'wait', why: 'not leading' }],
+    ['not leading', 'after the first snapshot', 'wait', { ...ready, leading: false }, { route: 'wait', why: 'not leading' }],
+    ['caches not synced', 'before the first snapshot', 'wait', { ...ready, unsynced: ['nodes'] }, { route: 'wait', why: 'caches not synced' }],
+    ['caches not synced', 'after the first snapshot', 'wait', { ...ready, unsynced: ['pods'] }, { route: 'wait', why: 'caches not synced' }],
+    ['no pod entries', 'before the first snapshot', 'wait', { ...ready, podEntries: false }, { route: 'wait', why: 'no pod entries' }],
+    ['no pod entries', 'after the first snapshot', 'wait', { ...ready, podEntries: false }, { route: 'wait', why: 'no pod entries' }],
+  ] as const)('a changed pod with %s, %s: route %s', (_what, when, _name, c: Conditions, route) => {
+    const s = when === 'after the first snapshot' ? afterFirstFullPass() : firstFullPassListing();
+    s.podChanged('a', at('a'), watched);
+    expect(s.nextPod(c)).toEqual(route);
+    // Routes that write take the pod; the others leave it dirty.
+    expect(s.dirtyCount).toBe(route.route === 'pod' || route.route === 'create-only' ? 0 : 1);
+  });
+
+  it('create-only passes stop while the first full pass takes its snapshot and plans, whose snapshot takes every pod left dirty', () => {
+    const s = firstFullPassListing();
+    s.podChanged('a', at('a'), watched);
+    expect(s.nextPod(ready)).toEqual({ route: 'create-only', why: 'no snapshot yet', take: [['a', at('a')]] });
+    s.podChanged('b', at('b'), watched);
+    s.planningStarted();
+    expect(s.nextPod(ready)).toEqual({ route: 'wait', why: 'full pass planning' });
+    s.snapshotted();
+    expect(s.dirtyCount).toBe(0);
+    s.planned(new Set());
+    // From now on, pod events take the ordinary route, lists included.
+    expect(s.podChanged('c', at('c'), listedChange)).toBe('pod');
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['c', at('c')]] });
+  });
+
+  it('create-only passes leave the pods the full pass in flight writes for dirty (the processing set)', () => {
     const s = afterFirstFullPass();
-    expect(s.podChanged('a', { namespace: 'ns', name: 'a' })).toBe('pod');
-    expect(s.podChanged('a', { namespace: 'ns', name: 'a2' })).toBe('pod');
-    expect(s.podChanged('b', null)).toBe('pod');
+    s.requestFull();
+    expect(s.next(ready)).toEqual({ route: 'full' });
+    s.planningStarted();
+    s.snapshotted();
+    s.planned(new Set(['a']));
+    s.podChanged('a', at('a'), watched);
+    s.podChanged('b', at('b'), watched);
+    const uncertain = { ...ready, stateCertain: false };
+    expect(s.nextPod(uncertain)).toEqual({ route: 'create-only', why: 'state uncertain', take: [['b', at('b')]] });
+    expect(s.nextPod(uncertain)).toEqual({ route: 'held', why: 'full pass writes them' });
+    s.fullDone();
+    expect(s.nextPod(uncertain)).toEqual({ route: 'create-only', why: 'state uncertain', take: [['a', at('a')]] });
+  });
+
+  it(`a standby keeps the ${STANDBY_PODS} pods most recently changed by watch events, and creates their entries when its term starts`, () => {
+    const s = new PassScheduler();
+    for (let i = 0; i < STANDBY_PODS + 2; i++) s.podChanged(`p${i}`, at(`p${i}`), standingBy);
+    // Changed again: now the most recent.
+    s.podChanged('p2', at('p2'), standingBy);
+    s.podChanged('p3', at('p3'), standingBy);
+    expect(s.dirtyCount).toBe(STANDBY_PODS);
+    expect(s.nextPod({ ...ready, leading: false })).toEqual({ route: 'wait', why: 'not leading' });
+    // The term starts: its first full pass is due, and the pod lane creates meanwhile.
+    expect(s.next(ready)).toEqual({ route: 'full' });
+    const route = s.nextPod({ ...ready, stateCertain: false, probed: false });
+    expect(route.route).toBe('create-only');
+    const uids = route.route === 'create-only' ? route.take.map(([uid]) => uid) : [];
+    expect(uids).toHaveLength(STANDBY_PODS);
+    expect(uids.slice(0, 2)).toEqual(['p4', 'p5']);
+    expect(uids.slice(-2)).toEqual(['p2', 'p3']);
+  });
+
+  it('after the first snapshot wake the pod lane, which takes each pod once however often it changed', () => {
+    const s = afterFirstFullPass();
+    expect(s.podChanged('a', at('a'), watched)).toBe('pod');
+    expect(s.podChanged('a', at('a2'), watched)).toBe('pod');
+    expect(s.podChanged('b', null, watched)).toBe('pod');
     expect(s.nextPod(ready)).toEqual({
       route: 'pod',
       take: [
-        ['a', { namespace: 'ns', name: 'a2' }],
+        ['a', at('a2')],
         ['b', null],
       ],
     });
@@ -123,39 +224,29 @@ describe('PassScheduler: pod events', () => {
     const s = afterFirstFullPass();
     s.requestFull();
     expect(s.next(ready)).toEqual({ route: 'full' });
-    s.podChanged('a', { namespace: 'ns', name: 'a' });
-    s.podChanged('b', { namespace: 'ns', name: 'b' });
+    s.podChanged('a', at('a'), watched);
+    s.podChanged('b', at('b'), watched);
     s.planningStarted();
     expect(s.nextPod(ready)).toEqual({ route: 'wait', why: 'full pass planning' });
     s.snapshotted();
     expect(s.dirtyCount).toBe(0);
     s.planned(new Set(['a']));
-    s.podChanged('a', { namespace: 'ns', name: 'a' });
-    s.podChanged('b', { namespace: 'ns', name: 'b' });
-    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['b', { namespace: 'ns', name: 'b' }]] });
+    s.podChanged('a', at('a'), watched);
+    s.podChanged('b', at('b'), watched);
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['b', at('b')]] });
     expect(s.nextPod(ready)).toEqual({ route: 'held', why: 'full pass writes them' });
     expect(s.dirtyCount).toBe(1);
     s.fullDone();
-    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['a', { namespace: 'ns', name: 'a' }]] });
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['a', at('a')]] });
   });
 
-  it('go to a full pass when the state is uncertain or SPIRE not probed, and are held while the pods are listed again', () => {
+  it('are forgotten when the term ends: the next term starts from a full pass of its own, creating meanwhile', () => {
     const s = afterFirstFullPass();
-    s.podChanged('a', { namespace: 'ns', name: 'a' });
-    expect(s.nextPod({ ...ready, stateCertain: false })).toEqual({ route: 'full', why: 'state uncertain' });
-    expect(s.nextPod({ ...ready, probed: false })).toEqual({ route: 'full', why: 'not probed' });
-    expect(s.nextPod({ ...ready, podsCoverTemplates: false })).toEqual({ route: 'held', why: 'pods relisted' });
-    expect(s.nextPod({ ...ready, leading: false })).toEqual({ route: 'wait', why: 'not leading' });
-    expect(s.nextPod({ ...ready, unsynced: ['pods'] })).toEqual({ route: 'wait', why: 'caches not synced' });
-    expect(s.nextPod({ ...ready, podEntries: false })).toEqual({ route: 'wait', why: 'no pod entries' });
-    expect(s.dirtyCount).toBe(1);
-  });
-
-  it('are forgotten when the term ends: the next term starts from a full pass of its own', () => {
-    const s = afterFirstFullPass();
-    s.podChanged('a', { namespace: 'ns', name: 'a' });
+    s.podChanged('a', at('a'), watched);
     s.termEnded();
     expect(s.dirtyCount).toBe(0);
-    expect(s.podChanged('b', { namespace: 'ns', name: 'b' })).toBe('full');
+    expect(s.podChanged('b', at('b'), listedChange)).toBe('full');
+    expect(s.podChanged('c', at('c'), standingBy)).toBe('pod');
+    expect(s.nextPod(ready)).toEqual({ route: 'create-only', why: 'no snapshot yet', take: [['c', at('c')]] });
   });
 });
