@@ -1,11 +1,12 @@
 export * from './kube.js';
 export * from './crds.js';
 export { durationToSeconds, parseGoDuration } from './duration.js';
+export { objectNameProblem, printableName } from './names.js';
 export { compileLabelSelector, describeLabels, describeLabelSelector, type LabelMatcher, LabelSelectorError, labelSetProblems } from './labels.js';
 export * from './config.js';
 export { expandEnv } from './env.js';
 export { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 export * from './cache-scope.js';
 export { type ClusterSnapshot, comparePreference, isOurClass, type Owner, type OwnerKind, ownerOf } from './objects.js';
-export { type FieldProblem, formatFieldProblems, logProblems, objectName, type PassProblem, problemLine } from './problems.js';
+export { type Cause, type Failure, type FieldProblem, formatFieldProblems, logProblems, objectName, type PassProblem, problemLine } from './problems.js';
 export { changeMatters, entriesOff, federationOn, podEntriesOn, switchedSnapshot } from './switches.js';

@@ -1,5 +1,6 @@
 import type { FieldProblem } from './problems.js';
 import type { LabelSelector } from './kube.js';
+import { DNS_SUBDOMAIN_EXPLAINED, isDnsSubdomain, MAX_DNS_SUBDOMAIN } from './names.js';
 
 export type LabelMatcher = (labels: Record<string, string> | undefined) => boolean;
 
@@ -21,11 +22,7 @@ const NAME_EXPLAINED = `must consist of alphanumeric characters, '-', '_' or '.'
 const VALUE_FMT = `(${NAME_FMT})?`;
 const VALUE = new RegExp(`^${VALUE_FMT}$`);
 const VALUE_EXPLAINED = `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '${VALUE_FMT}')`;
-const SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
-const SUBDOMAIN = new RegExp(`^${SUBDOMAIN_FMT}$`);
-const SUBDOMAIN_EXPLAINED = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${SUBDOMAIN_FMT}')`;
 const MAX_NAME = 63;
-const MAX_PREFIX = 253;
 const MAX_VALUE = 63;
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -42,8 +39,8 @@ export function labelKeyProblem(key: string): string | undefined {
     name = parts[1]!;
     if (prefix.length === 0) reasons.push('prefix part must be non-empty');
     else {
-      if (bytes(prefix) > MAX_PREFIX) reasons.push(`prefix part must be no more than ${MAX_PREFIX} bytes`);
-      if (!SUBDOMAIN.test(prefix)) reasons.push(`prefix part ${SUBDOMAIN_EXPLAINED}`);
+      if (bytes(prefix) > MAX_DNS_SUBDOMAIN) reasons.push(`prefix part must be no more than ${MAX_DNS_SUBDOMAIN} bytes`);
+      if (!isDnsSubdomain(prefix)) reasons.push(`prefix part ${DNS_SUBDOMAIN_EXPLAINED}`);
     }
   } else {
     return invalid(key, [`a valid label key ${NAME_EXPLAINED} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`]);

@@ -15,10 +15,10 @@ function distance(a: string, b: string): number {
 
 /**
  * The known name closest to a misspelt one, if it is close enough to be a
- * likely typo (a third of its length, at least 2 edits); case differences
+ * likely typo (a third of its length, at least `minEdits`); case differences
  * count as close.
  */
-export function nearestName(word: string, known: Iterable<string>): string | undefined {
+export function nearestName(word: string, known: Iterable<string>, minEdits = 2): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const k of known) {
@@ -28,5 +28,5 @@ export function nearestName(word: string, known: Iterable<string>): string | und
       bestDistance = dist;
     }
   }
-  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+  return bestDistance <= Math.max(minEdits, Math.floor(word.length / 3)) ? best : undefined;
 }

@@ -9,6 +9,7 @@ import {
 import { type EntryPassOptions, type Ownership, ownershipFromConfig } from '../entries/index.js';
 import { TEMPLATE_NAMES, compileTemplate } from '../template/index.js';
 import { CliError } from './exit.js';
+import { requirePaths } from './paths.js';
 
 export interface ConfigFlags {
   config?: string;
@@ -36,6 +37,7 @@ export function loadContext(flags: ConfigFlags): LoadedContext {
   const warnings: string[] = [];
   let given: ReadonlySet<string> = new Set();
   if (flags.config) {
+    requirePaths('--config', flags.config);
     try {
       const loaded = loadConfigFile(flags.config, { expandEnv: flags.expandEnv ?? false });
       config = loaded.config;

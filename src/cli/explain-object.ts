@@ -26,9 +26,13 @@ export class ObjectTrace implements SelectionObserver {
 
   namespace(owner: Owner, ns: Namespace, verdict: { selected: false } | { selected: true; ignoredBy?: string }): void {
     if (owner.uid !== this.uid) return;
-    if (!verdict.selected) this.notSelected++;
-    else if (verdict.ignoredBy) this.ignored.push({ name: ns.metadata.name, pattern: verdict.ignoredBy });
-    else this.selected.push(ns.metadata.name);
+    if (!verdict.selected) {
+      this.notSelected++;
+      return;
+    }
+    // An ignored namespace is still selected, as the status counts it (upstream's namespacesSelected includes namespacesIgnored).
+    this.selected.push(ns.metadata.name);
+    if (verdict.ignoredBy !== undefined) this.ignored.push({ name: ns.metadata.name, pattern: verdict.ignoredBy });
   }
 
   pod(owner: Owner, pod: Pod, verdict: PodVerdict): void {
@@ -46,6 +50,7 @@ export interface ObjectExplanation {
   invalid?: string;
   namespaceSelector: string;
   podSelector: string;
+  /** `selected`: every namespace the namespaceSelector matches, ignored ones included, as the status counts them; `ignored`: those of them ignoreNamespaces ignores. */
   namespaces: { selected: string[]; ignored: { name: string; pattern: string }[]; notSelected: number };
   pods: {
     /** Pods its podSelector matches in selected, not ignored namespaces. */
@@ -113,7 +118,8 @@ function describeLabelSelectorOf(obj: ClusterSPIFFEID, field: 'namespaceSelector
 
 function summarise(x: ObjectExplanation, classRule: string): string {
   if (!x.ours) return `${x.object} is not read: className ${x.className ? `"${x.className}"` : 'unset'} is not this controller's (it reads ${classRule}).`;
-  if (x.invalid) return `${x.object} is invalid and selects no pod: ${x.invalid}`;
+  // Its status still counts the pods it selects, each as a render failure (see declareEntries).
+  if (x.invalid) return `${x.object} is invalid, so no pod it selects gets an entry: ${x.invalid}`;
   const parts = [`${x.pods.withEntry} of ${x.pods.selected} selected pods get an entry`];
   if (x.spire.registered) parts.push(`${x.spire.registered} registered`);
   if (x.spire.outdated) parts.push(`${x.spire.outdated} to update`);
@@ -123,6 +129,12 @@ function summarise(x: ObjectExplanation, classRule: string): string {
   if (x.spire.kept) parts.push(`${x.spire.kept} kept`);
   if (x.pods.renderFailures.length) parts.push(`${x.pods.renderFailures.length} render failures`);
   return `${x.object}: ${parts.join(', ')}.`;
+}
+
+/** The object's status counts, in the words and order of plan's ClusterSPIFFEID status table. */
+function statusLine(s: ClusterSPIFFEIDStats): string {
+  const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+  return `Status  ${n(s.namespacesSelected, 'namespace')} selected (${s.namespacesIgnored} ignored), ${n(s.podsSelected, 'pod')} selected, ${n(s.podEntryRenderFailures, 'render failure')}, ${n(s.entriesToSet, 'entry', 'entries')} to set, ${s.entriesMasked} masked, ${n(s.entryFailures, 'entry failure')}`;
 }
 
 const LIST_LIMIT = 10;
@@ -136,14 +148,20 @@ function listed(items: readonly string[]): string[] {
 /** The explanation for a terminal, lists cut at 10 items so it fits a screen. */
 export function objectTable(x: ObjectExplanation, sourceLine: string): string {
   const out: string[] = [`${x.object}  className ${x.className ? `"${x.className}"` : '(none)'}${x.fallback ? '  fallback' : ''}`, sourceLine, ''];
-  if (!x.ours || x.invalid) {
+  if (!x.ours) {
     out.push(x.summary);
     return out.join('\n');
   }
+  if (x.status) out.push(statusLine(x.status));
+  if (x.invalid) {
+    out.push('', x.summary);
+    return out.join('\n');
+  }
   const ns = x.namespaces;
-  out.push(`Namespaces  namespaceSelector ${x.namespaceSelector}: ${ns.selected.length} selected, ${ns.ignored.length} ignored, ${ns.notSelected} not selected`);
-  if (ns.selected.length) out.push('  selected:', ...listed(ns.selected));
-  if (ns.ignored.length) out.push('  ignored (ignoreNamespaces):', ...listed(ns.ignored.map((i) => `${i.name} (pattern "${i.pattern}")`)));
+  const ignoredBy = new Map(ns.ignored.map((i) => [i.name, i.pattern]));
+  const ignored = ns.ignored.length > 0 ? ` (${ns.ignored.length} ignored by ignoreNamespaces)` : '';
+  out.push(`Namespaces  namespaceSelector ${x.namespaceSelector}: ${ns.selected.length} selected${ignored}, ${ns.notSelected} not selected`);
+  if (ns.selected.length) out.push('  selected:', ...listed(ns.selected.map((n) => (ignoredBy.has(n) ? `${n} (ignored: pattern "${ignoredBy.get(n)}")` : n))));
   const p = x.pods;
   out.push(`Pods  podSelector ${x.podSelector}: ${p.selected} selected, ${p.notSelected} not selected; ${p.withEntry} with an entry`);
   if (p.renderFailures.length) out.push(`  render failures (${p.renderFailures.length}):`, ...listed(p.renderFailures.map((f) => `${f.pod}: ${f.message}`)));

@@ -132,7 +132,7 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly s
   }
   pass('className', className ? `className "${className}" is this controller's` : `no className (this controller reads ${ctx.classRule})`);
   if (seen.invalid !== undefined) {
-    return done('invalid', false, 'spec', `invalid, so it selects no pod (and no pod entry is deleted while it is): ${seen.invalid}`);
+    return done('invalid', false, 'spec', `invalid, so no pod it selects gets an entry (and no pod entry is deleted while it is): ${seen.invalid}`);
   }
   pass('spec', 'valid');
   const ns = seen.namespace;

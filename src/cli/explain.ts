@@ -7,7 +7,7 @@ import { explainObject, type ObjectExplanation, objectTable, ObjectTrace } from 
 import { explainPod, type PodExplanation, podTable, PodTrace } from './explain-pod.js';
 import { PlanIndex } from './explain-spire.js';
 import { describeSource } from './inputs.js';
-import { onePass, prepare, printer } from './plan.js';
+import { type OnceOptions, onePass, prepare, printer } from './plan.js';
 import { machineOutput, outputFormat } from './report.js';
 
 export interface ExplainFlags extends ConfigFlags {
@@ -21,6 +21,8 @@ export interface ExplainOptions {
   print: (s: string) => void;
   /** The live cluster's configuration (tests); default: KUBECONFIG, ~/.kube/config or in-cluster. */
   kubeConfig?: () => KubeConfig;
+  /** As OnceOptions.waits. */
+  waits?: OnceOptions['waits'];
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -90,12 +92,12 @@ export function registerExplain(program: Command): void {
     .argument('<namespace/name>', 'the pod')
     .description('walk every ClusterSPIFFEID for one pod (class, namespace and pod selectors, ignored namespaces, fallback, scheduling, render) and say where each entry stands in SPIRE; exit 0 if registered, 1 if not')
     .action(async (ref: string, flags: ExplainFlags) => {
-      process.exitCode = (await explainPodCommand(ref, flags, { print: printer(flags.output) })).code;
+      process.exitCode = (await explainPodCommand(ref, flags, { print: printer(flags.output), waits: 'stderr' })).code;
     });
   explainOptions(explain.command('clusterspiffeid'))
     .argument('<name>', 'the ClusterSPIFFEID')
     .description('what one ClusterSPIFFEID selects (namespaces, pods), fails to render, and has on the SPIRE server')
     .action(async (name: string, flags: ExplainFlags) => {
-      process.exitCode = (await explainObjectCommand(name, flags, { print: printer(flags.output) })).code;
+      process.exitCode = (await explainObjectCommand(name, flags, { print: printer(flags.output), waits: 'stderr' })).code;
     });
 }

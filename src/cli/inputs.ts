@@ -10,12 +10,24 @@ import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } 
 import { entriesFromJson, SpireConnectError, SpireRpcError } from '../spire/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError } from './exit.js';
+import { requirePaths } from './paths.js';
 import type { Progress } from './progress.js';
+import type { WaitReporter } from '../manager/waiting.js';
 
-/** --manifests, else staticManifestPath; undefined means the live cluster. */
+/**
+ * --manifests, else staticManifestPath; undefined means the live cluster.
+ * A path that does not exist ends the command: read as an empty folder, it
+ * would plan to delete every entry.
+ */
 export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] | undefined {
-  if (flag && flag.length > 0) return flag;
-  if (config.staticManifestPath) return [config.staticManifestPath];
+  if (flag && flag.length > 0) {
+    requirePaths('--manifests', flag);
+    return flag;
+  }
+  if (config.staticManifestPath) {
+    requirePaths('staticManifestPath', config.staticManifestPath);
+    return [config.staticManifestPath];
+  }
   return undefined;
 }
 
@@ -56,6 +68,16 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
     (skipped.length > 0 ? `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}` : undefined);
   const problems = [...set.problems, ...checkManifestObjects(set, config.trustDomain)];
   return { set, problems, snapshot: switchedSnapshot(config, objects), ...(suppressDeletes ? { suppressDeletes } : {}) };
+}
+
+/**
+ * Why a plan fails when documents were too large to read: whatever they
+ * declare is missing from it, so its creates and its silence may both be
+ * wrong. Names each file and document.
+ */
+export function unreadDocumentsError(unread: readonly ManifestProblem[]): string {
+  const n = unread.length;
+  return `this plan is incomplete: ${n} manifest document${n === 1 ? ' was' : 's were'} too large to read, so what ${n === 1 ? 'it declares is' : 'they declare is'} not in it: ${unread.map(formatProblem).join('; ')}`;
 }
 
 /** cacheNamespaces field selectors manifest files cannot be filtered by (live mode's API server applies them). */
@@ -109,6 +131,8 @@ export interface Inputs {
   suppressDeletes?: string;
   /** Manifest problems that skipped an object, a document or a file. */
   skipped: number;
+  /** Manifest documents not read because they could exhaust the heap: what they declare is missing from the pass. */
+  unread: ManifestProblem[];
   source: SourceInfo;
 }
 
@@ -119,6 +143,8 @@ export interface ReadInputsOptions {
   /** For explain pod: read only what this pod's entries depend on. */
   pod?: { namespace: string; name: string };
   progress?: Progress;
+  /** Where a wait for the API server is said. */
+  waits?: WaitReporter;
 }
 
 const RESOURCE_LABELS: Record<string, string> = {
@@ -149,6 +175,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
       clusterFederatedTrustDomains: m.set.clusterFederatedTrustDomains,
       ...(m.suppressDeletes ? { suppressDeletes: m.suppressDeletes } : {}),
       skipped: m.set.problems.filter(isSkip).length,
+      unread: m.set.problems.filter((p) => p.overHeapBudget === true),
       source: { from: 'manifests', location: paths.join(', '), files: m.set.files.length, objects: countObjects(m.set) },
     };
   } else {
@@ -162,16 +189,25 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
     const location = describeKubeConfig(kc);
     opts.log.info(`reading the cluster at ${location}`);
     let read;
+    // A wait is the time without an answer: each page ends one. An API server that does not answer
+    // (a dead VPN, a firewall dropping packets) holds a request up to 60 s.
+    const waitForApiServer = () => (opts.waits ? opts.waits.begin(`the Kubernetes API server at ${location}`, { graceMs: 1_000 }) : () => {});
+    let endWait = waitForApiServer();
     try {
       read = await readCluster(kc, {
         ...(opts.pod ? { pod: opts.pod } : {}),
         scope: cacheScope(config),
         log: opts.log,
-        onProgress: (resource, listed) => opts.progress?.update(`listing ${RESOURCE_LABELS[resource] ?? resource}: ${listed.toLocaleString('en-US')}`),
+        onProgress: (resource, listed) => {
+          endWait();
+          endWait = waitForApiServer();
+          opts.progress?.update(`listing ${RESOURCE_LABELS[resource] ?? resource}: ${listed.toLocaleString('en-US')}`);
+        },
       });
     } catch (err) {
       throw new CliError(`cannot read the cluster at ${location}: ${(err as Error).message}`);
     } finally {
+      endWait();
       opts.progress?.done();
     }
     const entriesOffReason = entriesOff(config);
@@ -180,6 +216,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
       clusterFederatedTrustDomains: read.clusterFederatedTrustDomains,
       ...(entriesOffReason ? { suppressDeletes: entriesOffReason } : {}),
       skipped: 0,
+      unread: [],
       source: { from: 'cluster', location, objects: countObjects({ ...read.snapshot, clusterFederatedTrustDomains: read.clusterFederatedTrustDomains }) },
     };
   }
@@ -188,6 +225,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
 }
 
 export function readEntriesDump(path: string): CurrentEntry[] {
+  requirePaths('--entries', path);
   let doc: unknown;
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { MemorySpireServer, type SpireSeed } from '../memspire/index.js';
 import { checkEntryShape } from '../spire/index.js';
+import { requirePaths } from './paths.js';
 
 /**
  * Reads a seed file: `spire-server entry show -output json` output
@@ -51,6 +52,7 @@ export function registerMemorySpire(program: Command): void {
       return ms;
     })
     .action(async (opts: { socket: string; trustDomain: string; seed?: string; delay?: number }) => {
+      requirePaths('--seed', opts.seed);
       const seed = opts.seed ? readSeedFile(opts.seed) : undefined;
       const server = await MemorySpireServer.start({
         socketPath: resolve(opts.socket),

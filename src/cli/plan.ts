@@ -14,13 +14,15 @@ import {
 import type { FederationPassResult } from '../federation/index.js';
 import { Reconciler } from '../manager/reconcile.js';
 import { spireClientFor, waitForSpire } from '../manager/spire-client.js';
+import { SILENT_WAITS, type WaitReporter } from '../manager/waiting.js';
 import { addConfigOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { federationJson, federationTable } from './federation-report.js';
-import { asCliError, describeSource, type Inputs, readEntriesDump, readInputs } from './inputs.js';
+import { asCliError, describeSource, type Inputs, readEntriesDump, readInputs, unreadDocumentsError } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings } from './logging.js';
 import { NO_PROGRESS, type Progress, terminalProgress } from './progress.js';
+import { cliWaits } from './waiting.js';
 import { appliedTable, machineOutput, notesTable, outputFormat, planReport, type PlanReport, planTable, summaryLine, wrapLines } from './report.js';
 
 export interface OnceFlags extends ConfigFlags {
@@ -37,6 +39,8 @@ export interface OnceOptions {
   /** The live cluster's configuration (tests); default: KUBECONFIG, ~/.kube/config or in-cluster. */
   kubeConfig?: () => KubeConfig;
   progress?: Progress;
+  /** Where waits for SPIRE and the API server are said; 'stderr': the CLI's (cliWaits, in the config's log encoding). Default: nowhere. */
+  waits?: WaitReporter | 'stderr';
 }
 
 /** What every one-pass command reads before it plans: the config, the engine's options and the cluster's objects. */
@@ -45,20 +49,24 @@ export interface Prepared {
   log: Logger;
   options: EntryPassOptions;
   inputs: Inputs;
+  waits: WaitReporter;
 }
 
-export async function prepare(flags: ConfigFlags & { manifests?: string[] }, opts: Pick<OnceOptions, 'log' | 'kubeConfig' | 'progress'> & { pod?: { namespace: string; name: string } }): Promise<Prepared> {
+export async function prepare(flags: ConfigFlags & { manifests?: string[] }, opts: Pick<OnceOptions, 'log' | 'kubeConfig' | 'progress' | 'waits'> & { pod?: { namespace: string; name: string } }): Promise<Prepared> {
   const { config, warnings } = loadContext(flags);
-  const log = opts.log ?? loggerFor(logSettings(config, {}).settings);
+  const { settings } = logSettings(config, {});
+  const log = opts.log ?? loggerFor(settings);
+  const waits = opts.waits === 'stderr' ? cliWaits(settings.encoding, log) : (opts.waits ?? SILENT_WAITS);
   for (const w of warnings) log.warn(w);
   const options = passOptions(config);
   const inputs = await readInputs(flags.manifests, config, {
     log,
+    waits,
     ...(opts.kubeConfig ? { kubeConfig: opts.kubeConfig } : {}),
     ...(opts.pod ? { pod: opts.pod } : {}),
     ...(opts.progress ? { progress: opts.progress } : {}),
   });
-  return { config, log, options: { ...options, ...(inputs.suppressDeletes ? { suppressDeletes: inputs.suppressDeletes } : {}) }, inputs };
+  return { config, log, options: { ...options, ...(inputs.suppressDeletes ? { suppressDeletes: inputs.suppressDeletes } : {}) }, inputs, waits };
 }
 
 export interface PassOutcome {
@@ -82,7 +90,7 @@ export async function onePass(p: Prepared, flags: { entries?: string }, opts: { 
   }
   const spire = spireClientFor(config);
   try {
-    await waitForSpire(spire, { timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000), say: (line) => log.info(line) });
+    await waitForSpire(spire, { timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000), waits: p.waits });
     // A fresh start, as a new process: no claims, no relationships set, the migration explained (in the report).
     const reconciler = new Reconciler({ config, spire, log, options: { ...options, claims: new ClaimedIds() }, logMigration: false });
     const progress = opts.progress;
@@ -190,6 +198,11 @@ export async function runOnce(flags: OnceFlags, opts: OnceOptions): Promise<{ co
     log.error(opts.apply ? `not applied: ${what}; pass --allow-empty if that is meant` : `${what}; pass --allow-empty if that is meant`);
     return { code: Exit.cannotRun, result, ...(federation ? { federation } : {}), report };
   }
+  // A plan is read to decide on a change: one that silently misses objects must not pass for complete.
+  if (!opts.apply && inputs.unread.length > 0) {
+    log.error(unreadDocumentsError(inputs.unread));
+    return { code: Exit.cannotRun, result, ...(federation ? { federation } : {}), report };
+  }
   const failed =
     (result.applied?.failures.length ?? 0) +
     result.plan.conflicts.length +
@@ -215,7 +228,7 @@ function oncePass(cmd: Command, apply: boolean): Command {
     .option('-o, --output <format>', 'table, json or yaml', 'table')
     .option('--allow-empty', 'go on when nothing declares an entry, though a sync then deletes every entry this controller owns')
     .action(async (flags: OnceFlags) => {
-      const { code } = await runOnce(flags, { apply, print: printer(flags.output), progress: terminalProgress() });
+      const { code } = await runOnce(flags, { apply, print: printer(flags.output), progress: terminalProgress(), waits: 'stderr' });
       process.exitCode = code;
     });
 }

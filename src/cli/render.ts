@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type ClusterSPIFFEID, describeLabelSelector, type Namespace, type Node } from '../api/index.js';
+import { type ClusterSPIFFEID, describeLabelSelector, type Namespace, type Node, type Pod } from '../api/index.js';
 import { type ClusterSnapshot, planPass } from '../entries/index.js';
 import { formatProblem, loadManifests, type ManifestSet } from '../manifests/index.js';
 import { addConfigOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
@@ -7,11 +7,13 @@ import { CliError, Exit } from './exit.js';
 import { explainPod, PodTrace } from './explain-pod.js';
 import { PlanIndex } from './explain-spire.js';
 import { isSkip } from './inputs.js';
+import { requirePaths } from './paths.js';
 
 interface RenderFlags extends ConfigFlags {
   clusterspiffeid: string;
   name?: string;
   pod: string;
+  podName?: string;
   node?: string;
   namespace?: string;
   endpoints?: string[];
@@ -36,6 +38,36 @@ function pick(objects: ClusterSPIFFEID[], file: string, name: string | undefined
   throw new CliError(`${file} holds ${objects.length} ClusterSPIFFEIDs (${objects.map((o) => o.metadata.name).join(', ')}): pick one with --name`);
 }
 
+/** How many pod names an error lists: enough to recognise the file, short enough for one line. */
+const PODS_SHOWN = 4;
+
+const podRef = (p: Pod) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`;
+
+function somePods(pods: readonly Pod[]): string {
+  const shown = pods.slice(0, PODS_SHOWN).map(podRef).join(', ');
+  return pods.length > PODS_SHOWN ? `${shown} and ${pods.length - PODS_SHOWN} more` : shown;
+}
+
+/**
+ * The pod of a --pod file: its only one, or the one --pod-name names (NAME,
+ * or NAMESPACE/NAME when the name is in several namespaces), so that
+ * `kubectl get pods -A -o yaml` output serves as it is.
+ */
+export function pickPod(pods: readonly Pod[], file: string, wanted: string | undefined): Pod {
+  if (wanted === undefined) {
+    if (pods.length === 1) return pods[0]!;
+    if (pods.length === 0) throw new CliError(`--pod ${file}: no Pod in this file`);
+    throw new CliError(`--pod ${file} holds ${pods.length} Pods (${somePods(pods)}): pick one with --pod-name NAME (or NAMESPACE/NAME)`);
+  }
+  const slash = wanted.indexOf('/');
+  const namespace = slash === -1 ? undefined : wanted.slice(0, slash);
+  const name = slash === -1 ? wanted : wanted.slice(slash + 1);
+  const found = pods.filter((p) => p.metadata.name === name && (namespace === undefined || (p.metadata.namespace ?? 'default') === namespace));
+  if (found.length === 1) return found[0]!;
+  if (found.length === 0) throw new CliError(`--pod-name ${wanted}: no such Pod in ${file} (it holds ${pods.length === 0 ? 'none' : somePods(pods)})`);
+  throw new CliError(`--pod-name ${wanted}: ${found.length} Pods of that name in ${file} (${somePods(found)}): give NAMESPACE/NAME`);
+}
+
 /**
  * The entry one pod gets from one ClusterSPIFFEID, selected as reconcile
  * selects (class, namespaceSelector, ignoreNamespaces, podSelector,
@@ -43,13 +75,16 @@ function pick(objects: ClusterSPIFFEID[], file: string, name: string | undefined
  * Returns the output (stdout when the code is 0) and the notes (stderr).
  */
 export async function renderCommand(flags: RenderFlags): Promise<{ output: string; code: number; notes: string[] }> {
+  requirePaths('--clusterspiffeid', flags.clusterspiffeid);
+  requirePaths('--pod', flags.pod);
+  requirePaths('--node', flags.node);
+  requirePaths('--namespace', flags.namespace);
+  requirePaths('--endpoints', flags.endpoints);
   const { config } = loadContext(flags);
   const options = passOptions(config);
   const csids = await read([flags.clusterspiffeid], '--clusterspiffeid');
   const csid = pick(csids.clusterSPIFFEIDs, flags.clusterspiffeid, flags.name);
-  const pods = (await read([flags.pod], '--pod')).pods;
-  if (pods.length !== 1) throw new CliError(`--pod ${flags.pod}: expected one Pod, found ${pods.length}`);
-  const pod = pods[0]!;
+  const pod = pickPod((await read([flags.pod], '--pod')).pods, flags.pod, flags.podName);
   const nsName = pod.metadata.namespace ?? 'default';
   const others = await read([...(flags.node ? [flags.node] : []), ...(flags.namespace ? [flags.namespace] : []), ...(flags.endpoints ?? [])], '--node/--namespace/--endpoints');
   const notes: string[] = [];
@@ -100,7 +135,8 @@ export function registerRender(program: Command): void {
     .description('print the entry one pod gets from one ClusterSPIFFEID, selected as reconcile selects; or why it gets none, or the exact render error')
     .requiredOption('--clusterspiffeid <file>', 'YAML with the ClusterSPIFFEID (a file of several, or a `kind: List`, with --name)')
     .option('--name <name>', 'which ClusterSPIFFEID of the file')
-    .requiredOption('--pod <file>', 'YAML file with the Pod (e.g. kubectl get pod NAME -o yaml)')
+    .requiredOption('--pod <file>', 'YAML file with the Pod (e.g. kubectl get pod NAME -o yaml), or several (a `kind: List`) with --pod-name')
+    .option('--pod-name <[namespace/]name>', 'which Pod of the --pod file (NAMESPACE/NAME when the name is in several namespaces)')
     .option('--node <file>', "YAML file with the pod's Node (without it the node UID shows as NODE-UID)")
     .option('--namespace <file>', "YAML file with the pod's Namespace, for namespaceSelector (needed unless the selector is empty)")
     .option('--endpoints <file...>', "the pod namespace's EndpointSlices or Endpoints, for autoPopulateDNSNames")

@@ -276,7 +276,7 @@ export function planTable(report: PlanReport): string {
   if (report.migration) {
     out.push('', 'Migration');
     for (const m of report.migration.messages) out.push(`  ! ${m}`);
-    for (const id of report.migration.legacy?.leftAloneIds ?? []) out.push(`  = ${id}: former default prefix, owner unknown: left alone`);
+    for (const l of report.migration.legacy ?? []) for (const id of l.leftAloneIds) out.push(`  = ${id}: former default prefix ${l.prefix}, owner unknown: left alone`);
   }
   return out.join('\n').replace(/^\n/, '');
 }

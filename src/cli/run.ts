@@ -17,6 +17,9 @@ import { parseSocket } from '../spire/target.js';
 import { asCliError, manifestPaths, manifestScopeWarnings, readManifests } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings, type ZapFlags } from './logging.js';
+import { requirePaths } from './paths.js';
+import { cliWaits } from './waiting.js';
+import type { WaitReporter } from '../manager/waiting.js';
 
 interface RunFlags extends ConfigFlags, ZapFlags {
   manifests?: string[];
@@ -42,14 +45,14 @@ function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, r
  * servers: nothing to sync, so ready once serving (a sidecar's readiness is
  * the SPIRE server pod's, so SPIRE is not part of it).
  */
-async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
+async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal): Promise<void> {
   for (const w of manifestScopeWarnings(config)) log.warn(w);
   const metrics = new ControllerMetrics();
   // This process is the only writer: it leads.
   metrics.setLeader(true);
   const observability = await serveFor(config, metrics, [], log);
   try {
-    await runManifestController({ paths, config, pass: passOptions(config), log, signal, metrics, read: (p) => readManifests(p, config) });
+    await runManifestController({ paths, config, pass: passOptions(config), log, waits, signal, metrics, read: (p) => readManifests(p, config) });
   } catch (err) {
     throw asCliError(err);
   } finally {
@@ -62,7 +65,7 @@ async function runManifestMode(paths: string[], { config }: LoadedContext, log: 
  * Live Kubernetes mode: KUBECONFIG, ~/.kube/config or the in-cluster service
  * account, as client-go would choose. Resolves after a graceful shutdown.
  */
-async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logger, signal: AbortSignal): Promise<void> {
+async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal): Promise<void> {
   let kc: KubeConfig;
   try {
     // --kubeconfig as controller-runtime takes it (the chart's external controller managers pass one).
@@ -103,7 +106,7 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
   try {
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    const live = await startLive({ config, pass: passOptions(config), kc, log, signal, metrics, onCache: (c) => (cache = c), ...(namespace ? { namespace } : {}) });
+    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (cache = c), ...(namespace ? { namespace } : {}) });
     await live.done;
   } catch (err) {
     throw asCliError(err);
@@ -131,6 +134,7 @@ export function registerRun(program: Command): void {
       const stop = new AbortController();
       process.once('SIGTERM', () => stop.abort());
       process.once('SIGINT', () => stop.abort());
+      requirePaths('--kubeconfig', flags.kubeconfig);
       const context = loadContext(flags);
       const { settings, warnings } = logSettings(context.config, flags);
       const log = loggerFor(settings);
@@ -138,7 +142,11 @@ export function registerRun(program: Command): void {
       // Waiting will not turn a file or a directory into a socket: say so now rather than wait forever.
       checkSocketPath(parseSocket(context.config.spireServerSocketPath).path);
       const paths = manifestPaths(flags.manifests, context.config);
-      if (paths) await runManifestMode(paths, context, log, stop.signal);
-      else await runLiveMode(flags, context, log, stop.signal);
+      const waits = cliWaits(settings.encoding, log);
+      if (paths) await runManifestMode(paths, context, log, waits, stop.signal);
+      else await runLiveMode(flags, context, log, waits, stop.signal);
+      // Stopped gracefully. A request still in flight (a first list an API server never
+      // answers) must not keep the process alive; a second is left for the logs to flush.
+      setTimeout(() => process.exit(0), 1_000).unref();
     });
 }

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { ConfigError, parseConfig } from '../api/index.js';
+import { TEMPLATE_NAMES } from '../template/index.js';
 import { formatProblem, loadManifests } from '../manifests/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError, Exit } from './exit.js';
+import { requirePaths } from './paths.js';
+import { templateFieldMessages, templateFieldProblems } from './template-fields.js';
 
 const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
 const EMBEDDED_CONFIG_KIND = /^\s+kind:\s*ControllerManagerConfig\s*$/m;
@@ -43,7 +46,9 @@ export function configDocuments(text: string): { where: string; text: string }[]
  * webhook admits. With a trust domain, the checks against it too (a literal
  * trust domain in a SPIFFE ID template, federating with our own). With
  * expandEnv, $VAR and ${VAR} in ControllerManagerConfig files are expanded
- * first, as `run --expand-env` reads its config. One line per problem.
+ * first, as `run --expand-env` reads its config. Beyond the webhook: field
+ * names a template reads that its data cannot have (template-fields.ts).
+ * One line per problem.
  */
 export async function validatePaths(paths: string[], opts: { trustDomain?: string; expandEnv?: boolean } = {}): Promise<{ lines: string[]; errors: number }> {
   const lines: string[] = [];
@@ -56,7 +61,9 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
     lines.push(line);
     errors++;
   };
-  const all = await loadManifests(paths);
+  // A folder such as deploy/ holds other files too (a dashboard): said, not failed.
+  const all = await loadManifests(paths, { skipNonKubernetes: true });
+  for (const file of all.notKubernetes ?? []) lines.push(`skipped: ${file}: not a Kubernetes object (no apiVersion, kind or metadata)`);
   for (const p of all.problems) {
     if (p.severity === 'warning') lines.push(`warning: ${formatProblem(p)}`);
     else error(formatProblem(p));
@@ -69,8 +76,9 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
       // Warnings name the file (and the ConfigMap key) and the field, as the config's own warnings do in run's log.
       const warnAt = `${file}: ${config.where}`;
       try {
-        const { warnings } = parseConfig(config.text, file, { expandEnv: opts.expandEnv ?? false });
+        const { config: parsed, warnings } = parseConfig(config.text, file, { expandEnv: opts.expandEnv ?? false });
         for (const w of warnings) lines.push(`warning: ${warnAt}${w}`);
+        for (const m of templateFieldMessages(parsed.parentIDTemplate, TEMPLATE_NAMES.parentID)) error(`${at}: parentIDTemplate: ${m}`);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
         for (const p of err.problems) error(`${at}: ${p}`);
@@ -80,6 +88,7 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
     }
   }
   for (const p of checkManifestObjects(all, opts.trustDomain)) error(formatProblem(p));
+  for (const p of templateFieldProblems(all)) error(formatProblem(p));
   return { lines, errors };
 }
 
@@ -93,6 +102,8 @@ export function registerValidate(program: Command): void {
     .option('--trust-domain <name>', 'the SPIRE server\'s trust domain: bare-path static entry IDs resolve against it, and SPIFFE ID templates fixed to another one or ClusterFederatedTrustDomains for it are refused, as the webhook refuses them')
     .action(async (paths: string[], flags: { config?: string; expandEnv?: boolean; trustDomain?: string }) => {
       if (paths.length === 0 && !flags.config) throw new CliError('validate: give files or directories to check, or --config FILE');
+      requirePaths('--config', flags.config);
+      requirePaths('validate', paths);
       const expandEnv = flags.expandEnv ?? false;
       let trustDomain = flags.trustDomain;
       if (flags.config) {

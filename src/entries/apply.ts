@@ -6,6 +6,8 @@ export interface ApplyFailure {
   op: 'create' | 'update' | 'delete';
   id: string;
   key: string;
+  /** The entry's SPIFFE ID: what names a failed create, whose ID was new to this pass (the next pass asks for another). */
+  spiffeId: string;
   owner?: Owner;
   codeName: string;
   message: string;
@@ -62,8 +64,8 @@ function heldBackDetail(workload: string): string {
 }
 
 /** A create or update SPIRE refused: a failure against its object, and its key not (fully) on the server. */
-function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Owner }, status: { codeName: string; message: string }, result: ApplyResult): void {
-  result.failures.push({ op, id: w.id, key: w.key, owner: w.owner, codeName: status.codeName, message: status.message });
+function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Owner; spec: { spiffeId: string } }, status: { codeName: string; message: string }, result: ApplyResult): void {
+  result.failures.push({ op, id: w.id, key: w.key, spiffeId: w.spec.spiffeId, owner: w.owner, codeName: status.codeName, message: status.message });
   result.failedKeys.add(w.key);
 }
 
@@ -136,7 +138,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
       const d = deletes[i]!;
       // Already gone is what we wanted.
       if (r.status.ok || rpcOutcome(r.status.codeName, 'delete') === 'done') return void result.deleted++;
-      result.failures.push({ op: 'delete', id: d.id, key: d.key, codeName: r.status.codeName, message: r.status.message });
+      result.failures.push({ op: 'delete', id: d.id, key: d.key, spiffeId: d.current.spiffeId, codeName: r.status.codeName, message: r.status.message });
     });
   }
   await create(

@@ -1,4 +1,4 @@
-import { type ClusterSnapshot, type ClusterSPIFFEID, type FieldProblem, formatFieldProblems, type IgnoredNamespaces, isOurClass, ownerOf, type Namespace, type Node, type Pod } from '../api/index.js';
+import { type Cause, type ClusterSnapshot, type ClusterSPIFFEID, type Failure, type FieldProblem, formatFieldProblems, type IgnoredNamespaces, isOurClass, ownerOf, type Namespace, type Node, type Pod } from '../api/index.js';
 
 export { type ClusterSnapshot, isOurClass } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
@@ -34,7 +34,7 @@ export type PodVerdict =
   | { outcome: 'fallback-suppressed' }
   | { outcome: 'unscheduled' }
   | { outcome: 'finished' }
-  | { outcome: 'failed'; message: string }
+  | { outcome: 'failed'; message: string; cause: Cause }
   | { outcome: 'declared'; key: string; spec: EntrySpec };
 
 /**
@@ -64,6 +64,8 @@ export interface RenderFailure {
   /** `namespace/name` of the pod, for pod entries. */
   pod?: string;
   message: string;
+  /** For a pod's failure: the message without the pod's values, which reports group by (entries/problems.ts). */
+  cause?: Cause;
 }
 
 export interface DeclaredState {
@@ -198,7 +200,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
         if (v.outcome === 'failed') {
           stats.podEntryRenderFailures++;
           state.unknownPods.add(uid);
-          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: v.message });
+          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: v.message, cause: v.cause });
         } else if (v.outcome === 'declared') {
           state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
           if (coversFallbacks(rule, v)) coveredByNonFallback.add(uid);
@@ -311,7 +313,7 @@ export function podVerdict(rule: SelectionRule, pod: Pod, namespace: string, cov
     return skip ? { outcome: skip } : { outcome: 'invalid' };
   }
   const r = declareOne(rule.valid, pod, namespace, ctx);
-  return 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure } : { outcome: 'declared', key: r.key, spec: r.spec };
+  return 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure.message, cause: r.failure.cause } : { outcome: 'declared', key: r.key, spec: r.spec };
 }
 
 /**
@@ -344,13 +346,13 @@ export function coversFallbacks(rule: SelectionRule, verdict: { outcome: string 
  * (the pod's entries become unknown), or a skip for a pod not scheduled yet
  * or finished (nothing to attest, and not a failure).
  */
-function declareOne(spec: ParsedWithRenderKey, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: string } | { skip: PodSkip } {
+function declareOne(spec: ParsedWithRenderKey, pod: Pod, namespace: string, ctx: PodContext): { key: string; spec: EntrySpec } | { failure: Failure } | { skip: PodSkip } {
   const uid = pod.metadata.uid;
   const skip = podSkip(pod);
   if (skip) return { skip };
   const nodeName = pod.spec?.nodeName ?? '';
   const node = ctx.node(nodeName);
-  if (!node) return { failure: `node ${nodeName} is not known yet` };
+  if (!node) return { failure: { message: `node ${nodeName} is not known yet`, cause: { text: 'its node is not known yet', value: `node ${nodeName}` } } };
   const parent = ctx.cache.parentId(node, ctx.settings);
   if ('error' in parent) return { failure: parent.error };
   const svc = spec.autoPopulateDNSNames ? ctx.services.get(uid) : undefined;
@@ -415,7 +417,7 @@ export function declarePods(
       const v = selectPod(rule, ns, pod, covered, ctx);
       if (v.outcome === 'failed') {
         out.unknownPods.add(pod.metadata.uid);
-        out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, message: v.message });
+        out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, message: v.message, cause: v.cause });
       } else if (v.outcome === 'declared') {
         out.entries.push({ key: v.key, spec: v.spec, owner: rule.owner, podUid: pod.metadata.uid });
         if (coversFallbacks(rule, v)) covered = true;

@@ -8,7 +8,6 @@ export {
   type EntryClass,
   type EntryScope,
   hasOwnPrefix,
-  LEGACY_ENTRY_ID_PREFIX,
   type Ownership,
   ownershipFromConfig,
   type Policy,

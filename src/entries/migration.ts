@@ -1,4 +1,4 @@
-import { classifyEntry, hasOwnPrefix, SERVER_GENERATED_ID } from './ownership.js';
+import { classifyEntry, formerPrefixOf, SERVER_GENERATED_ID } from './ownership.js';
 import { type Plan, planEntries, type PlanInput } from './plan.js';
 
 /**
@@ -22,8 +22,17 @@ export interface MigrationNotes {
     /** What this pass would do with `entryScope: all`. */
     withScopeAll: { updates: number; deletes: number };
   };
-  /** Entries of the former default prefix, while the prefix is derived from clusterName. */
-  legacy?: { prefix: string; managed: number; leftAlone: number; leftAloneIds: string[] };
+  /** Entries of each former default prefix that has any, while the prefix is derived from clusterName. */
+  legacy?: LegacyNote[];
+}
+
+export interface LegacyNote {
+  prefix: string;
+  /** Its IDs alone show the entries are ours (see FormerPrefix.proves). */
+  byIdAlone: boolean;
+  managed: number;
+  leftAlone: number;
+  leftAloneIds: string[];
 }
 
 /**
@@ -49,19 +58,26 @@ export function migrationNotes(input: PlanInput, plan: Plan): MigrationNotes {
       withScopeAll: { updates: all.updates.length, deletes: all.deletes.length },
     };
   }
-  const legacy = o.legacyPrefix;
-  if (legacy !== undefined) {
-    const adopted = new Set(plan.adopted);
-    let managed = 0;
-    const leftAloneIds: string[] = [];
-    for (const e of input.current) {
-      if (!hasOwnPrefix(e.id, legacy)) continue;
-      if (adopted.has(e.id) || classifyEntry(e, o) === 'managed') managed++;
-      else leftAloneIds.push(e.id);
-    }
-    if (managed + leftAloneIds.length > 0) notes.legacy = { prefix: legacy, managed, leftAlone: leftAloneIds.length, leftAloneIds };
-  }
+  const legacy = legacyNotes(input, plan);
+  if (legacy.length > 0) notes.legacy = legacy;
   return notes;
+}
+
+/** Per former default prefix: its entries this pass manages (or adopts), and those it leaves alone. */
+function legacyNotes(input: PlanInput, plan: Plan): LegacyNote[] {
+  const o = input.ownership;
+  const adopted = new Set(plan.adopted);
+  const notes = new Map((o.formerPrefixes ?? []).map((f) => [f.prefix, { prefix: f.prefix, byIdAlone: f.proves, managed: 0, leftAlone: 0, leftAloneIds: [] as string[] }]));
+  for (const e of input.current) {
+    const former = formerPrefixOf(e.id, o);
+    const note = former && notes.get(former.prefix);
+    if (!note) continue;
+    const cls = classifyEntry(e, o);
+    if (adopted.has(e.id) || cls === 'managed') note.managed++;
+    // A cleanup entry is neither: the plan deletes it.
+    else if (cls !== 'cleanup') note.leftAloneIds.push(e.id);
+  }
+  return [...notes.values()].map((n) => ({ ...n, leftAlone: n.leftAloneIds.length })).filter((n) => n.managed + n.leftAlone > 0);
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -91,19 +107,22 @@ export function describeMigration(notes: MigrationNotes, entryIDPrefix: string):
         `this pass it would make ${plural(s.withScopeAll.updates, 'update')} and ${plural(s.withScopeAll.deletes, 'delete')}. Run plan with either setting to see each change`,
     });
   }
-  const l = notes.legacy;
-  if (l) {
-    out.push({
-      level: l.leftAlone > 0 ? 'warn' : 'info',
-      message:
-        `entryIDPrefix is not set, so new entries get IDs starting ${entryIDPrefix} (derived from clusterName). ` +
-        `${l.managed} entr${l.managed === 1 ? 'y' : 'ies'} with the former default prefix ${l.prefix} ${l.managed === 1 ? 'is' : 'are'} this cluster's (parent under its agents, or holding an entry it declares) and stay in place, managed` +
-        (l.leftAlone > 0
-          ? `; ${l.leftAlone} ${l.leftAlone === 1 ? 'is' : 'are'} left alone, since another cluster may own ${l.leftAlone === 1 ? 'it' : 'them'} (if this SPIRE server serves this cluster alone, delete ${l.leftAlone === 1 ? 'it' : 'them'} with spire-server entry delete: \`plan\` lists them under Migration)`
-          : ''),
-    });
-  }
+  for (const l of notes.legacy ?? []) out.push(describeLegacy(l, entryIDPrefix));
   return out;
+}
+
+function describeLegacy(l: LegacyNote, entryIDPrefix: string): { level: 'warn' | 'info'; message: string } {
+  const are = (n: number) => (n === 1 ? 'is' : 'are');
+  const why = l.byIdAlone ? 'the prefix names it' : 'parent under its agents, or holding an entry it declares';
+  return {
+    level: l.leftAlone > 0 ? 'warn' : 'info',
+    message:
+      `entryIDPrefix is not set, so new entries get IDs starting ${entryIDPrefix} (derived from clusterName). ` +
+      `${l.managed} entr${l.managed === 1 ? 'y' : 'ies'} with the former default prefix ${l.prefix} ${are(l.managed)} this cluster's (${why}) and stay in place, managed` +
+      (l.leftAlone > 0
+        ? `; ${l.leftAlone} ${are(l.leftAlone)} left alone, since another cluster may own ${l.leftAlone === 1 ? 'it' : 'them'} (if this SPIRE server serves this cluster alone, delete ${l.leftAlone === 1 ? 'it' : 'them'} with spire-server entry delete: \`plan\` lists them under Migration)`
+        : ''),
+  };
 }
 
 /** The notes as log lines, at their levels (the start-up log of both modes). */

@@ -18,12 +18,17 @@ export interface Ownership {
    */
   entryIDPrefixCleanup?: string;
   /**
-   * The former default prefix (`scm-`), set while the prefix is the derived
-   * default: its entries are ours where they can be told apart from another
-   * cluster's (their parent names this cluster's agents, or they hold an entry
-   * we declare); the rest are left alone.
+   * The defaults of earlier releases, set while the prefix is the derived
+   * default (see formerDefaultPrefixes), so their entries are updated in
+   * place instead of duplicated, and deleted instead of leaked.
    */
-  legacyPrefix?: string;
+  formerPrefixes?: readonly FormerPrefix[];
+  /**
+   * The cluster whose former default prefix equals our prefix (`scm-a.` was
+   * cluster `scm-a`'s and is now cluster `a`'s): an entry under its agents
+   * is its own, whatever the ID says, while it may still run that release.
+   */
+  prefixFormerlyOf?: string;
   /** Whose agents a parent ID names. Without it no entry is attributed to a cluster. */
   agents?: AgentAttribution;
   /**
@@ -36,32 +41,70 @@ export interface Ownership {
   claimed?: ReadonlySet<string>;
 }
 
-/** The default before entry ID prefixes were derived from the cluster name. */
-export const LEGACY_ENTRY_ID_PREFIX = 'scm-';
-
-const ID_CHARS = /^[A-Za-z0-9._-]+$/;
-/** SPIRE takes entry IDs of up to 255 bytes; ours are the prefix and a 36-character UUID. */
-const MAX_PREFIX = 200;
+/**
+ * A prefix an earlier release created entries with by default. `proves`:
+ * no other cluster's default makes it, so its IDs are ours as our prefix's
+ * are. Otherwise another cluster sharing the SPIRE server may have made
+ * them: ours only where told apart (the parent names this cluster's agents,
+ * or the entry holds a key we declare), the rest left alone.
+ */
+export interface FormerPrefix {
+  prefix: string;
+  proves: boolean;
+}
 
 /**
- * The prefix used when the config sets none: the cluster name and a `.`,
- * the value spire-controller-manager's helm chart writes (`entryIDPrefix:
- * <clusterName>`, a `.` appended), so that clusters sharing one SPIRE server
- * never take each other's entries for their own. A cluster name with
- * characters SPIRE refuses in an entry ID ([A-Za-z0-9._-] only) has them
- * replaced and a short hash of the name added, so two such names stay apart.
+ * The mark of spire-controller-manager's entry IDs, which the product's
+ * documentation promises: followed by a UUID alone it names no cluster (an
+ * earlier default); followed by the cluster part it is the default now.
+ */
+export const SCM_PREFIX = 'scm-';
+
+const ID_CHARS = /^[A-Za-z0-9._-]+$/;
+/** SPIRE takes entry IDs of up to 255 bytes; ours are the prefix (at most 4 + 201) and a 36-character UUID. */
+const MAX_CLUSTER_PART = 200;
+
+/**
+ * The cluster name and a `.`, the value spire-controller-manager's helm
+ * chart writes (`entryIDPrefix: <clusterName>`, a `.` appended). A name
+ * with characters SPIRE refuses in an entry ID ([A-Za-z0-9._-] only) has
+ * them replaced and a short hash of the name added, so two such names stay
+ * apart.
+ */
+export function clusterIdPart(clusterName: string): string {
+  if (ID_CHARS.test(clusterName) && clusterName.length <= MAX_CLUSTER_PART) return clusterName.endsWith('.') ? clusterName : `${clusterName}.`;
+  const readable = clusterName.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, MAX_CLUSTER_PART - 10);
+  return `${readable}-${hash('sha256', clusterName, 'hex').slice(0, 8)}.`;
+}
+
+/**
+ * The prefix used when the config sets none: `scm-`, the cluster name and
+ * a `.`. The cluster part keeps clusters that share one SPIRE server from
+ * taking each other's entries for their own.
  */
 export function defaultEntryIDPrefix(clusterName: string): string {
-  if (ID_CHARS.test(clusterName) && clusterName.length <= MAX_PREFIX) return clusterName.endsWith('.') ? clusterName : `${clusterName}.`;
-  const readable = clusterName.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, MAX_PREFIX - 10);
-  return `${readable}-${hash('sha256', clusterName, 'hex').slice(0, 8)}.`;
+  return `${SCM_PREFIX}${clusterIdPart(clusterName)}`;
+}
+
+/**
+ * The defaults before this one, whose entries are still this cluster's:
+ * bare `scm-`, which names no cluster, and `<clusterName>.`, which does,
+ * unless it starts with `scm-` (then it is also another cluster's default
+ * now: `scm-a.` is cluster `a`'s).
+ */
+export function formerDefaultPrefixes(clusterName: string): FormerPrefix[] {
+  const named = clusterIdPart(clusterName);
+  return [
+    { prefix: SCM_PREFIX, proves: false },
+    { prefix: named, proves: !named.startsWith(SCM_PREFIX) },
+  ];
 }
 
 /**
  * An ID made by a controller with this prefix: the prefix, then a part
  * without a `.` (a UUID). So the prefix `a.` does not claim `a.b.<uuid>`,
- * the IDs of the cluster `a.b`. The empty prefix (upstream's "no prefix")
- * matches every ID.
+ * the IDs of the cluster `a.b`, and `scm-` does not claim `scm-a.<uuid>`.
+ * The empty prefix (upstream's "no prefix") matches every ID.
  */
 export function hasOwnPrefix(id: string, prefix: string): boolean {
   return id.startsWith(prefix) && (prefix === '' || id.indexOf('.', prefix.length) === -1);
@@ -82,19 +125,33 @@ export type EntryClass = 'managed' | 'adoptable' | 'cleanup' | 'foreign';
 export function classifyEntry(e: Pick<CurrentEntry, 'id' | 'spec' | 'podUid'>, o: Ownership): EntryClass {
   // The empty prefix is upstream's "no prefix": every entry is ours, as with entryScope all.
   if (o.entryScope === 'all' || o.entryIDPrefix === '') return 'managed';
-  if (provenOurs(e.id, o)) return 'managed';
+  if (provenOurs(e, o)) return 'managed';
   const cluster = o.agents?.clusterOf(e.spec.parentId);
   // Another cluster's workload, whatever its ID says: never ours.
   if (cluster !== undefined && cluster !== o.agents!.clusterName) return 'foreign';
   const underOurAgents = cluster !== undefined;
-  if (o.legacyPrefix !== undefined && hasOwnPrefix(e.id, o.legacyPrefix)) return underOurAgents ? 'managed' : 'adoptable';
+  if (formerPrefixOf(e.id, o)?.proves === false) return underOurAgents ? 'managed' : 'adoptable';
   if (o.serverAssignsIds && SERVER_GENERATED_ID.test(e.id)) return underOurAgents && e.podUid !== undefined ? 'managed' : 'adoptable';
   return matchesCleanup(e.id, o) ? 'cleanup' : 'foreign';
 }
 
-/** The entry's ID shows it is ours: our prefix, or created or adopted by this process. */
-export function provenOurs(id: string, o: Ownership): boolean {
-  return (o.entryIDPrefix !== '' && hasOwnPrefix(id, o.entryIDPrefix)) || o.claimed?.has(id) === true;
+/**
+ * The entry's ID shows it is ours: our prefix (but for an entry under the
+ * agents of the cluster that prefix formerly belonged to), a former prefix
+ * that proves it (unless the cleanup prefix names it: then it is replaced),
+ * or created or adopted by this process.
+ */
+export function provenOurs(e: Pick<CurrentEntry, 'id' | 'spec'>, o: Ownership): boolean {
+  if (o.claimed?.has(e.id) === true) return true;
+  if (o.entryIDPrefix !== '' && hasOwnPrefix(e.id, o.entryIDPrefix)) {
+    return o.prefixFormerlyOf === undefined || o.agents?.clusterOf(e.spec.parentId) !== o.prefixFormerlyOf;
+  }
+  return formerPrefixOf(e.id, o)?.proves === true && !matchesCleanup(e.id, o);
+}
+
+/** The former default prefix the ID carries, if any (they never overlap: see formerDefaultPrefixes). */
+export function formerPrefixOf(id: string, o: Pick<Ownership, 'formerPrefixes'>): FormerPrefix | undefined {
+  return o.formerPrefixes?.find((f) => hasOwnPrefix(id, f.prefix));
 }
 
 export function matchesCleanup(id: string, o: Ownership): boolean {
@@ -109,16 +166,16 @@ export function matchesCleanup(id: string, o: Ownership): boolean {
  * the scope or cleanup setting (a shared SPIRE server).
  */
 export function otherClusterOf(e: Pick<CurrentEntry, 'id' | 'spec'>, o: Ownership): string | undefined {
-  if (!o.agents || provenOurs(e.id, o)) return undefined;
+  if (!o.agents || provenOurs(e, o)) return undefined;
   const cluster = o.agents.clusterOf(e.spec.parentId);
   return cluster !== undefined && cluster !== o.agents.clusterName ? cluster : undefined;
 }
 
 /**
  * The ownership rules a config asks for. Without `entryIDPrefix` the prefix
- * is derived from the cluster name, and entries of the former default
- * prefix are recognised (legacyPrefix). Throws when the cleanup prefix is
- * the prefix itself: every entry we create would be deleted by the next pass.
+ * is derived from the cluster name, and entries of the former defaults are
+ * recognised (formerPrefixes). Throws when the cleanup prefix is the prefix
+ * itself: every entry we create would be deleted by the next pass.
  */
 export function ownershipFromConfig(
   c: Pick<ControllerConfig, 'trustDomain' | 'clusterName' | 'entryIDPrefix' | 'entryIDPrefixCleanup' | 'entryScope'>,
@@ -129,11 +186,14 @@ export function ownershipFromConfig(
   if (c.entryIDPrefixCleanup !== undefined && entryIDPrefix !== '' && c.entryIDPrefixCleanup === entryIDPrefix) {
     throw new Error(`entryIDPrefixCleanup: must differ from the entry ID prefix "${entryIDPrefix}"${derived ? ' (derived from clusterName: entryIDPrefix is not set)' : ''}`);
   }
+  // The cluster whose name is ours after `scm-` had our prefix as its default before.
+  const formerOwner = `${SCM_PREFIX}${c.clusterName}`;
   return {
     entryIDPrefix,
     entryScope: c.entryScope,
     ...(c.entryIDPrefixCleanup !== undefined ? { entryIDPrefixCleanup: c.entryIDPrefixCleanup } : {}),
-    ...(derived && entryIDPrefix !== LEGACY_ENTRY_ID_PREFIX ? { legacyPrefix: LEGACY_ENTRY_ID_PREFIX } : {}),
+    ...(derived ? { formerPrefixes: formerDefaultPrefixes(c.clusterName) } : {}),
+    ...(derived && clusterIdPart(formerOwner) === entryIDPrefix ? { prefixFormerlyOf: formerOwner } : {}),
     agents: agentAttribution(c.trustDomain, c.clusterName, parentIdTemplate),
   };
 }

@@ -1,9 +1,9 @@
-import type { Node, Pod } from '../api/index.js';
+import type { Failure, Node, Pod } from '../api/index.js';
 import type { EntrySpec } from './model.js';
 import { renderParentId, type RenderSettings } from './render.js';
 
 /** A render as the cache keeps it: the entry and its key, or why it failed. */
-export type CachedRender = { spec: EntrySpec; key: string } | { error: string };
+export type CachedRender = { spec: EntrySpec; key: string } | { error: Failure };
 
 /** The inputs a render is valid for, and its result (spec and key, or an error) in the same object: one object per pod entry. */
 export interface CacheSlot {
@@ -12,7 +12,7 @@ export interface CacheSlot {
   dns: string;
   spec: EntrySpec | undefined;
   key: string;
-  error: string | undefined;
+  error: Failure | undefined;
 }
 
 /**

@@ -1,9 +1,24 @@
-import type { FieldProblem } from '../api/index.js';
+import type { Cause, Failure, FieldProblem } from '../api/index.js';
 import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, ownerOf, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
-import { formatSpiffeId, lengthProblem, memberProblem, parseSpiffeId, parseTrustDomain, workloadProblem } from '../spiffe/index.js';
+import { formatSpiffeId, lengthProblem, memberProblem, memberRule, parseSpiffeId, parseTrustDomain, workloadProblem, workloadRule } from '../spiffe/index.js';
 import { type CompiledTemplate, TEMPLATE_NAMES, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
-import { dnsNameCheck, duplicateSelector, entrySizeProblem, hintProblem, selectorValueProblem, storeSvidProblem, ttlSeconds } from './spire-accepts.js';
+import {
+  dnsNameCheck,
+  dnsNameRefused,
+  DUPLICATE_SELECTOR_RULE,
+  duplicateSelector,
+  entryBytes,
+  ENTRY_SIZE_RULE,
+  entrySizeProblem,
+  hintProblem,
+  MAX_ENTRY_BYTES,
+  NUL_RULE,
+  selectorListedTwice,
+  selectorValueProblem,
+  storeSvidProblem,
+  ttlSeconds,
+} from './spire-accepts.js';
 import { dnsNameTemplateProblem, selectorTemplateProblem, spiffeIdTemplateProblem, templateBudgetProblem } from './template-checks.js';
 
 export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
@@ -154,27 +169,48 @@ function selectionOf(spec: ClusterSPIFFEID['spec']): Pick<ParsedClusterSPIFFEID,
   return { namespaceSelector: readable(spec.namespaceSelector), podSelector: readable(spec.podSelector), fallback: spec.fallback ?? false };
 }
 
-class RenderError extends Error {}
+/**
+ * A render that failed: the message `plan` and `explain` show for the pod,
+ * and its cause, worded without the pod's values, that reports group by.
+ */
+class RenderError extends Error {
+  constructor(
+    message: string,
+    readonly why: Cause,
+  ) {
+    super(message);
+  }
+}
+
+/** The same failure with what was being rendered said in front of its message. */
+function prefixed(prefix: string, err: RenderError): RenderError {
+  return new RenderError(`${prefix}${err.message}`, err.why);
+}
 
 /**
  * A rendered ID must parse, be in our trust domain, and pass SPIRE's rules for
  * its role: a parent ID is a member ID (a path), a SPIFFE ID a workload ID
- * (and not under /spire).
+ * (and not under /spire). `field` names the template, for the cause.
  */
-function checkIdInTrustDomain(rendered: string, trustDomain: string, role: 'member' | 'workload'): string {
+function checkIdInTrustDomain(rendered: string, trustDomain: string, role: 'member' | 'workload', field: string): string {
+  const what = role === 'member' ? 'parent ID' : 'SPIFFE ID';
+  const refuse = (shown: string, reason: string, rule: string): never => {
+    throw new RenderError(`invalid SPIFFE ID "${shown}": ${reason}`, { text: `${field} renders ${rule}`, value: JSON.stringify(shown) });
+  };
   let id;
   try {
     id = parseSpiffeId(rendered);
   } catch (err) {
-    throw new RenderError(`invalid SPIFFE ID "${rendered}": ${(err as Error).message}`);
+    const reason = (err as Error).message;
+    return refuse(rendered, reason, `an invalid ${what}: ${reason}`);
   }
   if (id.trustDomain !== trustDomain) {
-    throw new RenderError(`invalid SPIFFE ID "${rendered}": expected trust domain "${trustDomain}" but got "${id.trustDomain}"`);
+    return refuse(rendered, `expected trust domain "${trustDomain}" but got "${id.trustDomain}"`, `a ${what} outside trust domain "${trustDomain}"`);
   }
   const tooLong = lengthProblem(id);
-  if (tooLong) throw new RenderError(`invalid SPIFFE ID "${rendered.slice(0, 64)}...": ${tooLong}`);
-  const refused = role === 'member' ? memberProblem(id, trustDomain) : workloadProblem(id, trustDomain);
-  if (refused) throw new RenderError(`invalid SPIFFE ID "${rendered}": ${refused}`);
+  if (tooLong) return refuse(`${rendered.slice(0, 64)}...`, tooLong, `an invalid ${what}: ${tooLong}`);
+  const rule = role === 'member' ? memberRule(id, trustDomain) : workloadRule(id, trustDomain);
+  if (rule) return refuse(rendered, `"${formatSpiffeId(id)}" ${rule}`, `a ${what} that ${rule}`);
   return formatSpiffeId(id);
 }
 
@@ -187,13 +223,23 @@ function internType(type: string): string {
   return type;
 }
 
+/** A selector that does not parse: its text, and the rule it breaks. */
+export class SelectorError extends Error {
+  constructor(
+    readonly text: string,
+    readonly rule: string,
+  ) {
+    super(`invalid selector "${text}": ${rule}`);
+  }
+}
+
 export function parseSelector(s: string): Selector {
   const colon = s.indexOf(':');
-  if (colon === -1) throw new Error(`invalid selector "${s}": expected at least one colon to separate the type from the value`);
+  if (colon === -1) throw new SelectorError(s, 'expected at least one colon to separate the type from the value');
   const type = internType(s.slice(0, colon));
   const value = s.slice(colon + 1);
-  if (type === '') throw new Error(`invalid selector "${s}": type cannot be empty`);
-  if (value === '') throw new Error(`invalid selector "${s}": value cannot be empty`);
+  if (type === '') throw new SelectorError(s, 'type cannot be empty');
+  if (value === '') throw new SelectorError(s, 'value cannot be empty');
   return { type, value };
 }
 
@@ -214,11 +260,12 @@ function sharedSelector(text: string): Selector {
   return selector;
 }
 
-function run(what: string, template: CompiledTemplate, data: TemplateData): string {
+function run(what: string, field: string, template: CompiledTemplate, data: TemplateData): string {
   try {
     return template.render(data);
   } catch (err) {
-    throw new RenderError(`failed to render ${what}: ${(err as Error).message}`);
+    const reason = (err as Error).message;
+    throw new RenderError(`failed to render ${what}: ${reason}`, { text: `${field} fails to render: ${reason}` });
   }
 }
 
@@ -239,16 +286,27 @@ function templateData(settings: RenderSettings, node: Node, pod?: Pod): Template
  * The parent ID depends on the node only (the template sees no pod data, as
  * upstream), so callers cache it per node and pass it in.
  */
-export function renderParentId(node: Node, settings: RenderSettings): { parentId: string } | { error: string } {
+export function renderParentId(node: Node, settings: RenderSettings): { parentId: string } | { error: Failure } {
+  const field = 'parentIDTemplate (config)';
   try {
-    return { parentId: checkIdInTrustDomain(settings.parentIdTemplate.render(templateData(settings, node)), settings.trustDomain, 'member') };
+    let text: string;
+    try {
+      text = settings.parentIdTemplate.render(templateData(settings, node));
+    } catch (err) {
+      const reason = (err as Error).message;
+      throw new RenderError(reason, { text: `${field} fails to render: ${reason}` });
+    }
+    return { parentId: checkIdInTrustDomain(text, settings.trustDomain, 'member', field) };
   } catch (err) {
     // The template is the config's, not the ClusterSPIFFEID's, and fails per node: say which of each.
-    return { error: `parentIDTemplate: node ${node.metadata.name}: ${(err as Error).message}` };
+    const message = (err as Error).message;
+    const why = err instanceof RenderError ? err.why : { text: `${field} fails to render: ${message}` };
+    const at = `node ${node.metadata.name}`;
+    return { error: { message: `parentIDTemplate: ${at}: ${message}`, cause: { text: why.text, value: why.value === undefined ? at : `${at}: ${why.value}` } } };
   }
 }
 
-/** Renders one pod's entry; every failure is a message naming what failed. */
+/** Renders one pod's entry; every failure is a message naming what failed, and its cause. */
 export function renderPodEntry(
   spec: ParsedClusterSPIFFEID,
   pod: Pod,
@@ -256,27 +314,28 @@ export function renderPodEntry(
   parentId: string,
   settings: RenderSettings,
   serviceDnsNames: readonly string[],
-): { spec: EntrySpec } | { error: string } {
+): { spec: EntrySpec } | { error: Failure } {
   const data = templateData(settings, node, pod);
   try {
-    const spiffeIdText = run('SPIFFE ID', spec.spiffeId, data);
+    const spiffeIdText = run('SPIFFE ID', 'spec.spiffeIDTemplate', spec.spiffeId, data);
     let spiffeId: string;
     try {
-      spiffeId = checkIdInTrustDomain(spiffeIdText, settings.trustDomain, 'workload');
+      spiffeId = checkIdInTrustDomain(spiffeIdText, settings.trustDomain, 'workload', 'spec.spiffeIDTemplate');
     } catch (err) {
-      throw new RenderError(`failed to render SPIFFE ID: ${(err as Error).message}`);
+      throw prefixed('failed to render SPIFFE ID: ', err as RenderError);
     }
     const dnsNames: string[] = [];
     const seen = new Set<string>();
-    for (const t of spec.dnsNames) {
-      const name = run('DNS name', t, data);
-      const bad = dnsNameCheck(name);
-      if (bad !== undefined) throw new RenderError(`failed to render DNS name: ${bad}`);
+    spec.dnsNames.forEach((t, i) => {
+      const field = `spec.dnsNameTemplates[${i}]`;
+      const name = run('DNS name', field, t, data);
+      const bad = dnsNameRefused(name);
+      if (bad !== undefined) throw new RenderError(`failed to render DNS name: ${bad.message}`, { text: `${field} renders an invalid DNS name: ${bad.rule}`, value: JSON.stringify(name) });
       if (!seen.has(name)) {
         seen.add(name);
         dnsNames.push(name);
       }
-    }
+    });
     for (const name of serviceDnsNames) {
       if (!seen.has(name)) {
         seen.add(name);
@@ -284,19 +343,29 @@ export function renderPodEntry(
       }
     }
     const selectors: Selector[] = [{ type: 'k8s', value: `${POD_UID_SELECTOR_PREFIX}${pod.metadata.uid}` }];
-    for (const t of spec.workloadSelectors) {
-      const text = run('workload selector', t, data);
+    spec.workloadSelectors.forEach((t, i) => {
+      const field = `spec.workloadSelectorTemplates[${i}]`;
+      const text = run('workload selector', field, t, data);
+      const refuse = (reason: string, rule: string): never => {
+        throw new RenderError(`failed to render workload selector: ${reason}`, { text: `${field} renders an invalid selector: ${rule}`, value: JSON.stringify(text) });
+      };
+      let selector: Selector;
       try {
-        const selector = sharedSelector(text);
-        const bad = selectorValueProblem(selector);
-        if (bad !== undefined) throw new Error(bad);
-        selectors.push(selector);
+        selector = sharedSelector(text);
       } catch (err) {
-        throw new RenderError(`failed to render workload selector: ${(err as Error).message}`);
+        return refuse((err as Error).message, err instanceof SelectorError ? err.rule : (err as Error).message);
       }
+      const bad = selectorValueProblem(selector);
+      if (bad !== undefined) refuse(bad, NUL_RULE);
+      selectors.push(selector);
+    });
+    const twice = spec.workloadSelectors.length > 0 ? selectorListedTwice(selectors) : undefined;
+    if (twice !== undefined) {
+      throw new RenderError(`failed to render workload selector: duplicate selector ${JSON.stringify(twice)}: ${DUPLICATE_SELECTOR_RULE}`, {
+        text: `spec.workloadSelectorTemplates render the same selector twice: ${DUPLICATE_SELECTOR_RULE}`,
+        value: JSON.stringify(twice),
+      });
     }
-    const twice = spec.workloadSelectors.length > 0 ? duplicateSelector(selectors) : undefined;
-    if (twice !== undefined) throw new RenderError(`failed to render workload selector: ${twice}`);
     const entry: EntrySpec = {
       spiffeId,
       parentId,
@@ -312,11 +381,14 @@ export function renderPodEntry(
       storeSvid: false,
       hint: spec.hint,
     };
-    const tooBig = entrySizeProblem(entry);
-    if (tooBig !== undefined) throw new RenderError(tooBig);
+    const bytes = entryBytes(entry);
+    if (bytes > MAX_ENTRY_BYTES) throw new RenderError(`the entry would be ${bytes} bytes, ${ENTRY_SIZE_RULE}`, { text: `the entry would be ${ENTRY_SIZE_RULE}`, value: `${bytes} bytes` });
     return { spec: entry };
   } catch (err) {
-    return { error: (err as Error).message };
+    if (err instanceof RenderError) return { error: { message: err.message, cause: err.why } };
+    // Not a failure of this pod's data: the whole message is its cause.
+    const message = (err as Error).message;
+    return { error: { message, cause: { text: message } } };
   }
 }
 

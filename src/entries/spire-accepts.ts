@@ -10,7 +10,7 @@
  * undefined. Where SPIRE has its own wording it is kept.
  */
 import { durationToSeconds } from '../api/index.js';
-import { dnsNameProblem } from '../spiffe/index.js';
+import { dnsNameRefusal } from '../spiffe/index.js';
 import type { EntrySpec, Selector } from './model.js';
 
 /** SPIRE's API layer refuses a longer hint (A9). */
@@ -32,9 +32,11 @@ export function ttlSeconds(input: string | undefined): number {
   return seconds === 0 ? 0 : seconds;
 }
 
+export const NUL_RULE = 'contains a NUL character, which SPIRE cannot store (PostgreSQL refuses it)';
+
 /** SPIRE's PostgreSQL datastore cannot store a NUL character in any text column. */
 function nulProblem(value: string): string | undefined {
-  return value.includes('\u0000') ? 'contains a NUL character, which SPIRE cannot store (PostgreSQL refuses it)' : undefined;
+  return value.includes('\u0000') ? NUL_RULE : undefined;
 }
 
 export function hintProblem(hint: string): string | undefined {
@@ -46,6 +48,14 @@ export function hintProblem(hint: string): string | undefined {
 /** Characters a DNS name may hold (with a leading `*.`): what every SPIRE release accepts. */
 export const DNS_CHARS = /^[A-Za-z0-9._*-]*$/;
 
+/** What dnsNameRefused says of a name: the whole message, and the rule it breaks worded without the name. */
+export interface DnsNameRefused {
+  message: string;
+  rule: string;
+}
+
+const DNS_CHARS_RULE = 'letters, digits, "-", "_" and "." only';
+
 /**
  * SPIRE's DNS name rules (x509util.ValidateLabel), with SPIRE's reason on one
  * line; and beyond them, no character outside letters, digits, `-`, `_` and
@@ -53,14 +63,24 @@ export const DNS_CHARS = /^[A-Za-z0-9._*-]*$/;
  * spaces and punctuation through; releases built with newer Go refuse them
  * (docs/spire-semantics.md §1.6), and no certificate should carry them.
  */
-export function dnsNameCheck(name: string): string | undefined {
-  const spire = dnsNameProblem(name);
-  if (spire !== undefined) return `invalid DNS name ${JSON.stringify(name)}: ${spire.replace(/\n/g, ': ')}`;
+export function dnsNameRefused(name: string): DnsNameRefused | undefined {
+  const quoted = JSON.stringify(name);
+  const spire = dnsNameRefusal(name);
+  if (spire !== undefined) {
+    if (spire.label === undefined) return { message: `invalid DNS name ${quoted}: ${spire.cause}`, rule: spire.cause };
+    const rule = `${spire.cause}: idna: invalid label`;
+    return { message: `invalid DNS name ${quoted}: ${rule} "${spire.label}"`, rule };
+  }
   if (!DNS_CHARS.test(name)) {
     const bad = [...name].find((c) => !DNS_CHARS.test(c))!;
-    return `invalid DNS name ${JSON.stringify(name)}: character ${JSON.stringify(bad)} is not allowed (letters, digits, "-", "_" and "." only)`;
+    return { message: `invalid DNS name ${quoted}: character ${JSON.stringify(bad)} is not allowed (${DNS_CHARS_RULE})`, rule: `a character is not allowed (${DNS_CHARS_RULE})` };
   }
   return undefined;
+}
+
+/** dnsNameRefused's message alone. */
+export function dnsNameCheck(name: string): string | undefined {
+  return dnsNameRefused(name)?.message;
 }
 
 export const formatSelector = (s: Selector): string => `${s.type}:${s.value}`;
@@ -71,15 +91,23 @@ export function selectorValueProblem(s: Selector): string | undefined {
   return nul === undefined ? undefined : `selector ${JSON.stringify(formatSelector(s))} ${nul}`;
 }
 
-/** SPIRE stores selectors in a table keyed by entry, type and value: the same selector twice fails the create. */
-export function duplicateSelector(selectors: readonly Selector[]): string | undefined {
+/** The text of the first selector listed twice, or undefined. */
+export function selectorListedTwice(selectors: readonly Selector[]): string | undefined {
   const seen = new Set<string>();
   for (const s of selectors) {
     const text = formatSelector(s);
-    if (seen.has(text)) return `duplicate selector ${JSON.stringify(text)}: SPIRE refuses an entry that lists a selector twice`;
+    if (seen.has(text)) return text;
     seen.add(text);
   }
   return undefined;
+}
+
+export const DUPLICATE_SELECTOR_RULE = 'SPIRE refuses an entry that lists a selector twice';
+
+/** SPIRE stores selectors in a table keyed by entry, type and value: the same selector twice fails the create. */
+export function duplicateSelector(selectors: readonly Selector[]): string | undefined {
+  const text = selectorListedTwice(selectors);
+  return text === undefined ? undefined : `duplicate selector ${JSON.stringify(text)}: ${DUPLICATE_SELECTOR_RULE}`;
 }
 
 /** D2: SPIRE refuses storeSVID on an entry whose selectors are of more than one type. */
@@ -105,8 +133,11 @@ export function entryBytes(spec: EntrySpec): number {
   return n;
 }
 
+/** Why an entry of this many bytes is not sent, worded without the size. */
+export const ENTRY_SIZE_RULE = `over the limit of ${MAX_ENTRY_BYTES} bytes (entries go to SPIRE 200 to a call, and a call over 4 MiB fails whole)`;
+
 export function entrySizeProblem(spec: EntrySpec): string | undefined {
   const bytes = entryBytes(spec);
   if (bytes <= MAX_ENTRY_BYTES) return undefined;
-  return `the entry would be ${bytes} bytes, over the limit of ${MAX_ENTRY_BYTES} (entries go to SPIRE 200 to a call, and a call over 4 MiB fails whole)`;
+  return `the entry would be ${bytes} bytes, ${ENTRY_SIZE_RULE}`;
 }

@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
 import { kubeRequest } from './rest.js';
 
+/** How often a warning that persists is posted again by default. */
+export const EVENT_REPEAT_MS = 5 * 60_000;
+
 export interface EventSubject {
   kind: 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain';
   name: string;
@@ -26,7 +29,8 @@ export class EventRecorder {
   constructor(
     private readonly kc: KubeConfig,
     private readonly log: Logger,
-    private readonly intervalMs = 5 * 60_000,
+    /** How long a warning is not posted again: callers that filter warnings themselves use the same interval. */
+    readonly intervalMs = EVENT_REPEAT_MS,
     private readonly now: () => number = Date.now,
     private readonly capacity = 10_000,
   ) {}

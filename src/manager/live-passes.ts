@@ -24,6 +24,7 @@ import { rpcOutcome, type SpireClient } from '../spire/index.js';
 import { passLog } from './lifecycle.js';
 import type { ControllerMetrics } from './metrics.js';
 import { passCounts } from './metrics.js';
+import { ProblemReports } from './problem-reports.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodRef } from './scheduler.js';
 import type { Reconciler } from './reconcile.js';
@@ -102,8 +103,13 @@ export class LivePasses {
   private readonly passBackoff = new Backoff(1000, 30_000);
   private readonly retry = new Later(() => this.requestFull());
   private readonly followUp = new Later(() => this.requestFull());
+  // What the log and Events were told, so that a problem that persists is told again only when it
+  // changes, or as often as the recorder repeats an Event.
+  private readonly reported: ProblemReports;
 
-  constructor(private readonly o: LivePassesOptions) {}
+  constructor(private readonly o: LivePassesOptions) {
+    this.reported = new ProblemReports(o.events.intervalMs);
+  }
 
   /** The lanes this runs in (created by the wiring, which owns their start and stop). */
   attach(fullLane: CoalescingTrigger, podLane: CoalescingTrigger): void {
@@ -199,10 +205,15 @@ export class LivePasses {
     this.retryLater();
   }
 
-  // Logged, and where the problem has an Event reason, recorded on its object too.
-  private report(problems: readonly PassProblem[], log: Logger): void {
-    logProblems(log, problems);
-    for (const p of problems) if (p.event && p.owner) this.o.events.warn(p.owner, p.event, p.message);
+  /**
+   * Logged, and where the problem has an Event reason, recorded on its object too: those that are
+   * new or changed, or not told for an interval (manager/problem-reports.ts). `complete` is false
+   * for a pod pass, which sees its own pods' problems only.
+   */
+  private report(source: 'federation' | 'entries', problems: readonly PassProblem[], complete: boolean, log: Logger): void {
+    const due = this.reported.due(source, problems, complete);
+    logProblems(log, due);
+    for (const p of due) if (p.event && p.owner) this.o.events.warn(p.owner, p.event, p.message);
   }
 
   /** The full lane: first-list batches while the pods are listed, then a full pass when one is due. */
@@ -313,7 +324,7 @@ export class LivePasses {
       else goneUids.push(uid);
     }
     const r = await this.writePodEntries(pods, goneUids, signal, started, log);
-    this.report(entryPassProblems(r), log);
+    this.report('entries', entryPassProblems(r), false, log);
     if (transientFailure(r.applied)) this.retryLater();
     this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
     return true;
@@ -378,7 +389,7 @@ export class LivePasses {
         log,
         onFederation: (fed) => {
           this.o.statuses.federation(fed.status);
-          this.report(federationPassProblems(fed), log);
+          this.report('federation', federationPassProblems(fed), true, log);
         },
         snapshot: async () => {
           if (entriesOff(config)) return undefined;
@@ -426,7 +437,7 @@ export class LivePasses {
       const statusStarted = performance.now();
       this.o.statuses.entries(result.status);
       metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
-      this.report(entryPassProblems(result), log);
+      this.report('entries', entryPassProblems(result), true, log);
       const a = result.applied;
       log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
       this.o.onPass?.(result, (Date.now() - started) / 1000);

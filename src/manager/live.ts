@@ -17,6 +17,7 @@ import { PassScheduler } from './scheduler.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
+import { periodicWaits, type WaitReporter } from './waiting.js';
 
 /** Resolves when neither lane has a pass running or pending (each may wake the other). */
 async function idleLanes(...lanes: CoalescingTrigger[]): Promise<void> {
@@ -51,6 +52,30 @@ export interface LiveOptions {
    * readiness is the caches' sync, and startLive resolves only once SPIRE is up.
    */
   onCache?: (cache: ClusterCache) => void;
+  /** Where the waits for the API server's first lists and for SPIRE are said; default: the log, at info. */
+  waits?: WaitReporter;
+}
+
+/**
+ * Says the wait for the API server from the cache's start until every
+ * informer has listed once: they list in the background and retry an API
+ * server that does not answer (each failure is a warning of its own), so
+ * nothing else says that the controller has nothing to work on yet.
+ * Returns what ends it early (shutdown).
+ */
+function reportCacheSync(cache: ClusterCache, started: Promise<void>, waits: WaitReporter, server: string): () => void {
+  const end = waits.begin(`the Kubernetes API server at ${server} (the first lists)`, { graceMs: 1_000 });
+  let listing = false;
+  const poll = setInterval(() => {
+    if (listing && cache.hasSynced) stop();
+  }, 200).unref();
+  function stop(): void {
+    clearInterval(poll);
+    end();
+  }
+  // With no informers yet (start() makes them), hasSynced is vacuously true: the poll waits for start().
+  started.then(() => (listing = true), stop);
+  return stop;
 }
 
 /**
@@ -170,19 +195,28 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   for (const r of ['clusterspiffeids', 'clusterstaticentries', 'clusterfederatedtrustdomains', 'pods', 'namespaces', 'nodes']) metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[r]!);
   // Caches warm up while SPIRE may still be starting: readiness depends on the sync only.
   opts.onCache?.(cache);
-  await Promise.all([
-    cache.start(),
-    waitForSpireServer(spire, log, opts.signal).then((ready) => {
-      spireReady = ready;
-      // Pods listed while SPIRE was starting wait for this.
-      if (ready && scheduler.firstListCount > 0) passes.wakeFull();
-    }),
+  const waits = opts.waits ?? periodicWaits((line) => log.info(line));
+  const cacheStarted = cache.start();
+  const endSyncWait = reportCacheSync(cache, cacheStarted, waits, opts.kc.getCurrentCluster()?.server ?? '(no server)');
+  opts.signal.addEventListener('abort', endSyncWait, { once: true });
+  // A stop while the first lists hang (an API server that never answers) ends the wait: shutdown follows.
+  await Promise.race([
+    Promise.all([
+      cacheStarted,
+      waitForSpireServer(spire, log, opts.signal, waits).then((ready) => {
+        spireReady = ready;
+        // Pods listed while SPIRE was starting wait for this.
+        if (ready && scheduler.firstListCount > 0) passes.wakeFull();
+      }),
+    ]),
+    untilAborted(opts.signal),
   ]);
   // Whichever of the two is watched; neither when neither may be listed.
   if (cache.serviceSource !== 'none') metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[cache.serviceSource]!);
   // Stopped while waiting for SPIRE: nothing started.
   if (!opts.signal.aborted) log.info({ socket: spire.socketPath, serviceSource: cache.serviceSource }, 'live mode started');
-  leadership.start();
+  // Stopped before starting: no term to run or Lease to release.
+  if (!opts.signal.aborted) leadership.start();
   // Every gcInterval, a full pass from a fresh list. The state's own age check is not enough: the
   // last list finished a little after the previous tick, so at this tick it is not quite
   // gcInterval old, and every other tick went without a list (seen side by side with upstream).
@@ -196,6 +230,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const done = (async () => {
     await untilAborted(opts.signal);
     log.info('shutting down: finishing the pass in flight');
+    endSyncWait();
     clearInterval(interval);
     passes.cancelTimers();
     cache.stop();

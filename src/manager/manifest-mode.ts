@@ -4,11 +4,14 @@ import type { ClusterFederatedTrustDomain, ClusterSnapshot, ControllerConfig } f
 import { ClaimedIds, emptyClusterDomainNote, type EntryPassOptions, entryPassProblems, logProblems } from '../entries/index.js';
 import { federationPassProblems } from '../federation/index.js';
 import { formatProblem, type ManifestProblem } from '../manifests/index.js';
+import { EVENT_REPEAT_MS } from '../kube/events.js';
 import { passLog, untilAborted } from './lifecycle.js';
 import { type ControllerMetrics, passCounts } from './metrics.js';
+import { ProblemReports } from './problem-reports.js';
 import { Reconciler } from './reconcile.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import { CoalescingTrigger } from './trigger.js';
+import type { WaitReporter } from './waiting.js';
 
 /**
  * How long manifest files must have been still before a pass reads them. A
@@ -54,6 +57,8 @@ export interface ManifestModeOptions {
   metrics: ControllerMetrics;
   /** Reads the files once (the CLI's reader: it also runs the webhook's checks on every object). */
   read: (paths: string[]) => Promise<ManifestRead>;
+  /** Where the wait for SPIRE is said; default: the log, at info. */
+  waits?: WaitReporter;
 }
 
 /**
@@ -68,7 +73,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
   const spire = spireClientFor(config, metrics.observeSpireRpc);
   let ready = false;
   try {
-    ready = await waitForSpireServer(spire, log, signal);
+    ready = await waitForSpireServer(spire, log, signal, o.waits);
   } finally {
     // Stopped (or failed) before SPIRE ever answered: nothing was started, nothing to finish.
     if (!ready) spire.close();
@@ -87,6 +92,8 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
     clearTimeout(settling);
     settling = setTimeout(() => trigger.trigger(), ms);
   };
+  // As in live mode: a problem that persists is logged again when it changes, or after the interval Events repeat at.
+  const reported = new ProblemReports(EVENT_REPEAT_MS);
   const pass = async () => {
     const started = Date.now();
     const log = passLog(o.log);
@@ -106,7 +113,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
         onProbed: () => {
           for (const p of manifests.problems) log.warn(formatProblem(p));
         },
-        onFederation: (fed) => logProblems(log, federationPassProblems(fed)),
+        onFederation: (fed) => logProblems(log, reported.due('federation', federationPassProblems(fed), true)),
         snapshot: () => ({ objects: manifests.snapshot }),
         entries: {
           ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
@@ -114,7 +121,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
         },
       });
       if (!result) return;
-      logProblems(log, entryPassProblems(result));
+      logProblems(log, reported.due('entries', entryPassProblems(result), true));
       const dotted = emptyClusterDomainNote(result.declared.renderFailures, config.clusterDomain);
       if (dotted && !dottedSaid) log.warn(dotted);
       dottedSaid = dotted !== undefined;

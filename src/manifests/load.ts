@@ -57,9 +57,13 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
       set.problems.push({ file, document: -1, severity: 'error', message: 'changed while being read (a writer is at work): skipped; read it again once it is still' });
       continue;
     }
-    set.files.push(file);
     if (opts.expandEnv) text = expandEnv(text, env);
     const parsed = parseManifestText(file, text);
+    if (opts.skipNonKubernetes && isNotKubernetes(parsed)) {
+      (set.notKubernetes ??= []).push(file);
+      continue;
+    }
+    set.files.push(file);
     set.problems.push(...parsed.problems);
     for (const doc of parsed.documents) {
       for (const raw of expandDocument(doc)) addObject(set, seen, file, raw);
@@ -69,16 +73,33 @@ export async function loadManifests(paths: string[], opts: LoadOptions = {}): Pr
 }
 
 /**
+ * Whether a document could be meant as a Kubernetes object: a mapping with
+ * apiVersion, kind or metadata at its top, or a list holding one (a
+ * misindented manifest). Anything else (a dashboard, a values file) is data
+ * of another kind.
+ */
+function looksLikeKubernetes(value: unknown): boolean {
+  const marked = (v: unknown) => isPlainObject(v) && ('apiVersion' in v || 'kind' in v || 'metadata' in v);
+  return Array.isArray(value) ? value.some(marked) : marked(value);
+}
+
+/** A file that parsed (an unparsable one is still an error) and holds no document that looks like a Kubernetes object. */
+function isNotKubernetes(parsed: ReturnType<typeof parseManifestText>): boolean {
+  return parsed.documents.length > 0 && parsed.problems.every((p) => p.severity !== 'error') && !parsed.documents.some((d) => looksLikeKubernetes(d.value));
+}
+
+/**
  * spire-controller-manager's static loader decodes a file into the object
  * without asking for metadata (its own loader tests have none), so our kinds
  * may come without a name: such an object is named after its file (and its
  * place in it, past the first), which is unique and says where it is.
  */
-function nameAfterFile(obj: Record<string, unknown>, file: string, raw: RawObject): void {
+function nameAfterFile(obj: Record<string, unknown>, file: string, raw: RawObject): boolean {
   const meta = obj.metadata ?? {};
-  if (!isPlainObject(meta) || (typeof meta.name === 'string' && meta.name !== '')) return;
+  if (!isPlainObject(meta) || (typeof meta.name === 'string' && meta.name !== '')) return false;
   const where = raw.document > 0 || raw.field ? `#${raw.document}${raw.field ? `.${raw.field}` : ''}` : '';
   obj.metadata = { ...meta, name: `${basename(file)}${where}` };
+  return true;
 }
 
 /** A file written to (or replaced) while we read it: its identity, size or times moved. */
@@ -108,7 +129,7 @@ function addObject(set: ManifestSet, seen: Map<string, string>, file: string, ra
   // A kubectl snapshot holds many kinds; only the ones we read matter.
   if (!info) return;
 
-  if (info.crd) nameAfterFile(obj, file, raw);
+  const namedAfterFile = info.crd !== undefined && nameAfterFile(obj, file, raw);
   const rawName = isPlainObject(obj.metadata) ? obj.metadata.name : undefined;
   const name = typeof rawName === 'string' && rawName !== '' ? rawName : undefined;
   let rejected = false;
@@ -135,5 +156,5 @@ function addObject(set: ManifestSet, seen: Map<string, string>, file: string, ra
   }
   seen.set(identity, `${file} doc ${raw.document}`);
   (set[info.bucket] as unknown[]).push(obj);
-  set.origins.set(obj, at);
+  set.origins.set(obj, namedAfterFile ? { ...at, namedAfterFile } : at);
 }

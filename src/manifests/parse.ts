@@ -76,7 +76,10 @@ function parseJson(file: string, text: string): ParsedFile {
   });
   const budget = documentBudget();
   const cost = jsonCost(text);
-  if (cost > budget) return fail(`${MiB(Buffer.byteLength(text, 'utf8'))} of JSON would take about ${MiB(cost)} of heap to read, over the ${MiB(budget)} a document may take now (half of the heap left); ${TOO_LARGE_ADVICE}`);
+  if (cost > budget) {
+    const message = `${MiB(Buffer.byteLength(text, 'utf8'))} of JSON would take about ${MiB(cost)} of heap to read, over the ${MiB(budget)} a document may take now (half of the heap left); ${TOO_LARGE_ADVICE}`;
+    return { documents: [], problems: [{ file, document: 0, severity: 'error', message, overHeapBudget: true }] };
+  }
   // JSON.parse rather than the YAML parser: it is much faster on large
   // `kubectl get -o json` snapshots and accepts tabs, which YAML does not.
   let value: unknown;
@@ -119,6 +122,7 @@ function withoutOversizedDocuments(file: string, text: string, problems: Manifes
         document: -1,
         severity: 'error',
         message: `the YAML document at line ${line} (${breaks + 1} lines, ${MiB(Buffer.byteLength(piece, 'utf8'))}) would take about ${MiB(cost)} of heap to read, over the ${MiB(budget)} a document may take now (half of the heap left); ${TOO_LARGE_ADVICE}, or write it as JSON, which takes far less`,
+        overHeapBudget: true,
       });
       kept.push((STARTS_WITH_MARKER.test(piece) ? piece.slice(0, 3) : '') + '\n'.repeat(breaks));
     } else {

@@ -1,9 +1,10 @@
+import { printableName } from '../api/index.js';
 import type { ManifestProblem } from './types.js';
 
 /** `<file> doc <n>: <Kind>/<name>: <field>: <message>`, leaving out what is unknown. */
 export function formatProblem(p: ManifestProblem): string {
   const parts: string[] = [p.document >= 0 ? `${p.file} doc ${p.document}` : p.file];
-  if (p.kind !== undefined || p.name !== undefined) parts.push(`${p.kind ?? '?'}/${p.name ?? '?'}`);
+  if (p.kind !== undefined || p.name !== undefined) parts.push(`${p.kind ?? '?'}/${p.name === undefined ? '?' : printableName(p.name)}`);
   if (p.field) parts.push(p.field);
   parts.push(p.message);
   return parts.join(': ');

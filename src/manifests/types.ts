@@ -30,6 +30,12 @@ export interface ManifestProblem {
   /** Dotted path inside the document, e.g. "spec.ttl" or "items[2].spec". */
   field?: string;
   message: string;
+  /**
+   * Not read because reading it could exhaust the heap (budget.ts): the
+   * document may well be valid, and what it declares is unknown, so a
+   * plan without it cannot be trusted to be complete.
+   */
+  overHeapBudget?: true;
 }
 
 export interface ManifestSet {
@@ -55,11 +61,15 @@ export interface ManifestSet {
   changedWhileRead: string[];
   /** The latest modification or status-change time (ms) of the files read: how long ago they last moved. */
   newestChangeMs: number;
+  /** With LoadOptions.skipNonKubernetes: the files left out as holding no Kubernetes object. */
+  notKubernetes?: string[];
 }
 
 export interface ObjectOrigin {
   file: string;
   document: number;
+  /** The object had no name and is named after its file (load.ts:nameAfterFile). */
+  namedAfterFile?: true;
 }
 
 export interface LoadOptions {
@@ -67,4 +77,12 @@ export interface LoadOptions {
   expandEnv?: boolean;
   /** Variables for expandEnv; defaults to process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * Leave out, without a problem, a file that parses but holds nothing that
+   * looks like a Kubernetes object (see looksLikeKubernetes), listing it in
+   * `notKubernetes`: `validate deploy/` meets a Grafana dashboard there. A
+   * reconcile does not: a manifest that lost its apiVersion and kind would
+   * then be taken as absent, and its entries deleted.
+   */
+  skipNonKubernetes?: boolean;
 }

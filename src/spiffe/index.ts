@@ -11,5 +11,5 @@ export {
   spiffeIdFromParts,
   trustDomainNameProblem,
 } from './id.js';
-export { dnsNameProblem } from './dns.js';
-export { isReservedPath, memberProblem, workloadProblem } from './membership.js';
+export { dnsNameProblem, dnsNameRefusal, type DnsNameRefusal, IDNA_ERROR } from './dns.js';
+export { isReservedPath, memberProblem, memberRule, workloadProblem, workloadRule } from './membership.js';

@@ -23,6 +23,7 @@ import { type FieldsRead, fieldsRead } from './reads.js';
 
 export { TemplateExecError, TemplateParseError } from './errors.js';
 export { MAX_TEMPLATE_ACTIONS, MAX_TEMPLATE_BYTES, MAX_RENDER_CHARS, MAX_RENDER_ITERATIONS, TemplateLimitError, countActions, templateLimitProblem } from './limits.js';
+export { type UnknownField, unknownFields } from './fields.js';
 export { type FieldsRead, type KeysRead, NOTHING_READ, OBJECT_ROOTS, type ObjectRoot, unionRead } from './reads.js';
 
 /**

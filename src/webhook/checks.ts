@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../api/index.js';
+import { type FieldProblem, objectNameProblem } from '../api/index.js';
 /**
  * What the webhook and `validate` check per kind. The field checks are the
  * very functions the reconcile uses, so a rejection reads exactly like the
@@ -20,10 +20,21 @@ const errorsOf = (r: object): FieldProblem[] => ('errors' in r ? (r.errors as Fi
  * metadata; parseClusterSPIFFEID reads it (for the owner of what it parses),
  * so an empty one stands in rather than a TypeError.
  */
-export function checkObject(kind: WebhookKind, object: object, trustDomain: string | undefined): FieldProblem[] {
+export function checkObject(kind: WebhookKind, object: object, trustDomain: string | undefined, opts: { nameGiven?: boolean } = {}): FieldProblem[] {
   const given = (object as { metadata?: unknown }).metadata;
   const metadata = typeof given === 'object' && given !== null ? given : { name: '' };
   const obj = { ...object, metadata };
+  const name = (metadata as { name?: unknown }).name;
+  return [...(opts.nameGiven === false ? [] : nameProblems(name)), ...specProblems(kind, obj, trustDomain)];
+}
+
+/** What the API server would say of the name: every kind we check is a cluster-scoped custom resource. */
+function nameProblems(name: unknown): FieldProblem[] {
+  const problem = typeof name === 'string' ? objectNameProblem(name) : undefined;
+  return problem ? [{ field: 'metadata.name', message: problem }] : [];
+}
+
+function specProblems(kind: WebhookKind, obj: object, trustDomain: string | undefined): FieldProblem[] {
   switch (kind) {
     case 'ClusterSPIFFEID':
       return errorsOf(parseClusterSPIFFEID(obj as ClusterSPIFFEID, trustDomain));
@@ -50,7 +61,8 @@ export function checkManifestObjects(set: ManifestSet, trustDomain: string | und
   for (const { kind, obj } of objects) {
     const origin = set.origins.get(obj);
     if (!origin) continue;
-    for (const p of checkObject(kind, obj, trustDomain)) {
+    // A name made up from the file (the object had none, as upstream's static files may) is ours, not the user's to fix.
+    for (const p of checkObject(kind, obj, trustDomain, { nameGiven: origin.namedAfterFile !== true })) {
       // Without the document index, as the webhook names an object: by kind and name.
       byFile.get(origin.file)?.push({ file: origin.file, document: -1, severity: 'error', kind, name: obj.metadata.name, field: p.field, message: p.message });
     }

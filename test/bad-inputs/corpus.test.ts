@@ -138,7 +138,7 @@ function asBody(file: string): string {
 describe('the corpus has every class of bad input', () => {
   it('holds at least one case of each', () => {
     const names = cases.map((c) => c.file);
-    for (const word of ['literal-dot', 'percent-2f', 'query', 'fragment', 'https', 'ttl-overflow', 'negative', 'dns', 'nul', 'hint', 'duplicate-selector', 'foreign-trust-domain', 'unclosed-quote', 'alias-bomb', 'huge-document', 'huge-template', 'deep-json', 'deep-yaml', 'many-keys']) {
+    for (const word of ['literal-dot', 'percent-2f', 'query', 'fragment', 'https', 'ttl-overflow', 'negative', 'dns', 'nul', 'hint', 'duplicate-selector', 'foreign-trust-domain', 'unclosed-quote', 'alias-bomb', 'huge-document', 'huge-template', 'deep-json', 'deep-yaml', 'many-keys', 'uppercase-name', 'nul-in-name']) {
       expect(names.some((n) => n.includes(word)), word).toBe(true);
     }
   });
@@ -153,11 +153,12 @@ describe('`validate` gives each case one line naming file, object, field and rea
 });
 
 describe('`plan` logs each case in one line naming file, object, field and reason', () => {
-  it('under the heap deploy/ sets, finishing its plan', { timeout: 300_000 }, async () => {
+  it('under the heap deploy/ sets, finishing its plan, exiting 2 for the documents too large to read', { timeout: 300_000 }, async () => {
     writeFileSync(join(generated, 'config.cfg'), 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: example.org\nclusterName: demo\nclusterDomain: cluster.local\nlogEncoding: json\n');
     writeFileSync(join(generated, 'entries.dump'), '{"entries": []}');
     const cli = spawnCli(['plan', '--config', join(generated, 'config.cfg'), '--manifests', CORPUS, generated, '--entries', join(generated, 'entries.dump'), '--output', 'json'], { env: { NODE_OPTIONS: HEAP } });
-    expect(await exitCode(cli)).toBe(0);
+    expect(await exitCode(cli)).toBe(2);
+    expect(cli.output()).toMatch(/"msg":"this plan is incomplete: 3 manifest documents were too large to read/);
     const logged = cli
       .output()
       .split('\n')

@@ -27,7 +27,7 @@ const entry = (over: Record<string, unknown>) => ({
   storeSVID: false,
   ...over,
 });
-const NEW_ID = expect.stringMatching(/^demo\.[0-9a-f-]{36}$/);
+const NEW_ID = expect.stringMatching(/^scm-demo\.[0-9a-f-]{36}$/);
 
 describe('`plan --entries` prints exactly what a reconcile would do, from a snapshot and an entries dump', () => {
   it('gives the documented JSON for the demo cluster and its `spire-server entry show -output json` dump', async () => {
@@ -72,7 +72,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
       update: [
         {
           entry: entry({
-            id: 'demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001',
+            id: 'scm-demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001',
             spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-api',
             parentID: nodeA,
             selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b1', 'k8s:sa:payments-api'],
@@ -88,7 +88,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
       ],
       delete: [
         entry({
-          id: 'demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60003',
+          id: 'scm-demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60003',
           spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-api',
           parentID: nodeB,
           selectors: ['k8s:ns:payments', 'k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b0', 'k8s:sa:payments-api'],
@@ -118,7 +118,7 @@ describe('`plan --entries` prints exactly what a reconcile would do, from a snap
         files: 6,
         objects: { ClusterSPIFFEID: 3, ClusterStaticEntry: 1, ClusterFederatedTrustDomain: 0, Namespace: 5, Node: 3, Pod: 8, EndpointSlice: 1, Endpoints: 0 },
       },
-      notes: ['1 entry on the server outside entryScope prefixed (IDs without the demo. prefix): never changed or deleted'],
+      notes: ['1 entry on the server outside entryScope prefixed (IDs without the scm-demo. prefix): never changed or deleted'],
       summary: { create: 4, update: 1, delete: 1, kept: 0, conflicts: 0, renderFailures: 0 },
     });
   });
@@ -313,6 +313,29 @@ describe('`render` shows the entry one pod would get, selected as reconcile sele
     await expect(renderCommand(flags())).rejects.toThrow(`${csid} holds 3 ClusterSPIFFEIDs (payments, storefront, default): pick one with --name`);
   });
 
+  it("takes the example's pod list with --pod-name, and without it names the flag and some of the pods", async () => {
+    const cluster = join(DEMO_DIR, 'manifests/cluster');
+    const args = ['render', '--config', demoFlags.config, '--clusterspiffeid', csid, '--name', 'payments', '--pod', join(cluster, 'pods.yaml'), '--node', join(cluster, 'nodes.yaml'), '--namespace', join(cluster, 'namespaces.yaml')];
+    const [several, picked] = [spawnCli(args), spawnCli([...args, '--pod-name', 'worker-0'])];
+    expect(await exitCode(several)).toBe(2);
+    expect(several.output().trim()).toBe(
+      `spire-reconciler: --pod ${join(cluster, 'pods.yaml')} holds 8 Pods (storefront/web-7d9f6c-abcde, storefront/web-7d9f6c-fghij, payments/api-5c8b7f-xk2lm, payments/worker-0 and 4 more): pick one with --pod-name NAME (or NAMESPACE/NAME)`,
+    );
+    expect(await exitCode(picked)).toBe(0);
+    expect(JSON.parse(picked.output())).toMatchObject({ spiffeID: 'spiffe://demo.example/ns/payments/sa/payments-worker', selectors: expect.arrayContaining(['k8s:pod-uid:3e2d1c0b-0000-4000-8000-0000000000b2']) });
+  });
+
+  it('asks for NAMESPACE/NAME when --pod-name is in several namespaces, and names what the file holds when it is in none', async () => {
+    const pod = (ns: string, uid: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'api-1', namespace: ns, uid, labels: { app: 'api' } }, spec: { nodeName: 'node-a', serviceAccountName: 'api' } });
+    writeFileSync(join(dir, 'pods.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod('payments', 'p-1'), pod('billing', 'p-2')] }));
+    const list = { ...flags(), pod: join(dir, 'pods.json'), name: 'payments' };
+    await expect(renderCommand({ ...list, podName: 'api-1' })).rejects.toThrow(`--pod-name api-1: 2 Pods of that name in ${join(dir, 'pods.json')} (payments/api-1, billing/api-1): give NAMESPACE/NAME`);
+    await expect(renderCommand({ ...list, podName: 'api-2' })).rejects.toThrow(`--pod-name api-2: no such Pod in ${join(dir, 'pods.json')} (it holds payments/api-1, billing/api-1)`);
+    const r = await renderCommand({ ...list, podName: 'payments/api-1' });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.output)).toMatchObject({ selectors: expect.arrayContaining(['k8s:pod-uid:p-1']) });
+  });
+
   it('says why a pod is not selected, as reconcile decides it', async () => {
     const notSelected = await renderCommand({ ...flags(), name: 'storefront' });
     expect(notSelected).toMatchObject({ code: 1, output: 'not selected: namespaceSelector team=web does not match namespace payments (team=payments)' });
@@ -447,6 +470,58 @@ describe('`validate` reports every problem, one line each, and exits 1', () => {
     const expanded = spawnCli(['validate', '--expand-env', '--config', config, manifest], { env });
     expect(await exitCode(expanded)).toBe(1);
     expect(expanded.output().trim().split('\n')).toEqual([`${manifest}: ClusterFederatedTrustDomain/self: spec.trustDomain: "demo.example" is the SPIRE server's own trust domain`]);
+  });
+
+  it('reports a field a template reads that its data cannot have, with the nearest name, though Go parses it', async () => {
+    writeFileSync(
+      join(dir, 'typo.yaml'),
+      [
+        'apiVersion: spire.spiffe.io/v1alpha1',
+        'kind: ClusterSPIFFEID',
+        'metadata: {name: typo}',
+        'spec:',
+        '  spiffeIDTemplate: "spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Nmespace }}/sa/{{ .PodSpec.ServiceAccountName }}"',
+        '  dnsNameTemplates: ["{{ .PodMeta.Name }}.{{ index .PodMeta.Labels \\"app\\" }}", "{{ $.PodSpec.Hostnme }}"]',
+      ].join('\n'),
+    );
+    writeFileSync(join(dir, 'config.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nkind: ControllerManagerConfig\ntrustDomain: example.org\nclusterName: c\nparentIDTemplate: "spiffe://{{ .TrustDomain }}/agent/{{ .NodeMeta.Uid }}"\n');
+    const cli = spawnCli(['validate', '--config', join(dir, 'config.yaml'), join(dir, 'typo.yaml')]);
+    expect(await exitCode(cli)).toBe(1);
+    expect(cli.output().trim().split('\n')).toEqual([
+      `${join(dir, 'config.yaml')}: ControllerManagerConfig: parentIDTemplate: .NodeMeta.Uid: NodeMeta has no field Uid (did you mean UID?)`,
+      `${join(dir, 'typo.yaml')}: ClusterSPIFFEID/typo: spec.spiffeIDTemplate: .PodMeta.Nmespace: PodMeta has no field Nmespace (did you mean Namespace?)`,
+      `${join(dir, 'typo.yaml')}: ClusterSPIFFEID/typo: spec.dnsNameTemplates[1]: $.PodSpec.Hostnme: PodSpec has no field Hostnme (did you mean Hostname?)`,
+    ]);
+  });
+
+  it('reports no template field in the examples and the test fixtures', async () => {
+    const cli = spawnCli(['validate', 'examples', 'test/fixtures']);
+    expect(await exitCode(cli)).toBe(0);
+    expect(cli.output()).not.toContain('has no field');
+  });
+
+  it('skips files that hold no Kubernetes object, saying which, and still fails one that looks like an object or does not parse', async () => {
+    writeFileSync(join(dir, 'dashboard.json'), JSON.stringify({ title: 'SPIRE', panels: [{ type: 'graph' }] }));
+    writeFileSync(join(dir, 'values.yaml'), 'replicas: 3\nimage: {tag: latest}\n');
+    writeFileSync(join(dir, 'nokind.yaml'), 'apiVersion: spire.spiffe.io/v1alpha1\nmetadata: {name: nokind}\n');
+    writeFileSync(join(dir, 'nometa.yaml'), 'metadata: {name: lost-its-header}\nspec: {spiffeIDTemplate: x}\n');
+    writeFileSync(join(dir, 'broken.json'), '{"title": "half a dashboard", ');
+    const cli = spawnCli(['validate', dir]);
+    expect(await exitCode(cli)).toBe(1);
+    expect(cli.output().trim().split('\n')).toEqual([
+      `skipped: ${join(dir, 'dashboard.json')}: not a Kubernetes object (no apiVersion, kind or metadata)`,
+      `skipped: ${join(dir, 'values.yaml')}: not a Kubernetes object (no apiVersion, kind or metadata)`,
+      expect.stringMatching(new RegExp(`^${join(dir, 'broken.json')} doc 0: JSON syntax error`)),
+      `${join(dir, 'nokind.yaml')} doc 0: kind: is required`,
+      `${join(dir, 'nometa.yaml')} doc 0: apiVersion: is required`,
+      `${join(dir, 'nometa.yaml')} doc 0: kind: is required`,
+    ]);
+  });
+
+  it("passes the repository's own deploy/, whose Grafana dashboard is skipped as not a Kubernetes object", async () => {
+    const cli = spawnCli(['validate', 'deploy/']);
+    expect(await exitCode(cli)).toBe(0);
+    expect(cli.output().trim().split('\n')).toEqual(['skipped: deploy/monitoring/grafana-dashboard.json: not a Kubernetes object (no apiVersion, kind or metadata)', 'ok: deploy/']);
   });
 
   it('exits 0 on the demo manifests and config', async () => {

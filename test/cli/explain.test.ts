@@ -10,8 +10,11 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { DEMO_DIR } from '../../src/cli/demo.js';
 import { explainObjectCommand, explainPodCommand, type ExplainFlags } from '../../src/cli/explain.js';
+import type { ObjectExplanation } from '../../src/cli/explain-object.js';
 import type { PodExplanation } from '../../src/cli/explain-pod.js';
+import type { PlanReport } from '../../src/cli/report.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { exitCode, spawnCli } from '../support/cli.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
@@ -310,7 +313,7 @@ describe('explain clusterspiffeid summarises one object: namespaces, pods, failu
         fallback: false,
         namespaceSelector: 'team=a',
         podSelector: 'app=web',
-        namespaces: { selected: ['apps'], ignored: [{ name: 'kube-system', pattern: 'kube-system' }], notSelected: 1 },
+        namespaces: { selected: ['apps', 'kube-system'], ignored: [{ name: 'kube-system', pattern: 'kube-system' }], notSelected: 1 },
         pods: { selected: 4, notSelected: 1, withEntry: 1, renderFailures: [{ pod: 'apps/bad', message: 'node gone is not known yet' }], unscheduled: ['apps/pending'], finished: ['apps/done'], fallbackSuppressed: [] },
         entries: [{ pod: 'apps/web', entry: expect.objectContaining({ spiffeID: `spiffe://${TD}/web` }), spire: { state: 'conflict', heldBy: ['by-hand'] } }],
         spire: { registered: 0, outdated: 0, waiting: 0, conflict: 1, masked: 0, kept: 0 },
@@ -321,8 +324,9 @@ describe('explain clusterspiffeid summarises one object: namespaces, pods, failu
 
       let table = '';
       await explainObjectCommand('web', { manifests: [join(dir, 'm')], entries: join(dir, 'entries.json'), trustDomain: TD, clusterName: 'c' }, { log: quiet, print: (s) => (table += s) });
-      expect(table).toContain('Namespaces  namespaceSelector team=a: 1 selected, 1 ignored, 1 not selected');
-      expect(table).toContain('kube-system (pattern "kube-system")');
+      expect(table).toContain('Status  2 namespaces selected (1 ignored), 4 pods selected, 1 render failure, 1 entry to set, 0 masked, 1 entry failure');
+      expect(table).toContain('Namespaces  namespaceSelector team=a: 2 selected (1 ignored by ignoreNamespaces), 1 not selected');
+      expect(table).toContain('kube-system (ignored: pattern "kube-system")');
       expect(table).toContain('apps/bad: node gone is not known yet');
       expect(table).toContain(`apps/web  spiffe://${TD}/web: conflict: held by by-hand outside entryScope, so never created`);
       await expect(explainObjectCommand('nope', { manifests: [join(dir, 'm')], entries: join(dir, 'entries.json'), trustDomain: TD, clusterName: 'c' }, { log: quiet, print: () => {} })).rejects.toThrow(
@@ -331,5 +335,45 @@ describe('explain clusterspiffeid summarises one object: namespaces, pods, failu
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('explain clusterspiffeid and the status plan reports agree on every count', () => {
+  it('on the demo, for each ClusterSPIFFEID: namespaces selected and ignored, pods selected, render failures, entries to set, masked and failed', async () => {
+    const source = ['--config', join(DEMO_DIR, 'config.yaml'), '--manifests', join(DEMO_DIR, 'manifests'), '--entries', join(DEMO_DIR, 'spire-entries.json')];
+    const names = ['payments', 'storefront', 'default'];
+    const plan = spawnCli(['plan', ...source, '-o', 'json']);
+    const explained = names.map((name) => spawnCli(['explain', 'clusterspiffeid', name, ...source, '-o', 'json']));
+    const table = spawnCli(['explain', 'clusterspiffeid', 'default', ...source]);
+    for (const cli of [plan, ...explained, table]) expect(await exitCode(cli)).toBe(0);
+    const status = (JSON.parse(plan.output()) as PlanReport).status.clusterSPIFFEIDs;
+    expect(Object.keys(status).sort()).toEqual([...names].sort());
+    names.forEach((name, i) => {
+      const x = JSON.parse(explained[i]!.output()) as ObjectExplanation;
+      const s = status[name]!;
+      // Counted by explain from the walk it observed, against the status the plan computed in another process.
+      expect({
+        namespacesSelected: x.namespaces.selected.length,
+        namespacesIgnored: x.namespaces.ignored.length,
+        podsSelected: x.pods.selected,
+        podEntryRenderFailures: x.pods.renderFailures.length,
+        entriesToSet: x.pods.withEntry - x.spire.masked,
+        entriesMasked: x.spire.masked,
+        entryFailures: x.spire.conflict,
+      }).toEqual({
+        namespacesSelected: s.namespacesSelected,
+        namespacesIgnored: s.namespacesIgnored,
+        podsSelected: s.podsSelected,
+        podEntryRenderFailures: s.podEntryRenderFailures,
+        entriesToSet: s.entriesToSet,
+        entriesMasked: s.entriesMasked,
+        entryFailures: s.entryFailures,
+      });
+      expect(x.status).toEqual(s);
+    });
+    // The demo's fallback selects every namespace, kube-system too, which ignoreNamespaces then ignores: 5 selected, as its status says.
+    expect(status.default).toMatchObject({ namespacesSelected: 5, namespacesIgnored: 1, podsSelected: 7 });
+    expect(table.output()).toContain('Status  5 namespaces selected (1 ignored), 7 pods selected, 0 render failures, 1 entry to set, 0 masked, 0 entry failures');
+    expect(table.output()).toContain('Namespaces  namespaceSelector (empty: selects everything): 5 selected (1 ignored by ignoreNamespaces), 0 not selected');
   });
 });

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { runOnce } from '../../src/cli/plan.js';
+import { periodicWaits } from '../../src/manager/waiting.js';
 import type { PlanReport } from '../../src/cli/report.js';
 import { exitCode, spawnCli } from '../support/cli.js';
 
@@ -41,12 +42,11 @@ describe('fail fast, and say what is waited for', () => {
   it('says at once that it waits for SPIRE, where and for how long, then names the socket it gave up on', async () => {
     const socket = join(dir, 'absent.sock');
     const lines: string[] = [];
-    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push((JSON.parse(l) as { msg: string }).msg) });
     const started = Date.now();
-    const outcome = runOnce({ config: config('spireRpcTimeout: 2s\n'), manifests: [manifests], socket }, { apply: false, log, print: () => {} });
+    const waits = periodicWaits((line) => lines.push(line));
+    const outcome = runOnce({ config: config('spireRpcTimeout: 2s\n'), manifests: [manifests], socket }, { apply: false, log: pino({ level: 'silent' }), print: () => {}, waits });
     await expect(outcome).rejects.toThrow(`SPIRE server not reachable at ${socket} after 2s: no socket file at ${socket} (is the SPIRE server running?)`);
-    const waiting = lines.indexOf(`waiting for SPIRE at ${socket} (up to 2 s)`);
-    expect(waiting).toBeGreaterThanOrEqual(0);
+    expect(lines[0]).toBe(`waiting for the SPIRE server at ${socket} (up to 2 s)…`);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
   });
 

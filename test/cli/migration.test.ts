@@ -18,7 +18,7 @@ const demoFlags = { config: join(DEMO_DIR, 'config.yaml'), manifests: [join(DEMO
  */
 function upstreamState() {
   const seed = readSeedFile(join(DEMO_DIR, 'spire-entries.json'));
-  return { ...seed, entries: (seed.entries ?? []).map((e) => ({ ...e, id: e.id!.replace(/^demo\./, '') })) };
+  return { ...seed, entries: (seed.entries ?? []).map((e) => ({ ...e, id: e.id!.replace(/^scm-demo\./, '') })) };
 }
 
 describe('plan recognises a migration from spire-controller-manager without entryIDPrefix and says what to set', () => {
@@ -44,7 +44,7 @@ describe('plan recognises a migration from spire-controller-manager without entr
     expect(section).toContain('and 1 more such pod entry under this cluster\'s agents is declared by nothing');
     // The held two, the stray one and the operator's entry: all four have IDs without a dot.
     expect(section).toContain('set entryIDPrefixCleanup: "" for one pass, then remove it: this pass it would delete 4 entries');
-    expect(section).toContain('create 6 with demo. IDs (2 in place of held ones)');
+    expect(section).toContain('create 6 with scm-demo. IDs (2 in place of held ones)');
     expect(section).toContain('set entryScope: all');
   });
 

@@ -82,14 +82,14 @@ describe('plan and reconcile --once output', () => {
     const { out } = await once({ manifests: [join(manifests, 'cluster'), join(dir, 'm')], output: 'json' }, false);
     const report = JSON.parse(out) as PlanReport;
     expect(report.kept).toContainEqual({
-      id: 'demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001',
+      id: 'scm-demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001',
       reason: 'render-unknown',
       detail: 'the declared entries of pod 3e2d1c0b-0000-4000-8000-0000000000b1 could not be computed this pass',
       podUID: '3e2d1c0b-0000-4000-8000-0000000000b1',
       pod: 'payments/api-5c8b7f-xk2lm',
     });
     const table = (await once({ manifests: [join(manifests, 'cluster'), join(dir, 'm')] }, false)).out;
-    expect(table).toContain('= demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001 [pod payments/api-5c8b7f-xk2lm]: the declared entries of pod');
+    expect(table).toContain('= scm-demo.2b7e1f5a-9c3d-4e8f-a1b2-c3d4e5f60001 [pod payments/api-5c8b7f-xk2lm]: the declared entries of pod');
   });
 
   it('notes objects skipped by className and entries outside entryScope', async () => {
@@ -101,7 +101,7 @@ describe('plan and reconcile --once output', () => {
     const report = JSON.parse((await once({ manifests: [manifests, join(dir, 'm')], output: 'json' }, false)).out) as PlanReport;
     expect(report.notes).toEqual([
       '1 object skipped by className (this controller reads classless objects only): ClusterSPIFFEID/blue',
-      '1 entry on the server outside entryScope prefixed (IDs without the demo. prefix): never changed or deleted',
+      '1 entry on the server outside entryScope prefixed (IDs without the scm-demo. prefix): never changed or deleted',
     ]);
     const table = (await once({ manifests: [manifests, join(dir, 'm')] }, false)).out;
     expect(table).toContain('Notes\n  * 1 object skipped by className (this controller reads classless objects only): ClusterSPIFFEID/blue');

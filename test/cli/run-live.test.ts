@@ -119,7 +119,7 @@ describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics
     expect(entry!.spiffeId).toEqual({ trustDomain: TD, path: '/ns/shop/sa/web' });
     expect(entry!.parentId).toEqual({ trustDomain: TD, path: `/spire/agent/k8s_psat/${CLUSTER}/${nodeUid}` });
     expect(entry!.selectors).toContainEqual({ type: 'k8s', value: `pod-uid:${webUid}` });
-    expect(entry!.id).toMatch(new RegExp(`^${CLUSTER}\\.[0-9a-f]{8}`));
+    expect(entry!.id).toMatch(new RegExp(`^scm-${CLUSTER}\\.[0-9a-f]{8}`));
     expect(entry!.id).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 
     // The leader (leader election is on, as deployed) writes the ClusterSPIFFEID's status.

@@ -91,3 +91,42 @@ describe('`validate --trust-domain` refuses what the webhook refuses, with the s
     ]);
   });
 });
+
+describe('a metadata.name the API server refuses: `validate` and the webhook both say so, naming the object, the field and the reason', () => {
+  const RULE =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+  const long = 'x'.repeat(254);
+  const staticSpec = { spiffeID: '/static', parentID: '/spire/server', selectors: ['unix:uid:0'] };
+  const named = [
+    { kind: 'ClusterSPIFFEID', path: PATHS.csid, name: 'Greeter', shown: 'Greeter', spec: objects[0]!.spec, reason: `Invalid value: "Greeter": ${RULE}` },
+    { kind: 'ClusterStaticEntry', path: PATHS.cse, name: 'gate\u0000way', shown: '"gate\\u0000way"', spec: staticSpec, reason: `Invalid value: "gate\\u0000way": ${RULE}` },
+    {
+      kind: 'ClusterFederatedTrustDomain',
+      path: PATHS.cftd,
+      name: long,
+      shown: long,
+      spec: { trustDomain: 'partner.test', bundleEndpointURL: 'https://partner.test:8443', bundleEndpointProfile: { type: 'https_web' } },
+      reason: `Invalid value: "${long}": must be no more than 253 bytes`,
+    },
+  ];
+
+  it('uppercase, a NUL byte, over 253 bytes; an object without a name (named after its file) is not reported', async () => {
+    const path = join(dir, 'names.json');
+    const items = [
+      ...named.map((o) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: o.kind, metadata: { name: o.name }, spec: o.spec })),
+      { apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterStaticEntry', spec: { ...staticSpec, spiffeID: '/unnamed' } },
+    ];
+    writeFileSync(path, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    const cli = spawnCli(['validate', path]);
+    expect(await exitCode(cli)).toBe(1);
+    // One line each (the NUL shown escaped), and none for the object named after its file.
+    expect(cli.output().trim().split('\n')).toEqual(named.map((o) => `${path}: ${o.kind}/${o.shown}: metadata.name: ${o.reason}`));
+
+    for (const o of named) {
+      const object = { apiVersion: 'spire.spiffe.io/v1alpha1', kind: o.kind, metadata: { name: o.name }, spec: o.spec };
+      const reply = await post(serving.webhook.port, o.path, JSON.stringify(review(o.kind, 'CREATE', object)), serving.tls);
+      expect(reply.json.response.allowed, o.kind).toBe(false);
+      expect(reply.json.response.status.message).toBe(`${o.kind} ${o.shown}: metadata.name: ${o.reason}`);
+    }
+  });
+});

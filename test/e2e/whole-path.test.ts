@@ -16,8 +16,6 @@
  * Needs root, containerd, runc, the kubelet and the images: `npm run test:e2e`
  * builds what is missing and skips, loudly, where the machine cannot run a node.
  */
-import { existsSync, readdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EntryOut, SpireClient } from '../../src/spire/index.js';
 import { httpGet } from '../support/cli.js';
@@ -26,7 +24,7 @@ import { type ControlPlane, startControlPlane } from '../support/real-k8s/index.
 import { nodeUnavailable, type RealNode, startNode } from '../support/real-node/node.js';
 import { chartCsid } from '../real/chart.js';
 import { eventually, objects } from '../real/world.js';
-import { CONTROLLER, type Deployment, held, imagesMissing, prepareDeployment, TD, versionsLine, workloadNamespace, workloadPod } from './world.js';
+import { adminSocket, CONTROLLER, type Deployment, held, imagesMissing, prepareDeployment, TD, versionsLine, workloadNamespace, workloadPod } from './world.js';
 
 const skip = nodeUnavailable() ?? imagesMissing();
 if (skip) console.warn(`test:e2e: SKIPPED: ${skip}`);
@@ -68,7 +66,7 @@ describe.skipIf(!!skip)('the whole path on a real node: image, kubelet, SPIRE se
     await o.create(chartCsid('api', { podSelector: { matchLabels: { app: 'api' } }, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}/api' }));
     for (const name of ['web-0', 'web-1']) await o.create(pod(name, 'web'));
     await dep.deploy('peer');
-    spire = new SpireClient({ socket: adminSocket() });
+    spire = new SpireClient({ socket: adminSocket(node) });
   }, 900_000);
 
   afterAll(async () => {
@@ -76,23 +74,6 @@ describe.skipIf(!!skip)('the whole path on a real node: image, kubelet, SPIRE se
     await node?.stop();
     await plane?.stop();
   });
-
-  /**
-   * The server pod's admin socket, on the node: the emptyDir both containers
-   * share, through a short link (its path under the kubelet's folder is
-   * longer than a Unix socket address may be).
-   */
-  function adminSocket(): string {
-    const pods = join(node.dir, 'kubelet', 'pods');
-    for (const uid of readdirSync(pods)) {
-      const dir = join(pods, uid, 'volumes', 'kubernetes.io~empty-dir', 'spire-server-socket');
-      if (!existsSync(join(dir, 'api.sock'))) continue;
-      const link = join(node.dir, 'admin');
-      symlinkSync(dir, link);
-      return join(link, 'api.sock');
-    }
-    throw new Error(`no SPIRE admin socket under ${pods}`);
-  }
 
   it("spire-controller-manager's image in the server pod registers the workloads, which hold their SVIDs", async () => {
     await waitHolds('web-0', WEB_ID('web', 'web-0'));

@@ -21,7 +21,7 @@
  * ExternalName for localhost; no pod resolves names (dnsPolicy None, a
  * loopback nameserver).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { stringify as toYaml } from 'yaml';
@@ -347,6 +347,8 @@ export interface Held {
   /** SPIFFE IDs the agent gave the workload (empty when it holds none). */
   spiffeIDs: string[];
   error?: string;
+  /** When the workload's process started, and when it first held an SVID. */
+  startedAt?: string;
   firstSVIDAt?: string;
   /** The default SVID's URI SAN and DNS SANs, read from its certificate. */
   svid?: { uri: string; dnsNames: string[]; serial: string };
@@ -494,6 +496,24 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
     containerStatus,
     serverReady: () => podReady(SERVER_NS, SERVER_POD),
   };
+}
+
+/**
+ * The SPIRE server pod's admin socket, on the node: the emptyDir its two
+ * containers share, through a short link (its path under the kubelet's folder
+ * is longer than a Unix socket address may be).
+ */
+export function adminSocket(node: RealNode): string {
+  const link = join(node.dir, 'admin');
+  if (existsSync(join(link, 'api.sock'))) return join(link, 'api.sock');
+  const pods = join(node.dir, 'kubelet', 'pods');
+  for (const uid of readdirSync(pods)) {
+    const dir = join(pods, uid, 'volumes', 'kubernetes.io~empty-dir', 'spire-server-socket');
+    if (!existsSync(join(dir, 'api.sock'))) continue;
+    symlinkSync(dir, link);
+    return join(link, 'api.sock');
+  }
+  throw new Error(`no SPIRE admin socket under ${pods}`);
 }
 
 /** The last lines each container of a pod wrote (the kubelet's log files on the node). */

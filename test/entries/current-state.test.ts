@@ -149,7 +149,7 @@ describe('writes recorded while a list is in progress survive it', () => {
       await paused;
       yield [];
     })());
-    state.record({ creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 }, { ...ok, failures: [{ op: 'create', id: 'x', key: 'x', codeName: 'UNAVAILABLE', message: 'outcome unknown' }] });
+    state.record({ creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 }, { ...ok, failures: [{ op: 'create', id: 'x', key: 'x', spiffeId: 'spiffe://example.org/x', codeName: 'UNAVAILABLE', message: 'outcome unknown' }] });
     release();
     await listing;
     expect(state.isCertain()).toBe(false);

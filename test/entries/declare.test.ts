@@ -133,7 +133,7 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
     const s = declareEntries(snap({ clusterSPIFFEIDs: [csid('all')], pods: [pod('default', 'p', { spec: { nodeName: 'node-9' } })] }), settings);
     expect(s.entries).toEqual([]);
     expect([...s.unknownPods]).toEqual(['uid-p']);
-    expect(s.renderFailures).toEqual([{ owner: expect.objectContaining({ name: 'all' }), pod: 'default/p', message: 'node node-9 is not known yet' }]);
+    expect(s.renderFailures).toEqual([{ owner: expect.objectContaining({ name: 'all' }), pod: 'default/p', message: 'node node-9 is not known yet', cause: { text: 'its node is not known yet', value: 'node node-9' } }]);
   });
 
   it('reports a render failure with the object, the pod and the reason, and keeps that pod unknown', () => {
@@ -391,7 +391,11 @@ describe('the selection rule both walks apply to one (ClusterSPIFFEID, namespace
   it('skips pods with nothing to attest, fails a pod on an unknown node, and says an invalid object cannot render', () => {
     expect(selectPod(web, shop, pod('shop', 'w', { spec: {} }), false, ctx)).toEqual({ outcome: 'unscheduled' });
     expect(selectPod(web, shop, pod('shop', 'w', { status: { phase: 'Succeeded' } }), false, ctx)).toEqual({ outcome: 'finished' });
-    expect(selectPod(web, shop, pod('shop', 'w', { spec: { nodeName: 'node-9' } }), false, ctx)).toEqual({ outcome: 'failed', message: 'node node-9 is not known yet' });
+    expect(selectPod(web, shop, pod('shop', 'w', { spec: { nodeName: 'node-9' } }), false, ctx)).toEqual({
+      outcome: 'failed',
+      message: 'node node-9 is not known yet',
+      cause: { text: 'its node is not known yet', value: 'node node-9' },
+    });
     const invalid = selectionRule(csid('bad', { spiffeIDTemplate: '{{ .Nope' }));
     expect(invalid.errors?.length).toBeGreaterThan(0);
     expect(selectPod(invalid, shop, pod('shop', 'w'), false, ctx)).toEqual({ outcome: 'invalid' });

@@ -25,11 +25,17 @@ describe('every log line of a pass carries its reconcileID', () => {
     const first = fullPasses()[0]!;
     expect(first.reconcileID).toMatch(/^[0-9a-f-]{36}$/);
 
-    // A pod event: a pod pass reports the failure, then the follow-up full pass reports it again.
+    // A pod event: the pod pass reports the failure (a cause not reported before).
     w.kube.create(pod('default', 'bad', { app: 'bad' }));
-    const failures = () => all().filter((l) => l.msg.includes('default/bad'));
-    await eventually(() => failures().length >= 2, 'the pod pass and the full pass after it report the bad pod');
-    const [podPass, fullPass] = failures();
+    const about = (name: string) => all().filter((l) => l.msg.includes(`default/${name}`));
+    await eventually(() => about('bad').length >= 1, 'the pod pass reports the bad pod');
+    const podPass = about('bad')[0];
+    // Another pod failing for that cause: its pod pass adds nothing, and the full pass after it
+    // reports the two pods in one line.
+    w.kube.create(pod('default', 'worse', { app: 'worse' }));
+    await eventually(() => about('worse').length >= 1, 'the full pass after the pod events reports both pods');
+    const fullPass = about('worse')[0];
+    expect(fullPass!.msg).toMatch(/^ClusterSPIFFEID\/ids: 2 pods: .* \(e\.g\. default\/bad, default\/worse\)$/);
     expect(podPass!.reconcileID).toBeDefined();
     expect(fullPass!.reconcileID).toBeDefined();
     expect(new Set([first.reconcileID, podPass!.reconcileID, fullPass!.reconcileID]).size).toBe(3);

@@ -30,7 +30,7 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     await eventually(() => paths().includes('/ns/team-a/sa/web-sa'), 'the entry exists');
     const [e] = w.spire.server.entries.all();
     expect(e?.selectors).toEqual([{ type: 'k8s', value: `pod-uid:${uidOf('team-a', 'web')}` }]);
-    expect(e?.id).toMatch(/^demo\.[0-9a-f-]{36}$/);
+    expect(e?.id).toMatch(/^scm-demo\.[0-9a-f-]{36}$/);
 
     // The cache holds what templates read, not the API server's field-ownership records.
     const cached = w.controllers[0]!.live.cache.get<{ metadata: Record<string, unknown> }>('pods', 'web', 'team-a');
@@ -168,18 +168,19 @@ describe('the live controller keeps SPIRE equal to the cluster, change by change
     expect(events()).toHaveLength(1);
     w.kube.create(pod('team-a', 'db'));
     await eventually(() => events().some((e) => e.message.includes('team-a/db')), "the new pod's failure is recorded");
-    // A full pass reports the object's failures as one message for both pods; passes after it add nothing.
+    // The pod pass for db reports nothing (the cause is known); the full pass after it reports the
+    // object's failures as one message for both pods; passes after it add nothing.
     const settled = async () => {
       live.trigger();
       await live.idle();
-      return events().some((e) => e.message.startsWith('2 pods ('));
+      return events().some((e) => e.message.startsWith('2 pods: ') && e.message.endsWith('(e.g. team-a/db, team-a/web)'));
     };
     await eventually(settled, 'a full pass reports both pods in one message');
     const recorded = events().length;
     live.trigger();
     await live.idle();
     expect(events()).toHaveLength(recorded);
-    expect(events().map((e) => e.message.split(':')[0]).sort()).toEqual(['2 pods (team-a/db, team-a/web)', 'pod team-a/db', 'pod team-a/web']);
+    expect(events().map((e) => e.message.split(':')[0]).sort()).toEqual(['2 pods', 'pod team-a/web']);
   });
 
   it('writes status stats that match, and an unchanged pass writes no status', async () => {
@@ -376,7 +377,7 @@ describe('at start, pods get their entries while the rest of the pods are still 
     try {
       // An entry of ours for a pod that is gone: only a pass that has seen every pod may delete it.
       const stale = await w.spire.raw.entry.BatchCreateEntry({
-        entries: [{ id: 'demo.stale', parent_id: { trust_domain: 'example.org', path: '/node' }, spiffe_id: { trust_domain: 'example.org', path: '/pod/gone' }, selectors: [{ type: 'k8s', value: 'pod-uid:gone' }] }],
+        entries: [{ id: 'scm-demo.stale', parent_id: { trust_domain: 'example.org', path: '/node' }, spiffe_id: { trust_domain: 'example.org', path: '/pod/gone' }, selectors: [{ type: 'k8s', value: 'pod-uid:gone' }] }],
       });
       expect(stale.results[0]?.status?.code).toBe(0);
       // The pages after the first fail for a while, so the pod list takes seconds to complete.
@@ -387,9 +388,9 @@ describe('at start, pods get their entries while the rest of the pods are still 
       await eventually(() => podPaths() >= 500, "the first page's entries");
       expect(live.cache.unsynced()).toEqual(['pods']);
       expect(podPaths()).toBe(500);
-      expect(w.spire.server.entries.all().map((e) => e.id)).toContain('demo.stale');
+      expect(w.spire.server.entries.all().map((e) => e.id)).toContain('scm-demo.stale');
 
-      await eventually(() => podPaths() === 600 && !w.spire.server.entries.all().some((e) => e.id === 'demo.stale'), 'every entry, and the stale one gone');
+      await eventually(() => podPaths() === 600 && !w.spire.server.entries.all().some((e) => e.id === 'scm-demo.stale'), 'every entry, and the stale one gone');
     } finally {
       await w.close();
     }

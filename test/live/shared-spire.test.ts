@@ -27,6 +27,37 @@ interface Cluster {
 
 const CLUSTERS = ['east', 'west'] as const;
 
+/**
+ * What earlier releases of each controller left, under each earlier
+ * default: `<clusterName>.<uuid>` (a pod gone, a static entry no longer
+ * declared, and the gateway as declared) and `scm-<uuid>`, which names no
+ * cluster (a pod gone, under the cluster's agents). And an `scm-<uuid>`
+ * static entry that neither declares: whose it is cannot be told, so
+ * neither may touch it.
+ */
+const uuid = (i: number) => `2b7e1f5a-9c3d-4e8f-a1b2-${String(i).padStart(12, '0')}`;
+const id = (trustDomain: string, path: string) => ({ trust_domain: trustDomain, path });
+const agentOf = (cluster: string) => id(TD, `/spire/agent/k8s_psat/${cluster}/node-uid-1`);
+const goneEntry = (entryId: string, cluster: string, name: string) => ({
+  id: entryId,
+  parent_id: agentOf(cluster),
+  spiffe_id: id(TD, `/${cluster}/pod/${name}`),
+  selectors: [{ type: 'k8s', value: `pod-uid:${cluster}-${name}` }],
+});
+const staticEntry = (entryId: string, cluster: string, name: string) => ({
+  id: entryId,
+  parent_id: id(TD, '/spire/server'),
+  spiffe_id: id(TD, `/${cluster}/${name}`),
+  selectors: [{ type: 'k8s_psat', value: `cluster:${cluster}` }],
+});
+const EARLIER = CLUSTERS.flatMap((c, i) => [
+  goneEntry(`${c}.${uuid(10 * i + 1)}`, c, 'gone-before'),
+  goneEntry(`scm-${uuid(10 * i + 2)}`, c, 'gone-long-before'),
+  staticEntry(`${c}.${uuid(10 * i + 3)}`, c, 'gone-static'),
+  staticEntry(`${c}.${uuid(10 * i + 4)}`, c, 'gateway'),
+]);
+const UNCLAIMED = { id: `scm-${uuid(99)}`, parent_id: id(TD, '/spire/server'), spiffe_id: id(TD, '/shared/by-hand'), selectors: [{ type: 'k8s_psat', value: 'cluster:any' }] };
+
 describe('two clusters with default configs share one SPIRE server', () => {
   let dir: string;
   let spire: MemorySpireServer;
@@ -35,7 +66,7 @@ describe('two clusters with default configs share one SPIRE server', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'shared-spire-'));
     const sockets = CLUSTERS.map((c) => join(dir, `${c}.sock`));
-    spire = await MemorySpireServer.start({ socketPath: sockets[0]!, extraSocketPaths: sockets.slice(1), trustDomain: TD });
+    spire = await MemorySpireServer.start({ socketPath: sockets[0]!, extraSocketPaths: sockets.slice(1), trustDomain: TD, seed: { entries: [...EARLIER, UNCLAIMED] } });
     for (const [i, name] of CLUSTERS.entries()) {
       const kube = await FakeKubeApiServer.start();
       kube.create(ns('default'));
@@ -73,7 +104,7 @@ describe('two clusters with default configs share one SPIRE server', () => {
       .map((e) => e.spiffeId.path)
       .sort();
 
-  it('under pod churn, neither controller ever deletes an entry of the other cluster', async () => {
+  it('under pod churn, neither controller ever deletes an entry of the other cluster, and each takes over its entries of earlier defaults', async () => {
     const pods = new Map<string, string[]>(CLUSTERS.map((c) => [c, []]));
     const want = (cluster: string) => [...pods.get(cluster)!.map((p) => `/${cluster}/pod/${p}`), `/${cluster}/gateway`].sort();
 
@@ -106,8 +137,17 @@ describe('two clusters with default configs share one SPIRE server', () => {
     expect(deletes(west, 'west')).toBeGreaterThanOrEqual(8);
     for (const c of clusters) {
       expect(pathsOf(c.name)).toEqual(want(c.name));
-      // Each cluster's entries carry its own prefix, derived from its name.
-      for (const e of spire.entries.all().filter((x) => clusterOfPath(x.spiffeId.path) === c.name)) expect(e.id.startsWith(`${c.name}.`)).toBe(true);
+      // The gateway keeps the ID its earlier default gave it (not duplicated); every other entry carries the prefix derived from its name.
+      const gateway = EARLIER.find((e) => e.spiffe_id.path === `/${c.name}/gateway`)!;
+      for (const e of spire.entries.all().filter((x) => clusterOfPath(x.spiffeId.path) === c.name)) {
+        if (e.spiffeId.path === gateway.spiffe_id.path) expect(e.id).toBe(gateway.id);
+        else expect(e.id, e.spiffeId.path).toMatch(new RegExp(`^scm-${c.name}\\.`));
+      }
+      // Its entries of pods and objects gone under either earlier default were deleted by it (not leaked).
+      const deletedByIt = spire.deletions.filter((d) => d.socket === c.socket).map((d) => d.entry.id);
+      expect(deletedByIt).toEqual(expect.arrayContaining(EARLIER.filter((e) => e.spiffe_id.path.startsWith(`/${c.name}/`) && e.spiffe_id.path.includes('gone')).map((e) => e.id)));
     }
+    // The static entry whose owner cannot be told is left alone by both.
+    expect(spire.entries.all().map((e) => e.id)).toContain(UNCLAIMED.id);
   });
 });

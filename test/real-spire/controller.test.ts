@@ -49,8 +49,8 @@ describe('the live controller against a real SPIRE server', () => {
     w.kube.create(pod('team-a', 'web'));
     await eventually(async () => byPath(await w.entries(), '/ns/team-a/sa/web-sa') !== undefined, 'the entry exists', 30_000);
     const created = byPath(await w.entries(), '/ns/team-a/sa/web-sa')!;
-    // The default prefix is the cluster name and a dot (clusterName demo).
-    expect(created.id).toMatch(/^demo\./);
+    // The default prefix is scm-, the cluster name and a dot (clusterName demo).
+    expect(created.id).toMatch(/^scm-demo\./);
     expect(created.parent_id).toEqual({ trust_domain: TD, path: `/spire/agent/k8s_psat/demo/${nodeUid('node-1')}` });
     expect(created.selectors).toEqual([{ type: 'k8s', value: `pod-uid:${uidOf('team-a', 'web')}` }]);
     expect(created.dns_names).toEqual(['web.team-a.svc']);

@@ -56,8 +56,8 @@ describe('two clusters with default configs on one real SPIRE server', () => {
   it('under pod churn on both, every stable entry keeps its ID and each cluster ends with exactly its own pods', { timeout: 180_000 }, async () => {
     await eventually(async () => stableIds(await spire.current.client.listEntries()).size === STABLE.length * 2, 'both clusters registered their stable pods', 60_000);
     const before = stableIds(await spire.current.client.listEntries());
-    // Each cluster's IDs carry its own prefix: the cluster name and upstream's dot.
-    for (const [path, id] of before) expect(id.startsWith(`${path.split('/')[1]}.`), `${path} has ${id}`).toBe(true);
+    // Each cluster's IDs carry its own prefix: scm-, the cluster name and a dot.
+    for (const [path, id] of before) expect(id.startsWith(`scm-${path.split('/')[1]}.`), `${path} has ${id}`).toBe(true);
 
     const churn = new Map<string, string[]>(CLUSTERS.map((c) => [c, []]));
     let gone = 0;

@@ -64,7 +64,7 @@ async function demoSteps(socket: string): Promise<{ first: unknown; applied: unk
     let out = '';
     await runOnce(flags, { apply, log, print: (s) => (out += s) });
     // A create's ID is new every run.
-    return JSON.parse(out.replace(/"demo\.[0-9a-f-]{36}"/g, '"demo.NEW"')) as unknown;
+    return JSON.parse(out.replace(/"scm-demo\.[0-9a-f-]{36}"/g, '"scm-demo.NEW"')) as unknown;
   };
   return { first: await run(false), applied: await run(true), again: await run(false) };
 }

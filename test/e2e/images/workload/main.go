@@ -4,7 +4,7 @@
 //	svid.pem   the default SVID's certificate chain, replaced atomically on
 //	           every update and removed when the agent says it has none
 //	state.json {"spiffeIDs": [...], "updates": n, "error": "...", "at": "RFC 3339",
-//	           "firstSVIDAt": "RFC 3339"}
+//	           "startedAt": "RFC 3339", "firstSVIDAt": "RFC 3339"}
 //
 // Until it first holds an SVID it asks every 200 ms rather than with
 // go-spiffe's growing backoff, so the time from a pod's creation to its first
@@ -32,11 +32,13 @@ type state struct {
 	Updates   int      `json:"updates"`
 	Error     string   `json:"error,omitempty"`
 	At        string   `json:"at"`
+	Started   string   `json:"startedAt"`
 	First     string   `json:"firstSVIDAt,omitempty"`
 }
 
 type writer struct {
 	dir     string
+	started string
 	updates int
 	first   string
 	lastErr string
@@ -60,6 +62,7 @@ func (w *writer) state(s state) {
 		w.first = s.At
 	}
 	s.First = w.first
+	s.Started = w.started
 	if s.SpiffeIDs == nil {
 		s.SpiffeIDs = []string{}
 	}
@@ -109,7 +112,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	w := &writer{dir: dir}
+	w := &writer{dir: dir, started: time.Now().UTC().Format(time.RFC3339Nano)}
 	w.state(state{Error: "not yet answered"})
 	client, err := workloadapi.New(ctx)
 	if err != nil {
