@@ -219,7 +219,7 @@ interface RunResult {
 async function oneRun(pods: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'spire-reconciler-bench-'));
   try {
-    // Floors first, against their own SPIRE server (BENCH_MEMORY_ONLY skips them: see the README).
+    // Floors first, against their own SPIRE server (BENCH_MEMORY_ONLY skips them: see docs/performance.md).
     const floors: Floors = memoryOnly ? { entries: NaN, failed: 0, pushMs: NaN, listMs: [] } : await (async () => {
       const a = await startSpire(join(dir, 'a'));
       const f = measureFloors(pods, a.socket);

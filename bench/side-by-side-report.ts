@@ -79,7 +79,7 @@ function ratioRow(o: ControllerFigures, p: ControllerFigures): string[] {
   ];
 }
 
-/** Stats only we write, on purpose (README, "Resilient federatesWith"): not a difference. */
+/** Stats only we write, on purpose (docs/federation.md, "Resilient federatesWith"): not a difference. */
 const OURS_ONLY_STATS = new Set(['entriesWithoutFederation']);
 
 /** ClusterSPIFFEID stats the two wrote differently, one line per object and field. */

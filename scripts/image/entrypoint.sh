@@ -11,7 +11,7 @@
 # generation, buffers), so the old space gets the limit less that, and at
 # least half of it. At 100,000 pods with a 768 MiB limit (old space 608 MiB)
 # the controller's resident memory peaked at 460 MiB instead of 841 MiB, for
-# about half as much CPU again at start (npm run bench, README "Performance").
+# about half as much CPU again at start (npm run bench, docs/performance.md "Memory").
 # NODE_OPTIONS that already sets --max-old-space-size wins; without a memory
 # limit nothing is set.
 #

@@ -48,7 +48,7 @@ export async function runDemo(print: (s: string) => void): Promise<number> {
     for (const e of foreign) {
       print(`Untouched: ${e.id} (spiffe://${e.spiffeId.trustDomain}${e.spiffeId.path}) has no ${prefix} prefix, so it is not ours (entryScope: prefixed).`);
     }
-    print('\nNext: `plan` against your own snapshot, or run it in a cluster: see "Live mode" and deploy/README.md.');
+    print('\nNext: `plan` against your own snapshot (docs/commands.md), or swap it in for spire-controller-manager (docs/migration.md).');
     return left === 0 && applied.result.applied?.failures.length === 0 ? 0 : 1;
   } finally {
     await spire.stop();

@@ -1,4 +1,4 @@
-/** Exit codes, documented in the README. */
+/** Exit codes, documented in docs/commands.md ("Exit codes"). */
 export const Exit = {
   ok: 0,
   /** The command ran, but some item failed (an entry not written, an object invalid). */

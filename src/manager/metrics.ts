@@ -4,7 +4,7 @@ import type { EntryPassResult } from '../entries/index.js';
 import type { RpcObserver } from '../spire/rpc.js';
 import { UpstreamMetrics } from './upstream-metrics.js';
 
-/** The steps of one reconcile pass, in order (README, "Entry engine"). */
+/** The steps of one reconcile pass, in order (docs/entries.md, "The pass"). */
 export type Phase = 'list' | 'render' | 'plan' | 'apply' | 'status';
 
 export const PHASES: readonly Phase[] = ['list', 'render', 'plan', 'apply', 'status'];

@@ -9,7 +9,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
  * leaderelection.go), and the one metric of spire-controller-manager's own
  * pkg/metrics (cluster_static_entry_failures). Names, types, labels and
  * buckets are theirs; the mapping onto our single coalescing queue is
- * described in deploy/README.md.
+ * described in docs/observability.md.
  */
 
 /**

@@ -40,7 +40,7 @@ export class TemplateParseError extends Error {
 /**
  * Rendering failed, where spire-controller-manager's template.Execute would
  * have failed too, or (unsupported) where Go would run code spire-reconciler
- * does not reproduce (README: "Documented limits"): an error, never a guess.
+ * does not reproduce (docs/templates.md, "Documented limits"): an error, never a guess.
  */
 export class TemplateExecError extends Error {
   override readonly name = 'TemplateExecError';
@@ -90,5 +90,5 @@ export class GoError extends Error {}
  */
 export class GoArgumentError extends GoError {}
 
-/** Where Go would run code spire-reconciler does not reproduce (README: "Documented limits"). */
+/** Where Go would run code spire-reconciler does not reproduce (docs/templates.md, "Documented limits"). */
 export class Unsupported extends GoError {}

@@ -42,7 +42,7 @@ export interface RenderData {
 
 /**
  * Go stops at 100,000 nested `{{template}}` calls; JavaScript's stack ends
- * earlier. Deeper recursion is refused as unsupported (README: limits).
+ * earlier. Deeper recursion is refused as unsupported (docs/templates.md, "Documented limits").
  */
 export const MAX_TEMPLATE_DEPTH = 1000;
 

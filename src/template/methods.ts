@@ -2,8 +2,8 @@
  * The Go methods templates can call on the template data, reproduced: the
  * metav1.Object getters of ObjectMeta, time.Time's and metav1.Time's methods,
  * the String() methods Go's printing calls, DeepCopy and OpenAPIModelName.
- * A method not listed here is refused with an Unsupported error (see the
- * README's limits); its argument count and signature are still checked as Go
+ * A method not listed here is refused with an Unsupported error (see
+ * docs/templates.md, "Documented limits"); its argument count and signature are still checked as Go
  * checks them (eval.ts), so those errors agree.
  */
 import { GoError, Unsupported } from './errors.js';

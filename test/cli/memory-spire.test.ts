@@ -69,7 +69,7 @@ describe('`spire-reconciler memory-spire` serves a seeded SPIRE server from the 
     const seed = join(dir, 'bad.json');
     writeFileSync(seed, JSON.stringify({ entries: [{ id: 'x', spiffe_id: { trust_domain: 'example.org', path: '/w' }, selectors: [] }] }));
     const cli = spawnCli(['memory-spire', '--socket', join(dir, 'api.sock'), '--seed', seed]);
-    // 2: the command could not run (see the exit codes in the README).
+    // 2: the command could not run (see the exit codes in docs/commands.md).
     expect(await exitCode(cli)).toBe(2);
     expect(cli.output().trim()).toBe(
       'spire-reconciler: seed entry #0 (x): failed to convert entry: invalid parent ID: request must specify SPIFFE ID',

@@ -167,7 +167,7 @@ describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics
     expect(entries().map((e) => e.id)).toEqual(before);
   });
 
-  // Readiness is the informers' initial sync only (README "Health"): a sidecar's readiness is
+  // Readiness is the informers' initial sync only (docs/observability.md, "Health probes"): a sidecar's readiness is
   // the SPIRE server pod's, so waiting for SPIRE would keep SPIRE out of its own Service.
   it('without the webhook configuration, is ready once its caches have synced, even before SPIRE answers', { timeout: 60_000 }, async () => {
     kube.delete('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', deployedWebhookConfiguration().metadata.name);

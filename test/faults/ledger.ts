@@ -108,7 +108,7 @@ export class FaultLedger {
       duplicates: [...seen.values()].reduce((n, c) => n + c - 1, 0),
       convergeMs: (this.convergedAt ?? Date.now()) - this.started,
     };
-    // One line per scenario, in the test output: the figures the README's reliability section quotes.
+    // One line per scenario, in the test output: the figures docs/reliability.md quotes.
     console.log(`fault scenario: ${JSON.stringify(report)}`);
     return report;
   }

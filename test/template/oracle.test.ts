@@ -3,7 +3,7 @@
  * spire-controller-manager runs it (test/template/go-oracle/), over the
  * real-world corpus, the quirk corpus and seeded fuzzed templates. Outputs
  * must be equal, and for failures the phase (parse or execute); error wording
- * is not compared. Cases under a documented limit (README) are counted apart.
+ * is not compared. Cases under a documented limit (docs/templates.md) are counted apart.
  *
  * Runs when `go` (1.26 or later) is on the PATH; otherwise it says so and is
  * skipped. The fuzzer runs 10,000 cases under CI=true and 1,500 otherwise;

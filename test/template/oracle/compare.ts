@@ -1,13 +1,13 @@
 /**
  * What counts as agreeing with Go: the same output for a render, the same
  * phase (parse or execute) for a failure. Error wording is not compared (see
- * the README). Cases under a documented limit are set aside by rule.
+ * docs/templates.md). Cases under a documented limit are set aside by rule.
  */
 import { toBytes } from '../../../src/template/bytes.js';
 import type { Outcome } from './protocol.js';
 
 /**
- * Why a case is outside the contract (README: "Documented limits"), or
+ * Why a case is outside the contract (docs/templates.md, "Documented limits"), or
  * undefined when it is inside: our engine refuses, with an error marked
  * unsupported, what it does not reproduce or what is over its bounds, where
  * Go does something else.

@@ -2,8 +2,8 @@
  * Template data for the differential test: a few fixed objects for the
  * corpora, and random pods and nodes for the fuzzer. Everything is Kubernetes
  * JSON as the API server sends it (empty fields left out), so Go decodes the
- * same values our engine reads. Integers stay below 2^53 (see the README's
- * limits) and timestamps are valid RFC 3339.
+ * same values our engine reads. Integers stay below 2^53 (see the documented
+ * limits in docs/templates.md) and timestamps are valid RFC 3339.
  */
 import type { TemplateData } from '../../../src/template/index.js';
 import type { Rng } from './random.js';

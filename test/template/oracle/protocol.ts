@@ -26,6 +26,6 @@ export interface Outcome {
   /** Go's output when it is not valid UTF-8 (a JavaScript string cannot hold it). */
   readonly outputBytes?: Buffer;
   readonly error?: string;
-  /** Ours only: the failure is one of the README's documented limits (TemplateExecError.unsupported). */
+  /** Ours only: the failure is one of the documented limits (docs/templates.md) (TemplateExecError.unsupported). */
   readonly unsupported?: boolean;
 }
