@@ -10,14 +10,15 @@
  *
  * stop() kills only the processes this module started, by their PIDs.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Agent, fetch } from 'undici';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { KubeApiError, kubeRequest } from '../../../src/kube/rest.js';
+import { killProcess, startProcess, waitFor } from '../child-processes.js';
 import { repoRoot } from '../cli.js';
 import { freePort } from '../ports.js';
 import { type RealK8sBinaries, realK8sBinaries } from './binaries.js';
@@ -62,49 +63,6 @@ export interface ControlPlane {
   /** Stops kube-apiserver (SIGTERM) and starts it again on the same port and etcd: every connection drops, its watch cache starts afresh. */
   restartApiServer(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** The processes every control plane of this test process started, killed if the process exits without stop(). */
-const started = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of started) child.kill('SIGKILL');
-});
-
-function startProcess(bin: string, args: string[], logFile: string): ChildProcess {
-  const fd = openSync(logFile, 'a');
-  const child = spawn(bin, args, { stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  started.add(child);
-  child.once('exit', () => started.delete(child));
-  return child;
-}
-
-async function killProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
-}
-
-function tail(file: string, lines = 30): string {
-  try {
-    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-/** Polls `probe` until it returns true; fails early, with the log, if the process exits. */
-async function waitFor(what: string, child: ChildProcess, logFile: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${tail(logFile)}`);
-    if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} not ready within ${timeoutMs} ms:\n${tail(logFile)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 function kubeConfigFor(url: string, caPem: string, user: { token?: string; certPem?: string; keyPem?: string }, namespace = 'default'): KubeConfig {

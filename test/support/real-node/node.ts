@@ -11,12 +11,13 @@
  * PIDs and containerd IDs, and unmounts what the kubelet mounted under its
  * folder.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify as toYaml } from 'yaml';
+import { killProcess, startProcess, waitFor } from '../child-processes.js';
 import { repoRoot } from '../cli.js';
 import { freePort } from '../ports.js';
 import { cacheRoot, pinnedKubernetesVersion } from '../real-k8s/binaries.js';
@@ -57,47 +58,6 @@ export function nodeUnavailable(kubernetesVersion = pinnedKubernetesVersion()): 
   if (!existsSync('/usr/lib/cni/loopback')) return 'the CNI loopback plugin is not installed (Debian: apt-get install -y containernetworking-plugins)';
   if (!existsSync(kubeletBinary(kubernetesVersion))) return `${kubeletBinary(kubernetesVersion)} is not built: run npm run real:build`;
   return undefined;
-}
-
-const started = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of started) child.kill('SIGKILL');
-});
-
-function startProcess(bin: string, args: string[], logFile: string): ChildProcess {
-  const fd = openSync(logFile, 'a');
-  const child = spawn(bin, args, { stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  started.add(child);
-  child.once('exit', () => started.delete(child));
-  return child;
-}
-
-async function killProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
-}
-
-function tail(file: string, lines = 40): string {
-  try {
-    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-async function waitFor(what: string, child: ChildProcess, logFile: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${tail(logFile)}`);
-    if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} not ready within ${timeoutMs} ms:\n${tail(logFile)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 function containerdConfig(dir: string, wrapper: string): string {
