@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Pass } from './gate.js';
+import { noteBodyBytes } from './young-garbage.js';
 
 /**
  * What came of reading: the body, a view of the turn's range (valid until
@@ -36,6 +37,7 @@ export function readBody(req: IncomingMessage, pass: Pass, opts: { maxBytes: num
       resolve(outcome);
     };
     const onData = (chunk: Buffer) => {
+      noteBodyBytes(chunk.length);
       const end = size + chunk.length;
       if (end > opts.maxBytes) return finish({ refused: 'too-large' });
       if (end > pass.capacity && !pass.grow(Math.min(Math.max(end, 2 * pass.capacity), opts.maxBytes), size) && !pass.grow(end, size)) {
@@ -65,7 +67,7 @@ export function discardBody(req: IncomingMessage): Promise<void> {
     if (req.readableEnded || req.destroyed) return resolve();
     req.once('end', resolve);
     req.once('close', resolve);
-    req.on('data', () => undefined);
+    req.on('data', (chunk: Buffer) => noteBodyBytes(chunk.length));
     req.resume();
   });
 }
