@@ -55,12 +55,12 @@ pod logs "$name" 2>&1 | grep -q listening || { pod logs "$name"; echo "memory-sp
 # whichever the host has): the running process's environment says so.
 pid="$(pod inspect --format '{{.State.Pid}}' "$name")"
 environ="$(tr '\0' '\n' <"/proc/$pid/environ")"
-grep -qx 'NODE_OPTIONS= --max-old-space-size=864 --max-semi-space-size=16' <<<"$environ" || {
+grep -qx 'NODE_OPTIONS=--expose-gc --max-old-space-size=864 --max-semi-space-size=16' <<<"$environ" || {
   echo "entrypoint: with a 1 GiB limit the process has $(grep NODE_OPTIONS <<<"$environ" || echo 'no NODE_OPTIONS')" >&2
   exit 1
 }
 grep -qx 'MALLOC_ARENA_MAX=2' <<<"$environ" || { echo "entrypoint: MALLOC_ARENA_MAX is not 2" >&2; exit 1; }
-echo "entrypoint: a 1 GiB memory limit gave --max-old-space-size=864, MALLOC_ARENA_MAX=2"
+echo "entrypoint: a 1 GiB memory limit gave --max-old-space-size=864, MALLOC_ARENA_MAX=2, and --expose-gc"
 
 cli plan --config /demo/config.yaml --manifests /demo/manifests --socket /sock/api.sock >/dev/null
 cli reconcile --once --config /demo/config.yaml --manifests /demo/manifests --socket /sock/api.sock | tail -1

@@ -19,8 +19,19 @@
 # pool) arenas of their own and keeps what each has reached: at 100,000 pods
 # those held 44-64 MiB resident, and 33-34 MiB with two arenas (npm run bench).
 # MALLOC_ARENA_MAX set in the environment wins.
+#
+# --expose-gc lets the admission webhook ask V8 for a young collection after
+# every 2 MiB of request bodies it reads (src/webhook/young-garbage.ts): the
+# buffers Node reads a connection's data into die young, but data arriving
+# alone brings V8's own collections on late, and 100 clients sending 8 MB
+# each took the controller to 305-310 MiB resident under deploy/'s 256 Mi
+# limit without it, 214-236 MiB with it (test/faults/webhook-flood.slow.test.ts).
 set -eu
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
+case " ${NODE_OPTIONS:-} " in
+*" --expose-gc "* | *" --expose_gc "*) ;;
+*) export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--expose-gc" ;;
+esac
 case "${NODE_OPTIONS:-}" in
 *--max-old-space-size*) ;;
 *)

@@ -13,18 +13,24 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import { closeServer, hostPort, listen } from '../net/http.js';
 import { Backoff } from '../net/backoff.js';
 import { jsonValueCount } from '../manifests/budget.js';
 import { nestingProblem } from '../manifests/nesting.js';
-import { evaluateReview, malformedReview } from './review.js';
+import { discardBody, readBody } from './body.js';
+import { AdmissionGate, type GateLimits } from './gate.js';
+import { evaluateReview, malformedReview, type ReviewOutcome } from './review.js';
+import { Serial } from './serial.js';
+import { noteBodyBytes } from './young-garbage.js';
 import { type ServingCertificate, type WebhookKind, WEBHOOK_PATHS } from './types.js';
 
 /**
- * The API server caps a request body at 3 MiB and an UPDATE review carries the
- * object twice, plus JSON escaping; anything larger is not from an API server.
+ * The API server caps a request body at 3 MiB and an UPDATE review carries
+ * the object twice, plus JSON escaping; anything larger is not from an API
+ * server, and is answered 413 without being kept.
  */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -36,21 +42,50 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 export const MAX_BODY_VALUES = 100_000;
 
 /**
- * Requests read and checked at once; more wait, in arrival order, without
- * their bodies being read. With the limits above a request costs at most
- * about 20 MiB of heap, so four stay well inside deploy/'s 192 MiB.
+ * What the webhook holds for request bodies, whoever sends them (the port
+ * takes requests without client authentication, as upstream's): at most
+ * `reviews` requests are read and checked at once, their bodies together in
+ * at most `bytes` (one BodySlab), and `waiting` more wait for a turn with
+ * their bodies unread. 16 MiB is two bodies of the largest size read, or
+ * five of the largest an API server sends (3 MiB); reviews of real objects
+ * are a few KiB, so a burst of those is paced by the eight turns, each held
+ * for the milliseconds a review takes. Checking (decoding, parsing) takes
+ * one body at a time (Serial).
+ *
+ * A request waits rather than being refused while there is room in the
+ * queue, because the API server does not retry a webhook's 429: the
+ * webhook's failurePolicy (Fail in deploy/) decides, and the create or
+ * update fails. That is the trade-off: more turns or bytes let a larger
+ * burst through at once, and raise what a flood can make the process hold;
+ * a longer queue keeps more connections open (Node reads some of a waiting
+ * request's body ahead, until its buffer is full). Past the queue the
+ * answer is 429 at once, with Retry-After.
+ *
+ * Under deploy/'s settings (a 256 Mi limit, --max-old-space-size=192, and
+ * the entrypoint's MALLOC_ARENA_MAX=2 and --expose-gc), 100 clients each
+ * sending an 8 MB review at once took the controller from about 170 MiB
+ * resident to a peak of 214-236 MiB over seven runs (before these limits
+ * and the young collections: 308-336 MiB). See
+ * test/faults/webhook-flood.slow.test.ts.
  */
-export const MAX_CONCURRENT_REVIEWS = 4;
-
-/** Requests that may wait for a turn; beyond them the answer is 429 at once. */
-export const MAX_WAITING_REVIEWS = 64;
+export const ADMISSION_LIMITS: GateLimits = { bytes: 16 * 1024 * 1024, reviews: 8, waiting: 64 };
 
 /**
- * A whole request must arrive within this (the API server gives a webhook
- * 10 s by default, 30 s at most), so a client that sends slowly cannot keep a
- * turn from the API server's requests.
+ * A body must have arrived whole this long after its turn began. The API
+ * server sends the body with the request and gives a webhook 10 s by default
+ * (30 s at most); a client that trickles its body loses its turn here instead
+ * of holding it for the whole requestTimeout.
+ */
+export const BODY_DEADLINE_MS = 10_000;
+
+/**
+ * A whole request, waiting for a turn included, must arrive within this, and
+ * its headers within headersTimeout. Node checks both every
+ * connectionsCheckingInterval.
  */
 const REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** How long close() lets requests in flight finish before cutting their connections. */
 const CLOSE_GRACE_MS = 5000;
@@ -64,6 +99,9 @@ export interface AdmissionServerOptions {
   port: number;
   trustDomain: string;
   log: Logger;
+  /** Test hook: ADMISSION_LIMITS and BODY_DEADLINE_MS otherwise. */
+  limits?: GateLimits;
+  bodyDeadlineMs?: number;
 }
 
 function tlsOptions(cert: ServingCertificate): SecureContextOptions {
@@ -83,48 +121,20 @@ function sendText(res: ServerResponse, status: number, text: string, headers: Re
 
 const TOO_LARGE = `request body over ${MAX_BODY_BYTES} bytes: an AdmissionReview from the API server is smaller (it accepts objects up to 3 MiB)\n`;
 
-/** Over MAX_BODY_BYTES: `drained` settles once the rest of the body has been read and thrown away. */
-interface TooLarge {
-  drained: Promise<void>;
+/**
+ * The body as a string in V8's heap. Buffer#toString makes a string of more
+ * than about a megabyte of ASCII an external one, a copy malloc'd outside
+ * V8's heap, which glibc keeps resident after it is freed: the flood of
+ * test/faults/webhook-flood.slow.test.ts peaked at up to 273 MiB with it,
+ * up to 237 without. StringDecoder makes an ordinary string.
+ */
+function decode(body: Buffer): string {
+  const decoder = new StringDecoder('utf8');
+  return decoder.write(body) + decoder.end();
 }
 
-/**
- * The body; or, once it is known to be over MAX_BODY_BYTES (by its
- * Content-Length, or by counting), TooLarge: from there on nothing is kept,
- * but the rest is read and thrown away, so that the client can finish
- * sending and read the 413 (answering while it still sends, then closing,
- * would reset the connection under its feet). Node's requestTimeout bounds
- * how long a body that never ends is read.
- */
-function readBody(req: IncomingMessage): Promise<Buffer | TooLarge | undefined> {
-  return new Promise((resolve, reject) => {
-    const drain = (): TooLarge => ({
-      drained: new Promise<void>((done) => {
-        req.on('end', done);
-        req.on('close', done);
-        req.resume();
-      }),
-    });
-    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return resolve(drain());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        chunks.length = 0;
-        req.off('data', onData);
-        resolve(drain());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-    // The client went away before the end.
-    req.on('close', () => resolve(undefined));
-  });
-}
+/** A refusal: its status, its text, its headers. */
+type Refusal = [status: number, text: string, headers?: Record<string, string>];
 
 export class AdmissionServer {
   private server: Server | undefined;
@@ -135,10 +145,14 @@ export class AdmissionServer {
   private listening_: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private readonly backoff = new Backoff(1000, 60_000);
-  private reviewing = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly gate: AdmissionGate;
+  private readonly checking = new Serial();
+  private readonly bodyDeadlineMs: number;
 
-  constructor(private readonly opts: AdmissionServerOptions) {}
+  constructor(private readonly opts: AdmissionServerOptions) {
+    this.gate = new AdmissionGate(opts.limits ?? ADMISSION_LIMITS);
+    this.bodyDeadlineMs = opts.bodyDeadlineMs ?? BODY_DEADLINE_MS;
+  }
 
   /** The port listened on; the configured one until listening. */
   get port(): number {
@@ -154,9 +168,9 @@ export class AdmissionServer {
     return this.listenProblem_;
   }
 
-  /** Requests being read and checked, and requests waiting for a turn. */
-  get load(): { reviewing: number; waiting: number } {
-    return { reviewing: this.reviewing, waiting: this.waiting.length };
+  /** Requests holding a turn (being read or checked), the body bytes they hold, and requests waiting for a turn. */
+  get load(): { reviewing: number; bytes: number; waiting: number } {
+    return this.gate.load;
   }
 
   /** The certificate being served. */
@@ -177,7 +191,10 @@ export class AdmissionServer {
     if (this.server) {
       this.server.setSecureContext(options);
     } else {
-      this.server = createServer({ ...options, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS / 3 }, (req, res) => void this.handle(req, res));
+      this.server = createServer(
+        { ...options, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+        (req, res) => void this.handle(req, res),
+      );
       this.server.on('error', (err) => {
         if (this.server?.listening) this.opts.log.error({ err: err.message }, 'webhook server error');
       });
@@ -216,62 +233,35 @@ export class AdmissionServer {
     this.opts.log.info({ address }, 'webhook server listening');
   }
 
-  /**
-   * A turn to read and check one request, or false when too many wait
-   * already. A request whose client goes away while it waits gives up its
-   * place.
-   */
-  private async turn(req: IncomingMessage): Promise<boolean> {
-    if (this.reviewing < MAX_CONCURRENT_REVIEWS) {
-      this.reviewing++;
-      return true;
-    }
-    if (this.waiting.length >= MAX_WAITING_REVIEWS) return false;
-    return new Promise((resolve) => {
-      const go = () => {
-        req.off('close', gone);
-        resolve(true);
-      };
-      const gone = () => {
-        const i = this.waiting.indexOf(go);
-        if (i !== -1) this.waiting.splice(i, 1);
-        resolve(false);
-      };
-      req.once('close', gone);
-      this.waiting.push(go);
-    });
-  }
-
-  /** Passes the turn to the next request waiting, or frees it. */
-  private endTurn(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.reviewing--;
-  }
-
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const kind = KIND_BY_PATH.get(path);
     if (!kind) return sendText(res, 404, `no webhook at ${path}; served: ${[...KIND_BY_PATH.keys()].join(', ')}\n`);
     if (req.method !== 'POST') return sendText(res, 405, 'AdmissionReviews are POSTed\n', { Allow: 'POST' });
-    if (!(await this.turn(req))) {
-      if (req.destroyed) return;
-      this.opts.log.warn({ kind, waiting: this.waiting.length }, 'admission request refused: too many waiting');
-      return sendText(res, 429, `too many admission requests at once (${MAX_CONCURRENT_REVIEWS} checked, ${MAX_WAITING_REVIEWS} waiting)\n`, { 'Retry-After': '1' });
-    }
-    let turnHeld = true;
+    // Node's parser has checked the header: a number, or absent for a chunked body.
+    const length = req.headers['content-length'];
+    const declared = length === undefined ? undefined : Number(length);
+    if (declared !== undefined && declared > MAX_BODY_BYTES) return this.refuse(req, res, kind, 'body too large', [413, TOO_LARGE]);
+
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    req.once('close', onClose);
+    const pass = await this.gate.enter(declared, gone.signal);
+    req.off('close', onClose);
+    if (pass === 'gone') return;
+    if (pass === 'busy') return this.refuse(req, res, kind, 'too many at once', this.busy());
     try {
-      const outcome = await this.review(req, kind);
-      if (outcome === undefined) return; // The client went away.
-      if ('drained' in outcome) {
-        // Throwing a body away needs no turn.
-        this.endTurn();
-        turnHeld = false;
-        this.opts.log.warn({ kind, contentLength: req.headers['content-length'] }, 'admission request refused: body too large');
-        await outcome.drained;
-        if (!res.destroyed) sendText(res, 413, TOO_LARGE);
-        return;
+      const read = await readBody(req, pass, { maxBytes: MAX_BODY_BYTES, deadlineMs: this.bodyDeadlineMs });
+      if ('refused' in read) {
+        // Nothing of a refused body is kept: its turn and bytes go back before the rest is thrown away.
+        pass.release();
+        if (read.refused === 'gone') return;
+        if (read.refused === 'too-large') return await this.refuse(req, res, kind, 'body too large', [413, TOO_LARGE]);
+        if (read.refused === 'over-budget') return await this.refuse(req, res, kind, 'too many bytes at once', this.busy());
+        return this.timedOut(req, res, kind);
       }
+      const outcome = await this.checking.run(() => this.review(read.body, kind));
+      noteBodyBytes(read.body.length);
       const r = outcome.review.response;
       if (!r.allowed) this.opts.log.info({ kind, uid: r.uid, status: r.status?.code, reason: r.status?.message }, 'admission denied');
       sendJson(res, outcome.httpStatus, outcome.review);
@@ -280,26 +270,43 @@ export class AdmissionServer {
       if (!res.headersSent) sendText(res, 500, 'internal error\n');
       else res.destroy();
     } finally {
-      if (turnHeld) this.endTurn();
+      pass.release();
     }
   }
 
+  private busy(): Refusal {
+    const { bytes, reviews, waiting } = this.gate.limits;
+    return [429, `too many admission requests at once (${reviews} read and checked, holding at most ${bytes} bytes, ${waiting} waiting)\n`, { 'Retry-After': '1' }];
+  }
+
+  /** Answers once the rest of the body has been thrown away, so that the client can read the answer. */
+  private async refuse(req: IncomingMessage, res: ServerResponse, kind: WebhookKind, why: string, [status, text, headers]: Refusal): Promise<void> {
+    this.opts.log.warn({ kind, status, contentLength: req.headers['content-length'], ...this.gate.load }, `admission request refused: ${why}`);
+    await discardBody(req);
+    if (!res.destroyed) sendText(res, status, text, headers);
+  }
+
+  /** A client too slow to send its body: answered, and its connection closed with whatever it has not sent. */
+  private timedOut(req: IncomingMessage, res: ServerResponse, kind: WebhookKind): void {
+    this.opts.log.warn({ kind, deadlineMs: this.bodyDeadlineMs }, 'admission request refused: body not received in time');
+    if (res.destroyed) return;
+    res.once('finish', () => req.socket.destroy());
+    sendText(res, 408, `request body not received within ${this.bodyDeadlineMs} ms\n`, { Connection: 'close' });
+  }
+
   /**
-   * Reads and checks one review. Its cost is bounded before each step that
-   * could be expensive: the size before the body is kept, the number of
-   * values before it is decoded and parsed, the nesting before anything walks
-   * it by recursion.
+   * Checks one review. Its cost is bounded before each step that could be
+   * expensive: the number of values before it is decoded and parsed, the
+   * nesting before anything walks it by recursion.
    */
-  private async review(req: IncomingMessage, kind: WebhookKind): Promise<ReturnType<typeof evaluateReview> | TooLarge | undefined> {
-    const body = await readBody(req);
-    if (body === undefined || !Buffer.isBuffer(body)) return body;
+  private review(body: Buffer, kind: WebhookKind): ReviewOutcome {
     const values = jsonValueCount(body);
     if (values > MAX_BODY_VALUES) {
       return malformedReview(`request body holds about ${values} JSON values, over the limit of ${MAX_BODY_VALUES}: an AdmissionReview of a valid object holds far fewer`);
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body.toString('utf8'));
+      parsed = JSON.parse(decode(body));
     } catch (err) {
       return malformedReview(`request body is not JSON: ${(err as Error).message}`);
     }

@@ -188,6 +188,6 @@ describe('the webhook answers each case with the object, field and reason, or wh
       expect(reply.json.response.allowed, c.file).toBe(false);
       expect(reply.json.response.status.message, c.file).toContain(c.expect.replace(`${kind}/`, `${kind} `));
     }
-    expect(webhook.load).toEqual({ reviewing: 0, waiting: 0 });
+    expect(webhook.load).toEqual({ reviewing: 0, bytes: 0, waiting: 0 });
   });
 });

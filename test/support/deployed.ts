@@ -32,3 +32,15 @@ export const pod = (namespace: string, name: string, labels: Record<string, stri
   spec: { nodeName: 'node-1', serviceAccountName: name, containers: [{ name: 'main', image: 'app:1' }] },
   status: { phase: 'Running' },
 });
+
+/** deploy/sidecar's spire-reconciler container: the environment it sets and its memory limit. */
+export function deployedContainer(): { env: Record<string, string>; memoryLimitBytes: number } {
+  const patch = parseYaml(readFileSync(join(repoRoot, 'deploy/sidecar/spire-server-sidecar-patch.yaml'), 'utf8')) as {
+    spec: { template: { spec: { containers: { name: string; env?: { name: string; value: string }[]; resources: { limits: { memory: string } } }[] } } };
+  };
+  const container = patch.spec.template.spec.containers.find((c) => c.name === 'spire-reconciler');
+  if (!container) throw new Error('deploy/sidecar: no spire-reconciler container');
+  const limit = /^(\d+)Mi$/.exec(container.resources.limits.memory);
+  if (!limit) throw new Error(`deploy/sidecar: memory limit ${container.resources.limits.memory} is not in Mi`);
+  return { env: Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value])), memoryLimitBytes: Number(limit[1]) * 1024 * 1024 };
+}
