@@ -25,7 +25,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'n
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { stringify as toYaml } from 'yaml';
-import { repoRoot } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
 import type { ControlPlane } from '../support/real-k8s/index.js';
 import type { RealNode } from '../support/real-node/node.js';
@@ -560,4 +559,3 @@ export function versionsLine(plane: ControlPlane, node: RealNode): string {
   return `kube-apiserver ${plane.versions.kubernetes}, etcd ${plane.versions.etcd}, kubelet ${node.versions.kubelet}, containerd ${node.versions.containerd}, runc ${node.versions.runc}, SPIRE server and agent ${v.SPIRE_VERSION}, spire-controller-manager ${v.SPIRE_CONTROLLER_MANAGER_VERSION}`;
 }
 
-export { repoRoot };
