@@ -18,6 +18,9 @@
  * its entries from the server every 5 s (SPIRE v1.15.3's default, kept here),
  * and the workload asks every 200 ms until it holds an SVID.
  *
+ * `--controller-cpu 250m` gives the controller container a CPU request (the chart sets
+ * none, so the pod is BestEffort and gets the smallest CPU share).
+ *
  * The table goes to stdout, and with every pod's figures to
  * bench/results/<time>-time-to-svid.json (or --out FILE).
  *
@@ -35,7 +38,7 @@ import { chartCsid } from '../test/real/chart.js';
 import { eventually, objects } from '../test/real/world.js';
 import { adminSocket, type ControllerKind, held, imagesMissing, prepareDeployment, versionsLine, workloadNamespace, workloadPod } from '../test/e2e/world.js';
 
-const { values } = parseArgs({ options: { pods: { type: 'string', default: '30' }, rounds: { type: 'string', default: '1' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { pods: { type: 'string', default: '30' }, rounds: { type: 'string', default: '1' }, out: { type: 'string' }, 'controller-cpu': { type: 'string' } } });
 const N = Number(values.pods);
 const ROUNDS = Number(values.rounds);
 if (!(N >= 1) || !(ROUNDS >= 1)) throw new Error('--pods and --rounds take positive numbers');
@@ -65,9 +68,9 @@ const summary = (xs: number[]) => {
 };
 try {
   console.log(`bench:svid: ${versionsLine(plane, node)}`);
-  console.log(`bench:svid: ${N} pods a round, ${ROUNDS} round(s) per controller; SPIRE agent sync every 5 s (default), workload polls every 200 ms until its first SVID`);
+  console.log(`bench:svid: ${N} pods a round, ${ROUNDS} round(s) per controller; SPIRE agent sync every 5 s (default), workload polls every 200 ms until its first SVID; controller CPU request ${values['controller-cpu'] ?? 'none (BestEffort, as the chart sets it)'}`);
   const o = objects(plane);
-  const dep = await prepareDeployment(plane, node);
+  const dep = await prepareDeployment(plane, node, values['controller-cpu'] ? { controllerCpu: values['controller-cpu'] } : {});
   await workloadNamespace(plane, 'bench', 'bench');
   await o.create(chartCsid('bench', { podSelector: { matchLabels: { app: 'bench' } }, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/pod/{{ .PodMeta.Name }}' }));
   let deployed = false;
@@ -145,5 +148,5 @@ console.log(lines.join('\n'));
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });
 const out = values.out ?? join(resultsDir, `${new Date().toISOString().replace(/:/g, '-').slice(0, 19)}-time-to-svid.json`);
-writeFileSync(out, `${JSON.stringify({ command: `npm run bench:svid -- ${process.argv.slice(2).join(' ')}`.trim(), pods: N, rounds: ROUNDS, agentSyncSeconds: 5, table: lines, ms: results }, null, 1)}\n`);
+writeFileSync(out, `${JSON.stringify({ command: `npm run bench:svid -- ${process.argv.slice(2).join(' ')}`.trim(), pods: N, rounds: ROUNDS, agentSyncSeconds: 5, controllerCpu: values['controller-cpu'] ?? null, table: lines, ms: results }, null, 1)}\n`);
 console.log(`bench:svid: written to ${out}`);

@@ -205,7 +205,7 @@ function controllerConfig(ports: Ports): string {
 export type ControllerKind = 'ours' | 'peer';
 
 /** The SPIRE server's pod: spire-server and the controller manager container, as the chart runs them. */
-function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller: ControllerKind): Obj {
+function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller: ControllerKind, controllerCpu?: string): Obj {
   const probe = (port: number, path: string) => ({ httpGet: { host: '127.0.0.1', port, path }, periodSeconds: 2, failureThreshold: 3 });
   return {
     apiVersion: 'v1',
@@ -239,6 +239,8 @@ function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller
         {
           name: CONTROLLER,
           image: controller === 'ours' ? IMAGES.ours : IMAGES.peer,
+          // The chart sets none by default (a BestEffort pod); a request gives the container its CPU share.
+          ...(controllerCpu ? { resources: { requests: { cpu: controllerCpu } } } : {}),
           imagePullPolicy: 'Never',
           args: chartContainer.args,
           env: [...chartContainer.env, ...apiEnv(plane)],
@@ -402,7 +404,7 @@ export interface Deployment {
  * access, ConfigMaps, the webhook configuration and Service), imports the
  * images, and returns a handle to deploy the pods.
  */
-export async function prepareDeployment(plane: ControlPlane, node: RealNode, opts: { agentSync?: string } = {}): Promise<Deployment> {
+export async function prepareDeployment(plane: ControlPlane, node: RealNode, opts: { agentSync?: string; controllerCpu?: string } = {}): Promise<Deployment> {
   const o = objects(plane);
   const archives = imageArchives();
   for (const archive of Object.values(archives)) await node.importImage(archive);
@@ -467,7 +469,7 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
     metricsUrl,
     healthUrl,
     async deploy(controller) {
-      await o.create(serverPod(plane, node, ports, controller));
+      await o.create(serverPod(plane, node, ports, controller, opts.controllerCpu));
       await eventuallyPod(plane, node, SERVER_NS, SERVER_POD, () => podReady(SERVER_NS, SERVER_POD), `the SPIRE server pod is ready (${controller})`, 120_000);
       await o.create(agentPod(plane, node, ports));
       await eventuallyPod(plane, node, AGENT_NS, 'spire-agent-0', () => podReady(AGENT_NS, 'spire-agent-0'), 'the SPIRE agent pod is ready', 120_000);
