@@ -260,12 +260,13 @@ function sharedSelector(text: string): Selector {
   return selector;
 }
 
-function run(what: string, field: string, template: CompiledTemplate, data: TemplateData): string {
+/** Renders one template; `field` and `index` name it in a failure's cause (worded only on failure: this runs per pod). */
+function run(what: string, field: string, index: number | undefined, template: CompiledTemplate, data: TemplateData): string {
   try {
     return template.render(data);
   } catch (err) {
     const reason = (err as Error).message;
-    throw new RenderError(`failed to render ${what}: ${reason}`, { text: `${field} fails to render: ${reason}` });
+    throw new RenderError(`failed to render ${what}: ${reason}`, { text: `${field}${index === undefined ? '' : `[${index}]`} fails to render: ${reason}` });
   }
 }
 
@@ -306,6 +307,11 @@ export function renderParentId(node: Node, settings: RenderSettings): { parentId
   }
 }
 
+/** A rendered workload selector SPIRE would refuse. Built only on failure: the success path makes no closure per pod. */
+function selectorRefused(index: number, text: string, reason: string, rule: string): RenderError {
+  return new RenderError(`failed to render workload selector: ${reason}`, { text: `spec.workloadSelectorTemplates[${index}] renders an invalid selector: ${rule}`, value: JSON.stringify(text) });
+}
+
 /** Renders one pod's entry; every failure is a message naming what failed, and its cause. */
 export function renderPodEntry(
   spec: ParsedClusterSPIFFEID,
@@ -317,7 +323,7 @@ export function renderPodEntry(
 ): { spec: EntrySpec } | { error: Failure } {
   const data = templateData(settings, node, pod);
   try {
-    const spiffeIdText = run('SPIFFE ID', 'spec.spiffeIDTemplate', spec.spiffeId, data);
+    const spiffeIdText = run('SPIFFE ID', 'spec.spiffeIDTemplate', undefined, spec.spiffeId, data);
     let spiffeId: string;
     try {
       spiffeId = checkIdInTrustDomain(spiffeIdText, settings.trustDomain, 'workload', 'spec.spiffeIDTemplate');
@@ -326,16 +332,15 @@ export function renderPodEntry(
     }
     const dnsNames: string[] = [];
     const seen = new Set<string>();
-    spec.dnsNames.forEach((t, i) => {
-      const field = `spec.dnsNameTemplates[${i}]`;
-      const name = run('DNS name', field, t, data);
+    for (let i = 0; i < spec.dnsNames.length; i++) {
+      const name = run('DNS name', 'spec.dnsNameTemplates', i, spec.dnsNames[i]!, data);
       const bad = dnsNameRefused(name);
-      if (bad !== undefined) throw new RenderError(`failed to render DNS name: ${bad.message}`, { text: `${field} renders an invalid DNS name: ${bad.rule}`, value: JSON.stringify(name) });
+      if (bad !== undefined) throw new RenderError(`failed to render DNS name: ${bad.message}`, { text: `spec.dnsNameTemplates[${i}] renders an invalid DNS name: ${bad.rule}`, value: JSON.stringify(name) });
       if (!seen.has(name)) {
         seen.add(name);
         dnsNames.push(name);
       }
-    });
+    }
     for (const name of serviceDnsNames) {
       if (!seen.has(name)) {
         seen.add(name);
@@ -343,22 +348,18 @@ export function renderPodEntry(
       }
     }
     const selectors: Selector[] = [{ type: 'k8s', value: `${POD_UID_SELECTOR_PREFIX}${pod.metadata.uid}` }];
-    spec.workloadSelectors.forEach((t, i) => {
-      const field = `spec.workloadSelectorTemplates[${i}]`;
-      const text = run('workload selector', field, t, data);
-      const refuse = (reason: string, rule: string): never => {
-        throw new RenderError(`failed to render workload selector: ${reason}`, { text: `${field} renders an invalid selector: ${rule}`, value: JSON.stringify(text) });
-      };
+    for (let i = 0; i < spec.workloadSelectors.length; i++) {
+      const text = run('workload selector', 'spec.workloadSelectorTemplates', i, spec.workloadSelectors[i]!, data);
       let selector: Selector;
       try {
         selector = sharedSelector(text);
       } catch (err) {
-        return refuse((err as Error).message, err instanceof SelectorError ? err.rule : (err as Error).message);
+        throw selectorRefused(i, text, (err as Error).message, err instanceof SelectorError ? err.rule : (err as Error).message);
       }
       const bad = selectorValueProblem(selector);
-      if (bad !== undefined) refuse(bad, NUL_RULE);
+      if (bad !== undefined) throw selectorRefused(i, text, bad, NUL_RULE);
       selectors.push(selector);
-    });
+    }
     const twice = spec.workloadSelectors.length > 0 ? selectorListedTwice(selectors) : undefined;
     if (twice !== undefined) {
       throw new RenderError(`failed to render workload selector: duplicate selector ${JSON.stringify(twice)}: ${DUPLICATE_SELECTOR_RULE}`, {
