@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import { errorMessage } from '../api/index.js';
 import { closeServer, hostPort, listen } from '../net/http.js';
 import { Backoff } from '../net/backoff.js';
 import { jsonValueCount } from '../manifests/budget.js';
@@ -196,7 +197,7 @@ export class AdmissionServer {
         (req, res) => void this.handle(req, res),
       );
       this.server.on('error', (err) => {
-        if (this.server?.listening) this.opts.log.error({ err: err.message }, 'webhook server error');
+        if (this.server?.listening) this.opts.log.error({ err }, 'webhook server error');
       });
     }
     this.current_ = cert;
@@ -220,9 +221,9 @@ export class AdmissionServer {
       ({ address } = await listen(server, host ? { host, port } : { port }, 'the admission webhook', hostPort(host, port)));
     } catch (err) {
       const retryInMs = this.backoff.next();
-      const problem = (err as Error).message;
+      const problem = errorMessage(err);
       // Once per distinct failure: a port held for minutes would otherwise log every retry.
-      if (problem !== this.listenProblem_) this.opts.log.error({ err: problem, retryInMs }, 'webhook server cannot listen');
+      if (problem !== this.listenProblem_) this.opts.log.error({ err, retryInMs }, 'webhook server cannot listen');
       this.listenProblem_ = problem;
       if (!this.closed) this.retry = setTimeout(() => void this.openListener(), retryInMs);
       return;
@@ -266,7 +267,7 @@ export class AdmissionServer {
       if (!r.allowed) this.opts.log.info({ kind, uid: r.uid, status: r.status?.code, reason: r.status?.message }, 'admission denied');
       sendJson(res, outcome.httpStatus, outcome.review);
     } catch (err) {
-      this.opts.log.error({ err: (err as Error).message }, 'admission request failed');
+      this.opts.log.error({ err }, 'admission request failed');
       if (!res.headersSent) sendText(res, 500, 'internal error\n');
       else res.destroy();
     } finally {
@@ -308,7 +309,7 @@ export class AdmissionServer {
     try {
       parsed = JSON.parse(decode(body));
     } catch (err) {
-      return malformedReview(`request body is not JSON: ${(err as Error).message}`);
+      return malformedReview(`request body is not JSON: ${errorMessage(err)}`);
     }
     const deep = nestingProblem(parsed);
     if (deep) return malformedReview(`request body: ${deep.field}: ${deep.message}`);

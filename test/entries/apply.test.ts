@@ -167,6 +167,7 @@ describe('the dropped-field probe asks the server again only after its interval,
     const client = new SpireClient({ socket: spire.socketPath });
     let now = 1_000;
     const warnings: string[] = [];
+    let failure: unknown;
     const probe = new SpireServerProbe(60_000, () => now);
     const creates = () => spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').length;
     try {
@@ -179,8 +180,15 @@ describe('the dropped-field probe asks the server again only after its interval,
 
       now += 60_000;
       spire.server.faults.failNext(1, 7, { method: 'BatchCreateEntry', message: 'not allowed' });
-      expect(await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m))).toEqual(new Set(['hint']));
-      expect(warnings[1]).toMatch(/^unsupported-field probe failed, will retry: .*not allowed/);
+      expect(
+        await probe.refresh(client, 'example.org', 'scm-', (m, err) => {
+          warnings.push(m);
+          failure = err;
+        }),
+      ).toEqual(new Set(['hint']));
+      expect(warnings[1]).toBe('unsupported-field probe failed, will retry');
+      expect(failure).toBeInstanceOf(Error);
+      expect(failure).toMatchObject({ message: expect.stringMatching(/not allowed/) });
 
       // The failed probe did not count as an answer, so the next pass asks again.
       await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m));
