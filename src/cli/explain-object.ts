@@ -85,7 +85,7 @@ export function explainObject(obj: ClusterSPIFFEID, trace: ObjectTrace, plan: Pl
     if (verdict.outcome === 'fallback-suppressed') pods.fallbackSuppressed.push(podName(pod));
     else if (verdict.outcome === 'unscheduled') pods.unscheduled.push(podName(pod));
     else if (verdict.outcome === 'finished') pods.finished.push(podName(pod));
-    else if (verdict.outcome === 'failed') pods.renderFailures.push({ pod: podName(pod), message: verdict.message });
+    else if (verdict.outcome === 'failed') pods.renderFailures.push({ pod: podName(pod), message: verdict.failure.message });
     else {
       pods.withEntry++;
       const side = plan.side(verdict.key, owner);

@@ -160,7 +160,7 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly s
   const deleting = ctx.pod.metadata.deletionTimestamp;
   // A terminating pod still runs until its kubelet confirms: say why its entry is still there.
   pass('running', `phase ${ctx.pod.status?.phase ?? 'unknown'}${deleting ? `, terminating (deletion requested, due by ${deleting}): its entries stay until the pod is gone` : ''}`);
-  if (verdict.outcome === 'failed') return done('render-failed', false, 'render', `render failed for pod ${podName}: ${verdict.message}`);
+  if (verdict.outcome === 'failed') return done('render-failed', false, 'render', `render failed for pod ${podName}: ${verdict.failure.message}`);
   const spire = ctx.plan.side(verdict.key, ownerOf(obj));
   const missing = ctx.plan.omissions.get(`${obj.metadata.uid}\u0000${verdict.spec.spiffeId}`);
   return done('declared', true, 'render', `entry ${verdict.spec.spiffeId}: ${describeSide(spire)}`, {

@@ -34,7 +34,7 @@ export type PodVerdict =
   | { outcome: 'fallback-suppressed' }
   | { outcome: 'unscheduled' }
   | { outcome: 'finished' }
-  | { outcome: 'failed'; message: string; cause: Cause }
+  | { outcome: 'failed'; failure: Failure }
   | { outcome: 'declared'; key: string; spec: EntrySpec };
 
 /**
@@ -200,7 +200,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
         if (v.outcome === 'failed') {
           stats.podEntryRenderFailures++;
           state.unknownPods.add(uid);
-          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: v.message, cause: v.cause });
+          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, ...v.failure });
         } else if (v.outcome === 'declared') {
           state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
           if (coversFallbacks(rule, v)) coveredByNonFallback.add(uid);
@@ -313,7 +313,7 @@ export function podVerdict(rule: SelectionRule, pod: Pod, namespace: string, cov
     return skip ? { outcome: skip } : { outcome: 'invalid' };
   }
   const r = declareOne(rule.valid, pod, namespace, ctx);
-  return 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure.message, cause: r.failure.cause } : { outcome: 'declared', key: r.key, spec: r.spec };
+  return 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', failure: r.failure } : { outcome: 'declared', key: r.key, spec: r.spec };
 }
 
 /**
@@ -417,7 +417,7 @@ export function declarePods(
       const v = selectPod(rule, ns, pod, covered, ctx);
       if (v.outcome === 'failed') {
         out.unknownPods.add(pod.metadata.uid);
-        out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, message: v.message, cause: v.cause });
+        out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, ...v.failure });
       } else if (v.outcome === 'declared') {
         out.entries.push({ key: v.key, spec: v.spec, owner: rule.owner, podUid: pod.metadata.uid });
         if (coversFallbacks(rule, v)) covered = true;
