@@ -1,4 +1,4 @@
-import { type ClusterSPIFFEID, describeLabels, describeLabelSelector, type Namespace, type Pod } from '../api/index.js';
+import { type ClusterSPIFFEID, describeLabels, describeLabelSelector, type Namespace, ownerOf, type Pod } from '../api/index.js';
 import type { CurrentEntry, Owner, PodVerdict, SelectionObserver } from '../entries/index.js';
 import { describeSide, isRegistered, type PlanIndex, type SpireSide } from './explain-spire.js';
 import { type EntryView, entryView, table } from './report.js';
@@ -161,17 +161,13 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly s
   // A terminating pod still runs until its kubelet confirms: say why its entry is still there.
   pass('running', `phase ${ctx.pod.status?.phase ?? 'unknown'}${deleting ? `, terminating (deletion requested, due by ${deleting}): its entries stay until the pod is gone` : ''}`);
   if (verdict.outcome === 'failed') return done('render-failed', false, 'render', `render failed for pod ${podName}: ${verdict.failure.message}`);
-  const spire = ctx.plan.side(verdict.key, ownerOf(obj));
+  const spire = ctx.plan.side(verdict.key, ownerOf('ClusterSPIFFEID', obj));
   const missing = ctx.plan.omissions.get(`${obj.metadata.uid}\u0000${verdict.spec.spiffeId}`);
   return done('declared', true, 'render', `entry ${verdict.spec.spiffeId}: ${describeSide(spire)}`, {
     entry: entryView(spire.state === 'registered' || spire.state === 'outdated' || spire.state === 'kept' ? spire.id : '', verdict.spec),
     spire,
     ...(missing ? { missingFederation: missing } : {}),
   });
-}
-
-function ownerOf(obj: ClusterSPIFFEID): Owner {
-  return { kind: 'ClusterSPIFFEID', name: obj.metadata.name, uid: obj.metadata.uid, creationTimestamp: obj.metadata.creationTimestamp ?? '' };
 }
 
 /** Why this pod has, or lacks, each entry: every ClusterSPIFFEID's verdict and where each entry stands on the server. */
