@@ -93,6 +93,19 @@ export interface DeclaredState {
   unknownNamespaces: Map<string, number>;
 }
 
+/**
+ * The namespace of a pod, as both passes read it: `ignored` when
+ * ignoreNamespaces names it (an ignored name needs no Namespace object),
+ * else the Namespace object, else `unknown`. Unknown is not absent: which
+ * ClusterSPIFFEIDs select the pod depends on the namespace's labels, so a
+ * pod whose namespace is not known (a manifest snapshot without Namespace
+ * documents, a namespace event not arrived yet) keeps its entries.
+ */
+function podNamespace(name: string, ns: Namespace | undefined, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): Namespace | 'ignored' | 'unknown' {
+  if (settings.ignoreNamespaces.ignores(name)) return 'ignored';
+  return ns ?? 'unknown';
+}
+
 /** Why a pod needs no entry (nothing to attest, and not a failure), or undefined when it needs one. */
 function podSkip(pod: Pod): PodSkip | undefined {
   if (!pod.spec?.nodeName) return 'unscheduled';
@@ -144,11 +157,9 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     if (list) list.push(pod);
     else podsByNamespace.set(ns, [pod]);
   }
-  // Unknown is not absent: a pod whose namespace the snapshot lacks (a manifest snapshot without
-  // Namespace documents, an informer a step behind) keeps its entries, as the pod pass keeps them.
-  const known = new Set(snapshot.namespaces.map((n) => n.metadata.name));
+  const known = new Map(snapshot.namespaces.map((n) => [n.metadata.name, n]));
   for (const [ns, pods] of podsByNamespace) {
-    if (known.has(ns) || settings.ignoreNamespaces.ignores(ns)) continue;
+    if (podNamespace(ns, known.get(ns), settings) !== 'unknown') continue;
     state.unknownNamespaces.set(ns, pods.length);
     for (const pod of pods) state.unknownPods.add(pod.metadata.uid);
   }
@@ -404,11 +415,9 @@ export function declarePods(
   const ctx: PodContext = { settings, cache, services, node: lookup.node };
   for (const pod of pods) {
     const nsName = pod.metadata.namespace ?? '';
-    // In this order in both passes: an ignored name needs no Namespace object to be ignored.
-    if (settings.ignoreNamespaces.ignores(nsName)) continue;
-    const ns = lookup.namespace(nsName);
-    if (!ns) {
-      // The namespace event may not have arrived yet; its pod's entries are kept, as the full pass keeps them.
+    const ns = podNamespace(nsName, lookup.namespace(nsName), settings);
+    if (ns === 'ignored') continue;
+    if (ns === 'unknown') {
       out.unknownPods.add(pod.metadata.uid);
       continue;
     }
