@@ -116,7 +116,12 @@ function podSkip(pod: Pod): PodSkip | undefined {
 /**
  * Turns a cluster snapshot into the declared entries: every ClusterSPIFFEID
  * (non-fallback first) over the namespaces and pods it selects, and every
- * ClusterStaticEntry. Pure: it reads the snapshot and writes nothing.
+ * ClusterStaticEntry. No I/O. Not pure: it fills settings.renderCache and
+ * the module's parsed ClusterSPIFFEIDs (a WeakMap on each object). A cached
+ * result is reused only for the same objects (the caches replace an object
+ * when it changes, never change one in place) under the same settings (one
+ * render cache per process and config), so the result is what a walk
+ * without caches gives.
  */
 export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSettings): DeclaredState {
   const state: DeclaredState = {
