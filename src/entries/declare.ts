@@ -382,6 +382,15 @@ function declareOne(spec: ParsedWithRenderKey, pod: Pod, namespace: string, ctx:
 
 const NO_SERVICES: ServiceIndex = new Map();
 
+/** What declarePods reads of the cluster besides the pods: the objects, and the namespaces and nodes by name. */
+export interface PodLookup {
+  clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
+  namespace: (name: string) => Namespace | undefined;
+  node: (name: string) => Node | undefined;
+  /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
+  services: () => ServiceIndex;
+}
+
 export interface PodDeclaration {
   entries: DeclaredEntry[];
   /** Pods whose entries could not all be computed: their current entries stay. */
@@ -397,17 +406,7 @@ export interface PodDeclaration {
  * and node, the ClusterSPIFFEIDs and its services, so this equals the full
  * pass restricted to these pods.
  */
-export function declarePods(
-  pods: readonly Pod[],
-  lookup: {
-    clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
-    namespace: (name: string) => Namespace | undefined;
-    node: (name: string) => Node | undefined;
-    /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
-    services: () => ServiceIndex;
-  },
-  settings: SelectionSettings,
-): PodDeclaration {
+export function declarePods(pods: readonly Pod[], lookup: PodLookup, settings: SelectionSettings): PodDeclaration {
   const out: PodDeclaration = { entries: [], unknownPods: new Set(), renderFailures: [] };
   const cache = settings.renderCache ?? new RenderCache();
   const { rules, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
