@@ -210,7 +210,7 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
   const result: EntryPassResult = { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
   const { creates, updates, deletes } = planned.plan;
   if (inputs !== undefined && creates.length + updates.length + deletes.length === 0 && applied.failures.length === 0) {
-    // What reporting reads (status, failures, conflicts, omissions), not the per-entry declaration and key table (tens of MiB at 100,000 pods).
+    // What reporting reads (status, failures, conflicts, omissions), not the per-entry declaration and key table, which grow with the pods.
     result.memo = { inputs, result: { ...result, declared: { ...planned.declared, entries: [] }, plan: { ...planned.plan, keys: new Map() } } };
   }
   return result;

@@ -80,7 +80,7 @@ function literalTrustDomain(template: string): string | undefined {
  * With `trustDomain`, a `spiffeIDTemplate` that names another trust domain
  * literally is a problem too: every ID it renders would be refused, so it can
  * be refused before any pod is seen (the webhook and `validate` pass it; the
- * reconcile does not, and reports those IDs per pod as before).
+ * reconcile does not: it refuses such an ID for each pod it renders).
  */
 export function parseClusterSPIFFEID(
   obj: ClusterSPIFFEID,
@@ -246,7 +246,7 @@ export function parseSelector(s: string): Selector {
  * Rendered workload selectors repeat across pods (`k8s:ns:<namespace>`,
  * `k8s:sa:<account>`): the first texts seen each get one parsed selector,
  * shared by every entry that renders it, instead of one object and value
- * string per entry (7 MiB at 100,000 pods). Selectors are never changed in
+ * string per entry. Selectors are never changed in
  * place. Bounded, so that per-pod texts (a pod name) cost a fixed amount.
  */
 const sharedSelectors = new Map<string, Selector>();
@@ -370,7 +370,7 @@ export function renderPodEntry(
       spiffeId,
       parentId,
       // Copied to their length: an array grown by push keeps room for 17 elements, and
-      // the render cache holds two per pod (30 MiB at 100,000 pods).
+      // the render cache holds two per pod for as long as the pod lives.
       selectors: selectors.slice(),
       x509SvidTtl: spec.x509SvidTtl,
       jwtSvidTtl: spec.jwtSvidTtl,

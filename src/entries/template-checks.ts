@@ -105,8 +105,8 @@ export function selectorTemplateProblem(t: CompiledTemplate, parse: (text: strin
 }
 
 /**
- * One ClusterSPIFFEID's templates together: each is compiled (about 3 KB of
- * heap per action) and rendered for every pod it selects, so the object as a
+ * One ClusterSPIFFEID's templates together: each is compiled (its heap grows
+ * with its actions) and rendered for every pod it selects, so the object as a
  * whole is bounded too, not only each template (template/limits.ts).
  */
 export const MAX_OBJECT_TEMPLATES = 256;

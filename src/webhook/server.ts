@@ -62,12 +62,9 @@ export const MAX_BODY_VALUES = 100_000;
  * request's body ahead, until its buffer is full). Past the queue the
  * answer is 429 at once, with Retry-After.
  *
- * Under deploy/'s settings (a 256 Mi limit, --max-old-space-size=192, and
- * the entrypoint's MALLOC_ARENA_MAX=2 and --expose-gc), 100 clients each
- * sending an 8 MB review at once took the controller from about 170 MiB
- * resident to a peak of 214-236 MiB over seven runs (before these limits
- * and the young collections: 308-336 MiB). See
- * test/faults/webhook-flood.slow.test.ts.
+ * test/faults/webhook-flood.slow.test.ts floods the webhook under deploy/'s
+ * settings and bounds what it makes the process hold; docs/performance.md
+ * ("Webhook memory") has the figures.
  */
 export const ADMISSION_LIMITS: GateLimits = { bytes: 16 * 1024 * 1024, reviews: 8, waiting: 64 };
 
@@ -125,9 +122,8 @@ const TOO_LARGE = `request body over ${MAX_BODY_BYTES} bytes: an AdmissionReview
 /**
  * The body as a string in V8's heap. Buffer#toString makes a string of more
  * than about a megabyte of ASCII an external one, a copy malloc'd outside
- * V8's heap, which glibc keeps resident after it is freed: the flood of
- * test/faults/webhook-flood.slow.test.ts peaked at up to 273 MiB with it,
- * up to 237 without. StringDecoder makes an ordinary string.
+ * V8's heap, which glibc keeps resident after it is freed. StringDecoder
+ * makes an ordinary string, which V8's collections free.
  */
 function decode(body: Buffer): string {
   const decoder = new StringDecoder('utf8');
