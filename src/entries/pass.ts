@@ -112,7 +112,7 @@ export function planPass(
   bundles?: ReadonlySet<string>,
 ): Omit<EntryPassResult, 'applied'> {
   const { declared, plan, migration } = declareAndPlan(snapshot, current, opts, bundles);
-  return { declared, plan, status: computeStatus(declared, plan), current, ...(migration ? { migration } : {}) };
+  return { declared, plan, status: computeStatus(declared, plan), current, migration };
 }
 
 /**
@@ -132,10 +132,10 @@ function planInput(
     ownership: ownershipOf(opts),
     policy: opts.policy,
     unknownPods: declared.unknownPods,
-    ...(opts.unsupportedFields ? { unsupportedFields: opts.unsupportedFields } : {}),
-    ...(declared.keepAllPodEntries ? { keepAllPodEntries: declared.keepAllPodEntries } : {}),
-    ...(declared.keepNonPodEntries ? { keepNonPodEntries: declared.keepNonPodEntries } : {}),
-    ...(opts.suppressDeletes ? { suppressDeletes: opts.suppressDeletes } : {}),
+    unsupportedFields: opts.unsupportedFields,
+    keepAllPodEntries: declared.keepAllPodEntries,
+    keepNonPodEntries: declared.keepNonPodEntries,
+    suppressDeletes: opts.suppressDeletes,
   };
 }
 
@@ -150,7 +150,7 @@ function declareAndPlan(
   if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.entries, bundles));
   const input = planInput(declared, current, opts);
   const plan = timed('plan', opts, () => planEntries(input));
-  return { declared, plan, ...(opts.explainMigration ? { migration: migrationNotes(input, plan) } : {}) };
+  return { declared, plan, migration: opts.explainMigration ? migrationNotes(input, plan) : undefined };
 }
 
 /** What runEntryPass takes beyond EntryPassOptions: the run's state, memo and hooks, and dry runs. */

@@ -180,7 +180,7 @@ export function planEntries(input: PlanInput): Plan {
         plan.conflicts.push({ key, spec: winner.spec, owner: winner.owner, foreignIds: held.map((c) => c.id) });
       } else {
         const replaced = cleanup.get(key)?.map((c) => c.id);
-        plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid), ...(replaced ? { replaces: replaced } : {}) });
+        plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid), replaces: replaced });
       }
       continue;
     }

@@ -44,5 +44,5 @@ export async function runFederationPass(
   for (const r of plan.creates.concat(plan.updates.map((u) => u.relationship))) {
     if (r.bundle && !applied?.failed.has(r.trustDomain)) bundles.add(r.trustDomain);
   }
-  return { plan, ...(applied ? { applied } : {}), status: federationStatus(plan, applied, bundles), bundles };
+  return { plan, applied, status: federationStatus(plan, applied, bundles), bundles };
 }

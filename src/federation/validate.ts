@@ -61,5 +61,5 @@ export function checkFederatedTrustDomain(
       add('trustDomainBundle', errorMessage(err));
     }
   }
-  return { problems, ...(trustDomain !== undefined ? { trustDomain } : {}), ...(bundle ? { bundle } : {}) };
+  return { problems, trustDomain, bundle };
 }

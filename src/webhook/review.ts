@@ -33,7 +33,7 @@ type AnyObject = Record<string, unknown>;
 const isObject = (v: unknown): v is AnyObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function answer(uid: string, allowed: boolean, status?: AdmissionStatus): AdmissionReviewResponse {
-  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid, allowed, ...(status ? { status } : {}) } };
+  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid, allowed, status } };
 }
 
 /**
