@@ -73,7 +73,7 @@ export class Reconciler {
 
   /** Probes the SPIRE server (at most every 10 minutes): which fields it drops, whether it keeps requested IDs. */
   probeServer(log: Logger = this.o.log) {
-    return this.probe.refresh(this.o.spire, this.o.config.trustDomain, this.o.options.ownership.entryIDPrefix, (m) => log.warn(m));
+    return this.probe.refresh(this.o.spire, this.o.config.trustDomain, this.o.options.ownership.entryIDPrefix, (m, err) => log.warn({ err }, m));
   }
 
   /** The ownership a pass plans with: on a server that ignores requested IDs, what the entries themselves show. */
