@@ -53,7 +53,11 @@ function createEnvironment(): typeof Handlebars {
     // Helper arguments are not looked up strictly by Handlebars itself; a view never holds undefined, so it means a wrong name.
     env.registerHelper(name, function (this: unknown, ...args: unknown[]) {
       if (args.length !== 2) throw new Error(`{{#${name}}} takes one value, got ${args.length - 1}`);
-      if (args[0] === undefined) throw new Error(`{{#${name}}} names a field the view does not have`);
+      if (args[0] === undefined) {
+        const at = (args[1] as { loc?: { start: { line: number; column: number } } }).loc?.start;
+        // Worded as Handlebars words a missing field: line:column in the template or the partial.
+        throw new Error(`{{#${name}}} names a field the view does not have${at ? ` - ${at.line}:${at.column}` : ''}`);
+      }
       return builtin.apply(this, args);
     });
   }

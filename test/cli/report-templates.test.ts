@@ -349,7 +349,7 @@ describe('strict rendering', () => {
 
   it('fails when the view lacks a field a block helper tests, which Handlebars alone would treat as false', () => {
     const { terminating: _t, ...noTerminating } = pod;
-    expect(() => renderReport('explain-pod', noTerminating)).toThrow('report template explain-pod.hbs: {{#if}} names a field the view does not have');
+    expect(() => renderReport('explain-pod', noTerminating)).toThrow(/^report template explain-pod\.hbs: \{\{#if\}\} names a field the view does not have - 5:\d+$/);
   });
 
   it('prints terminal text as it is, without HTML escapes', () => {
