@@ -432,19 +432,13 @@ class Compiler {
     if (head === undefined) throw new Error('template compiler: empty command');
     const hasArgs = rest.length > 0;
     // Go evaluates the previous pipeline stage before it finds out the command can't take it.
-    const notAFunction = (): Command => {
-      const at = siteOf(head);
-      const message = `can't give argument to non-function ${nodeString(head)}`;
-      return () => {
-        throw new ExecFault(at, message);
-      };
-    };
+    const notAFunction = fail(siteOf(head), `can't give argument to non-function ${nodeString(head)}`);
     switch (head.kind) {
       case 'field':
         return this.evalFieldChain(head, (_s, dot) => dot, head.idents, rest);
       case 'chain': {
         const recv = head.node;
-        if (recv.kind === 'nil') return failCommand(siteOf(head), `indirection through explicit nil in ${nodeString(head)}`);
+        if (recv.kind === 'nil') return fail(siteOf(head), `indirection through explicit nil in ${nodeString(head)}`);
         return this.evalFieldChain(head, this.evalOperand(recv), head.fields, rest);
       }
       case 'variable': {
@@ -460,14 +454,15 @@ class Compiler {
       }
       case 'identifier':
         return this.evalFunction(head, cmd, rest);
-      case 'nil':
-        if (hasArgs) return notAFunction();
-        return withFinal(failCommand(siteOf(head), 'nil is not a command'), notAFunction());
+      case 'nil': {
+        if (hasArgs) return notAFunction;
+        const notACommand = fail(siteOf(head), 'nil is not a command');
+        return (_s, _dot, final) => (final === undefined ? notACommand() : notAFunction());
+      }
       default: {
-        if (hasArgs) return notAFunction();
+        if (hasArgs) return notAFunction;
         const value = this.evalOperand(head);
-        const refuse = notAFunction();
-        return (s, dot, final) => (final === undefined ? value(s, dot) : refuse(s, dot, final));
+        return (s, dot, final) => (final === undefined ? value(s, dot) : notAFunction());
       }
     }
   }
@@ -541,7 +536,7 @@ class Compiler {
         try {
           value = idealConstant(node.text, node.num);
         } catch (err) {
-          if (err instanceof GoError) return failValue(siteOf(node), err.message);
+          if (err instanceof GoError) return fail(siteOf(node), err.message);
           throw err;
         }
         return constant(value);
@@ -552,7 +547,7 @@ class Compiler {
         return noFinal(this.evalFieldChain(node, (_s, dot) => dot, node.idents, []));
       case 'chain': {
         const recv = node.node;
-        if (recv.kind === 'nil') return failValue(siteOf(node), `indirection through explicit nil in ${nodeString(node)}`);
+        if (recv.kind === 'nil') return fail(siteOf(node), `indirection through explicit nil in ${nodeString(node)}`);
         return noFinal(this.evalFieldChain(node, this.evalOperand(recv), node.fields, []));
       }
       case 'variable':
@@ -651,27 +646,11 @@ function constant(value: GoValue): Eval {
   return () => value;
 }
 
-function fail(at: Site, message: string): Walk {
+/** A node, expression or command that always fails the same way: a construct Go rejects only when it runs it. */
+function fail(at: Site, message: string): () => never {
   return () => {
     throw new ExecFault(at, message);
   };
-}
-
-function failValue(at: Site, message: string): Eval {
-  return () => {
-    throw new ExecFault(at, message);
-  };
-}
-
-function failCommand(at: Site, message: string): Command {
-  return () => {
-    throw new ExecFault(at, message);
-  };
-}
-
-/** A command that fails one way with a piped value and another without. */
-function withFinal(alone: Command, piped: Command): Command {
-  return (s, dot, final) => (final === undefined ? alone(s, dot, final) : piped(s, dot, final));
 }
 
 function noFinal(command: Command): Eval {
