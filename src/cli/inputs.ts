@@ -13,6 +13,7 @@ import { CliError } from './exit.js';
 import { requirePaths } from './paths.js';
 import type { Progress } from './progress.js';
 import type { WaitReporter } from '../manager/waiting.js';
+import { errorMessage } from '../api/errors.js';
 
 /**
  * --manifests, else staticManifestPath; undefined means the live cluster.
@@ -205,7 +206,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
         },
       });
     } catch (err) {
-      throw new CliError(`cannot read the cluster at ${location}: ${(err as Error).message}`);
+      throw new CliError(`cannot read the cluster at ${location}: ${errorMessage(err)}`);
     } finally {
       endWait();
       opts.progress?.done();
@@ -230,12 +231,12 @@ export function readEntriesDump(path: string): CurrentEntry[] {
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`--entries ${path}: ${(err as Error).message}`);
+    throw new CliError(`--entries ${path}: ${errorMessage(err)}`);
   }
   try {
     return entriesFromJson(doc).map(fromSpire);
   } catch (err) {
-    throw new CliError(`--entries ${path}: ${(err as Error).message}`);
+    throw new CliError(`--entries ${path}: ${errorMessage(err)}`);
   }
 }
 

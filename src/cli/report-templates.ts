@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
+import { errorMessage } from '../api/errors.js';
 
 /**
  * The human-readable reports (`plan`, `reconcile --once`, `explain`) are
@@ -99,6 +100,6 @@ export function renderReport(name: ReportTemplate, view: object): string {
   try {
     return template(view).replace(/\n$/, '');
   } catch (err) {
-    throw new Error(`report template ${name}.hbs: ${(err as Error).message}`, { cause: err });
+    throw new Error(`report template ${name}.hbs: ${errorMessage(err)}`, { cause: err });
   }
 }

@@ -7,8 +7,8 @@ import type { Plan } from './plan.js';
 
 /**
  * A map from a key to the entry IDs under it. Nearly every key names one
- * entry, so one is stored as a bare string: a Set per pod and per key costs
- * about 30 MiB at 100,000 entries.
+ * entry, so one is stored as a bare string, and a Set only where a key
+ * names several: a Set for every key would be most of the index's memory.
  */
 class IdIndex {
   private readonly ids = new Map<string, string | Set<string>>();
