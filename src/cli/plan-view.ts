@@ -1,7 +1,7 @@
 import { describeEntryConflict, describeFederationOmission, describeRenderFailure, describeUnknownNamespace } from '../entries/index.js';
 import { describeInvalidTrustDomain, describeTrustDomainConflict, type FederationPassResult } from '../federation/index.js';
 import { relationshipView, type RelationshipView } from './federation-report.js';
-import type { EntryView, PlanReport, PlanSummary, PodRef } from './report.js';
+import type { EntryView, PlanReport, PlanSummary, ReportedPod } from './report.js';
 import { renderReport, type TableView } from './report-templates.js';
 
 /** A problem line (the `problem` partial). */
@@ -69,9 +69,9 @@ export interface PlanView {
   summary: PlanSummary;
 }
 
-const podLabel = (p: PodRef): PodLabelView => ({ pod: p.pod ?? null, podUID: p.podUID ?? null });
+const podLabel = (p: ReportedPod): PodLabelView => ({ pod: p.pod ?? null, podUID: p.podUID ?? null });
 
-const keptLine = (k: { id: string; detail: string } & PodRef): KeptLine => ({ id: k.id, detail: k.detail, ...podLabel(k) });
+const keptLine = (k: { id: string; detail: string } & ReportedPod): KeptLine => ({ id: k.id, detail: k.detail, ...podLabel(k) });
 
 /** A field's value in an update line: a list joined with commas (`[]` when empty), anything else as it prints. */
 function shown(v: unknown): string {

@@ -62,9 +62,9 @@ export function changedValues(current: EntrySpec, next: EntrySpec, changed: read
 }
 
 /** The pod an entry is for: its UID, and `namespace/name` when the pod was read. */
-export type PodRef = { podUID?: string; pod?: string };
+export type ReportedPod = { podUID?: string; pod?: string };
 
-export interface KeptView extends PodRef {
+export interface KeptView extends ReportedPod {
   id: string;
   reason: KeptEntry['reason'];
   detail: string;
@@ -74,7 +74,7 @@ export interface AppliedView {
   created: number;
   updated: number;
   deleted: number;
-  failed: ({ op: 'create' | 'update' | 'delete'; id: string; object?: string; code: string; message: string } & PodRef)[];
+  failed: ({ op: 'create' | 'update' | 'delete'; id: string; object?: string; code: string; message: string } & ReportedPod)[];
   heldBack: KeptView[];
 }
 
@@ -90,9 +90,9 @@ export interface PlanSummary {
 /** Everything `plan` and `reconcile --once` say, as `--output json` prints it; the table is drawn from it. */
 export interface PlanReport {
   source?: SourceInfo;
-  create: (EntryView & PodRef & { object: string })[];
-  update: ({ entry: EntryView; object: string; changed: (keyof EntryView)[]; old: Partial<EntryView> } & PodRef)[];
-  delete: (EntryView & PodRef & { reason: string })[];
+  create: (EntryView & ReportedPod & { object: string })[];
+  update: ({ entry: EntryView; object: string; changed: (keyof EntryView)[]; old: Partial<EntryView> } & ReportedPod)[];
+  delete: (EntryView & ReportedPod & { reason: string })[];
   conflicts: { object: string; entry: EntryView; heldBy: string[] }[];
   renderFailures: { object: string; pod?: string; message: string }[];
   federationOmissions: { object: string; spiffeID: string; missing: string[] }[];
@@ -126,7 +126,7 @@ function migrationReport(result: EntryPassResult, entryIDPrefix: string): PlanRe
   return { ...notes, messages: describeMigration(notes, entryIDPrefix).map((m) => m.message) };
 }
 
-export function podRef(uid: string | undefined, names: ReadonlyMap<string, string>): PodRef {
+export function podRef(uid: string | undefined, names: ReadonlyMap<string, string>): ReportedPod {
   if (uid === undefined) return {};
   const name = names.get(uid);
   return name ? { podUID: uid, pod: name } : { podUID: uid };
