@@ -50,6 +50,34 @@ function forgetDispatcher(kc: KubeConfig): void {
   void kept?.dispatcher.close();
 }
 
+/** The headers and dispatcher a request to the API server is authenticated with. */
+async function authenticated(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', url: URL): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
+  const ctx = new RequestContext(url.toString(), HttpMethod[method]);
+  await kc.applySecurityAuthentication(ctx);
+  return { headers: { ...ctx.getHeaders(), accept: 'application/json' }, dispatcher: reusedDispatcher(kc, ctx.getDispatcher()) };
+}
+
+function requestUrl(kc: KubeConfig, path: string, query: Record<string, string> | undefined): { url: URL; server: string } {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  const url = new URL(cluster.server + path);
+  for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+  return { url, server: cluster.server };
+}
+
+/** The error for an answer that is not 2xx, with the Status the server sent when the body is one. */
+function apiError(method: string, path: string, statusCode: number, text: string): KubeApiError {
+  let message = text;
+  let status: unknown;
+  try {
+    status = JSON.parse(text);
+    message = (status as { message?: string }).message ?? text;
+  } catch {
+    // not a Status object: keep the body as it came
+  }
+  return new KubeApiError(statusCode, `${method} ${path}: ${statusCode} ${message}`, status);
+}
+
 /**
  * A request authenticated exactly as client-node's Watch authenticates, with
  * the JSON left as the API server sent it. client-node's typed list calls
@@ -58,20 +86,15 @@ function forgetDispatcher(kc: KubeConfig): void {
  * `signal` ends the request sooner than the 60 s every request is given.
  */
 export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string; dropManagedFields?: boolean; signal?: AbortSignal } = {}): Promise<T> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const url = new URL(cluster.server + path);
-  for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
-  const ctx = new RequestContext(url.toString(), HttpMethod[method]);
-  await kc.applySecurityAuthentication(ctx);
-  const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
+  const { url, server } = requestUrl(kc, path, opts.query);
+  const { headers, dispatcher } = await authenticated(kc, method, url);
   if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
   let res: Awaited<ReturnType<typeof fetch>>;
   try {
     res = await fetch(url, {
       method,
       headers,
-      dispatcher: reusedDispatcher(kc, ctx.getDispatcher()),
+      dispatcher,
       ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
       signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000),
     });
@@ -80,21 +103,33 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
     forgetDispatcher(kc);
     // undici says only "fetch failed": name the server, and the reason it keeps in `cause`.
     if (opts.signal?.aborted) throw err;
-    throw new Error(`${method} ${path}: cannot reach the Kubernetes API server at ${cluster.server}: ${failureReason(err)}`, { cause: err });
+    throw new Error(`${method} ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
   }
   const text = opts.dropManagedFields && res.ok ? textWithoutManagedFields(Buffer.from(await res.arrayBuffer())) : await res.text();
-  if (!res.ok) {
-    let message = text;
-    let status: unknown;
-    try {
-      status = JSON.parse(text);
-      message = (status as { message?: string }).message ?? text;
-    } catch {
-      // not a Status object: keep the body as it came
-    }
-    throw new KubeApiError(res.status, `${method} ${path}: ${res.status} ${message}`, status);
-  }
+  if (!res.ok) throw apiError(method, path, res.status, text);
   return JSON.parse(text) as T;
+}
+
+/**
+ * A streaming GET (a watch), authenticated and dispatched as kubeRequest's
+ * requests are: resolves with the body's bytes once the server has answered
+ * 200, rejects with a KubeApiError for any other answer. The stream has no
+ * deadline of its own: it lasts until the server ends it or `signal` aborts
+ * it, which also ends the body's iteration.
+ */
+export async function kubeStream(kc: KubeConfig, path: string, opts: { query?: Record<string, string>; signal: AbortSignal }): Promise<AsyncIterable<Uint8Array>> {
+  const { url, server } = requestUrl(kc, path, opts.query);
+  const { headers, dispatcher } = await authenticated(kc, 'GET', url);
+  let res: Awaited<ReturnType<typeof fetch>>;
+  try {
+    res = await fetch(url, { method: 'GET', headers, dispatcher, signal: opts.signal });
+  } catch (err) {
+    if (opts.signal.aborted) throw err;
+    forgetDispatcher(kc);
+    throw new Error(`GET ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
+  }
+  if (!res.ok || !res.body) throw apiError('GET', path, res.status, await res.text());
+  return res.body;
 }
 
 function failureReason(err: unknown): string {
