@@ -1,4 +1,5 @@
-import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import { Backoff } from '../net/backoff.js';
 import { ObjectStore, type StoreChange } from './object-store.js';
 import { KubeApiError, kubeRequest, kubeStream } from './rest.js';

@@ -1,5 +1,6 @@
-import { HttpMethod, type KubeConfig, type KubernetesListObject, type KubernetesObject, RequestContext } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { type Dispatcher, fetch } from 'undici';
+import { type KubeConfig, KubeConnection } from './connection.js';
 import { textWithoutManagedFields } from './managed-fields.js';
 
 /** An API error with its HTTP status, named after the request. */
@@ -21,27 +22,25 @@ export class KubeApiError extends Error {
  * skipTLSVerify): every request then opens a new connection, TLS handshake
  * included, and the old agent keeps its idle socket until it times out. One
  * agent per KubeConfig and TLS material is kept instead; a change of cluster
- * or credentials files in the KubeConfig replaces it.
+ * or credentials files in the KubeConfig replaces it. A KubeConnection's TLS
+ * material is fixed: it keeps one agent until a connection fails.
  */
 const dispatchers = new WeakMap<KubeConfig, { key: string; dispatcher: Dispatcher }>();
 
-function tlsIdentity(kc: KubeConfig): string {
+function tlsIdentity(kc: Exclude<KubeConfig, KubeConnection>): string {
   const c = kc.getCurrentCluster();
   const u = kc.getCurrentUser();
   return JSON.stringify([c?.server, c?.caData, c?.caFile, c?.skipTLSVerify, c?.tlsServerName, c?.proxyUrl, u?.certData, u?.certFile, u?.keyData, u?.keyFile]);
 }
 
-function reusedDispatcher(kc: KubeConfig, fresh: Dispatcher | undefined): Dispatcher | undefined {
-  if (fresh === undefined) return undefined;
-  const key = tlsIdentity(kc);
+function reusedDispatcher(kc: KubeConfig, key: string, fresh: () => Dispatcher | undefined): Dispatcher | undefined {
   const kept = dispatchers.get(kc);
-  if (kept?.key === key) {
-    void fresh.close();
-    return kept.dispatcher;
-  }
+  if (kept?.key === key) return kept.dispatcher;
+  const made = fresh();
   if (kept) void kept.dispatcher.close();
-  dispatchers.set(kc, { key, dispatcher: fresh });
-  return fresh;
+  if (made === undefined) dispatchers.delete(kc);
+  else dispatchers.set(kc, { key, dispatcher: made });
+  return made;
 }
 
 function forgetDispatcher(kc: KubeConfig): void {
@@ -52,9 +51,18 @@ function forgetDispatcher(kc: KubeConfig): void {
 
 /** The headers and dispatcher a request to the API server is authenticated with. */
 async function authenticated(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', url: URL): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
+  if (kc instanceof KubeConnection) {
+    const token = kc.bearerToken();
+    return { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, dispatcher: reusedDispatcher(kc, '', () => kc.newDispatcher()) };
+  }
+  // A kubeconfig only client-node reads (loadKubeConfig loaded it already): its authentication, its agent's TLS settings.
+  const { HttpMethod, RequestContext } = await import('@kubernetes/client-node');
   const ctx = new RequestContext(url.toString(), HttpMethod[method]);
   await kc.applySecurityAuthentication(ctx);
-  return { headers: { ...ctx.getHeaders(), accept: 'application/json' }, dispatcher: reusedDispatcher(kc, ctx.getDispatcher()) };
+  const made = ctx.getDispatcher();
+  const dispatcher = reusedDispatcher(kc, tlsIdentity(kc), () => made);
+  if (made !== undefined && made !== dispatcher) void made.close();
+  return { headers: { ...ctx.getHeaders(), accept: 'application/json' }, dispatcher };
 }
 
 function requestUrl(kc: KubeConfig, path: string, query: Record<string, string> | undefined): { url: URL; server: string } {
@@ -79,7 +87,8 @@ function apiError(method: string, path: string, statusCode: number, text: string
 }
 
 /**
- * A request authenticated exactly as client-node's Watch authenticates, with
+ * A request authenticated as the KubeConfig says (as client-node's Watch
+ * authenticates, for a kubeconfig that needs client-node), with
  * the JSON left as the API server sent it. client-node's typed list calls
  * turn timestamps into Date objects, while watch events stay JSON: a cache
  * filled from both would hold two shapes, and templates read the JSON one.
