@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, entriesOff, inCachedNamespaces, matchesLabels, switchedSnapshot, unsupportedFieldSelectors } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
@@ -182,7 +182,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
   } else {
     let kc: KubeConfig;
     try {
-      kc = (opts.kubeConfig ?? loadKubeConfig)();
+      kc = await (opts.kubeConfig ?? loadKubeConfig)();
     } catch (err) {
       if (err instanceof NoKubeConfigError) throw new CliError(`${err.message}; or give --manifests DIR (or staticManifestPath) to read manifest files instead`);
       throw err;

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import type { Logger } from 'pino';
 import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
 import { kubeRequest } from './rest.js';

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import type { Logger } from 'pino';
 import { KubeApiError, kubeRequest } from './rest.js';
 

@@ -1,6 +1,6 @@
 import { v4 as uuidv4 } from 'uuid';
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../api/index.js';
 import { LeaderElector } from '../kube/leader.js';

@@ -5,7 +5,7 @@
  * It runs on every replica, leader or not: a standby's certificate must stay
  * fresh too, since the Service sends admission calls to any ready pod (#450).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';

@@ -5,7 +5,7 @@
  * caBundles equal to SPIRE's trust bundle. Every replica runs it: each serves
  * its own certificate, and the caBundle patches are idempotent.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import { errorMessage } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
