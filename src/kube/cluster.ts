@@ -176,7 +176,7 @@ export class ClusterCache {
       ...(compact ? { compact } : {}),
       ...(onFirstListPage ? { onFirstListPage } : {}),
       onResync: () => this.resynced(r, informer),
-      onError: (err, retryInMs) => this.opts.log.warn(`${r.key} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
+      onError: (err, retryInMs) => this.opts.log.warn({ err, informer: r.key, ...(retryInMs ? { retryInMs } : {}) }, retryInMs ? 'informer failed; restarting' : 'informer failed'),
       ...(this.opts.onRelist ? { onRelist: (reason: RelistReason) => this.opts.onRelist!(r.key, reason) } : {}),
       ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
       ...(this.opts.stallMs ? { stallMs: this.opts.stallMs } : {}),

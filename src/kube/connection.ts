@@ -3,6 +3,7 @@ import { isIPv6 } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
+import { errorMessage } from '../api/errors.js';
 
 /**
  * How kube/ reaches the API server: a connection of our own (in-cluster, or
@@ -79,7 +80,7 @@ export class KubeConnection {
     try {
       this.token = { value: readFileSync(file, 'utf8').trim(), readAt: now };
     } catch (err) {
-      if (!this.token) throw new Error(`cannot read the bearer token file ${file}: ${(err as Error).message}`, { cause: err });
+      if (!this.token) throw new Error(`cannot read the bearer token file ${file}: ${errorMessage(err)}`, { cause: err });
     }
     return this.token.value;
   }
@@ -144,7 +145,7 @@ export function readKubeconfig(doc: unknown, file: string): KubeconfigReading {
     try {
       return readFileSync(absolute);
     } catch (err) {
-      throw new Error(`${at(where, fileKey)}: cannot read ${absolute}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`${at(where, fileKey)}: cannot read ${absolute}: ${errorMessage(err)}`, { cause: err });
     }
   };
   const insecure = cluster['insecure-skip-tls-verify'];
@@ -184,7 +185,7 @@ export function inClusterConnection(env: NodeJS.ProcessEnv, files = SERVICE_ACCO
   try {
     ca = readFileSync(files.ca);
   } catch (err) {
-    throw new Error(`cannot read the service account's CA ${files.ca}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`cannot read the service account's CA ${files.ca}: ${errorMessage(err)}`, { cause: err });
   }
   let namespace: string | undefined;
   try {

@@ -4,6 +4,7 @@ import { Backoff } from '../net/backoff.js';
 import { ObjectStore, type StoreChange } from './object-store.js';
 import { KubeApiError, kubeRequest, kubeStream } from './rest.js';
 import { LineSplitter, parseWatchEvent, type WatchEvent } from './watch-events.js';
+import { errorMessage } from '../api/errors.js';
 
 /** Cached objects drop managedFields: nothing reads them, and on pods they are most of the bytes. */
 export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
@@ -218,7 +219,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       this.started = started;
       this.run().catch((err: unknown) => {
         this.startedNow();
-        this.opts.onError?.(new Error(`${this.opts.name}: the informer stopped: ${(err as Error).message}`, { cause: err }), 0);
+        this.opts.onError?.(new Error(`${this.opts.name}: the informer stopped: ${errorMessage(err)}`, { cause: err }), 0);
       });
     });
   }
@@ -331,7 +332,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       if (this.stopped || this.resourceVersion === undefined || stalled) return;
       const why = err instanceof KubeApiError ? (staleResourceVersion(err.status) ?? (err.statusCode === 410 ? 'expired' : undefined)) : undefined;
       if (why) {
-        this.relist(why, (err as Error).message);
+        this.relist(why, errorMessage(err));
         return;
       }
       await this.failed(err);
@@ -379,7 +380,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       this.opts.onChange(change.kind, change.obj, change.previous, listed);
     } catch (err) {
       const m = change.obj.metadata;
-      this.opts.onError?.(new Error(`${this.opts.name}: the change handler failed on the ${change.kind} of ${m?.namespace ? `${m.namespace}/` : ''}${m?.name}: ${(err as Error).message}`, { cause: err }), 0);
+      this.opts.onError?.(new Error(`${this.opts.name}: the change handler failed on the ${change.kind} of ${m?.namespace ? `${m.namespace}/` : ''}${m?.name}: ${errorMessage(err)}`, { cause: err }), 0);
     }
   }
 
@@ -424,7 +425,7 @@ export class ResilientInformer<T extends KubernetesObject> {
       await kubeRequest(this.kc, 'GET', this.opts.path, { query: { limit: '1', resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' }, signal });
     } catch (err) {
       const why = err instanceof KubeApiError ? staleResourceVersion(err.status) : undefined;
-      if (why && this.resourceVersion === rv) this.relist(why, `the API server cannot serve resourceVersion ${rv} (${(err as Error).message})`);
+      if (why && this.resourceVersion === rv) this.relist(why, `the API server cannot serve resourceVersion ${rv} (${errorMessage(err)})`);
     }
   }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { inClusterConnection, type KubeConfig, readKubeconfig, SERVICE_ACCOUNT } from './connection.js';
+import { errorMessage } from '../api/errors.js';
 
 export type { KubeConfig };
 
@@ -44,7 +45,7 @@ export async function loadKubeConfig(opts: { file?: string; env?: NodeJS.Process
     try {
       return inClusterConnection(env);
     } catch (err) {
-      throw new NoKubeConfigError(cannotRead((err as Error).message));
+      throw new NoKubeConfigError(cannotRead(errorMessage(err)));
     }
   }
   if (files.length <= 1) return loadFile(files[0] ?? homeConfig, where, cannotRead);
@@ -66,7 +67,7 @@ async function loadFile(file: string, where: string, cannotRead: (reason: string
   try {
     reading = readKubeconfig(parseYaml(readFileSync(file, 'utf8')), file);
   } catch (err) {
-    throw new NoKubeConfigError(cannotRead((err as Error).message));
+    throw new NoKubeConfigError(cannotRead(errorMessage(err)));
   }
   if ('noCurrentCluster' in reading) throw new NoKubeConfigError(`no current cluster in ${where}: set current-context`);
   if ('connection' in reading) return reading.connection;
@@ -82,7 +83,7 @@ async function clientNodeKubeConfig(cannotRead: (reason: string) => string, load
   try {
     load(kc, ClientNode);
   } catch (err) {
-    throw new NoKubeConfigError(cannotRead((err as Error).message));
+    throw new NoKubeConfigError(cannotRead(errorMessage(err)));
   }
   return kc;
 }

@@ -65,7 +65,7 @@ export class StatusWriter {
         return;
       }
       const wait = p.backoff.next();
-      this.log.warn(`status of ${key} not written (${(err as Error).message}); retrying in ${wait} ms`);
+      this.log.warn({ err, object: key, retryInMs: wait }, 'status not written; retrying');
       p.timer = setTimeout(() => void this.send(key, p), wait);
       p.timer.unref();
     } finally {

@@ -4,6 +4,8 @@
  * carry many lines).
  */
 
+import { errorMessage } from '../api/errors.js';
+
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 const TYPES: ReadonlySet<string> = new Set<WatchEventType>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
@@ -41,7 +43,7 @@ export function parseWatchEvent(line: string, watch: string): WatchEvent {
   try {
     parsed = JSON.parse(line);
   } catch (err) {
-    throw new Error(`watch ${watch}: an event that is not JSON (${(err as Error).message}): ${excerpt(line)}`, { cause: err });
+    throw new Error(`watch ${watch}: an event that is not JSON (${errorMessage(err)}): ${excerpt(line)}`, { cause: err });
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`watch ${watch}: an event that is not an object: ${excerpt(line)}`);
   const { type, object } = parsed as { type?: unknown; object?: unknown };
