@@ -373,6 +373,15 @@ export interface PodDeclaration {
   renderFailures: RenderFailure[];
 }
 
+/** What a pod's entries depend on besides the pod, looked up for the few pods of a pod pass. */
+export interface PodLookup {
+  clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
+  namespace: (name: string) => Namespace | undefined;
+  node: (name: string) => Node | undefined;
+  /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
+  services: () => ServiceIndex;
+}
+
 /**
  * The entries of a few pods, by the same rules as declareEntries (selection,
  * ignored namespaces, class, fallback order), without walking the rest of
@@ -381,17 +390,7 @@ export interface PodDeclaration {
  * and node, the ClusterSPIFFEIDs and its services, so this equals the full
  * pass restricted to these pods.
  */
-export function declarePods(
-  pods: readonly Pod[],
-  lookup: {
-    clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
-    namespace: (name: string) => Namespace | undefined;
-    node: (name: string) => Node | undefined;
-    /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
-    services: () => ServiceIndex;
-  },
-  settings: SelectionSettings,
-): PodDeclaration {
+export function declarePods(pods: readonly Pod[], lookup: PodLookup, settings: SelectionSettings): PodDeclaration {
   const out: PodDeclaration = { entries: [], unknownPods: new Set(), renderFailures: [] };
   const cache = settings.renderCache ?? new RenderCache();
   const { rules, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);

@@ -3,7 +3,7 @@ import type { Pod } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
 import { type ApplyResult, applyPlan, type WriteProgress } from './apply.js';
 import type { OptionalField } from './compare.js';
-import { type ClusterSnapshot, declareEntries, type DeclaredState, declarePods, type PodDeclaration, type SelectionSettings } from './declare.js';
+import { type ClusterSnapshot, declareEntries, type DeclaredState, declarePods, type PodDeclaration, type PodLookup, type SelectionSettings } from './declare.js';
 import type { CurrentState } from './current-state.js';
 import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
@@ -153,32 +153,31 @@ function declareAndPlan(
   return { declared, plan, ...(opts.explainMigration ? { migration: migrationNotes(input, plan) } : {}) };
 }
 
+/** What one run of the entry pass is given beyond the engine's options: a dry run, the term, the state and memo, hooks. */
+export interface EntryPassRunOptions {
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  state?: CurrentState;
+  /** Names the snapshot's content: equal versions must mean equal snapshots. Needed (with `state`) for `last` to be used. */
+  snapshotVersion?: string;
+  /** The memo of an earlier pass, reused if nothing it depends on has changed. */
+  last?: PassMemo;
+  /** Told the plan before it is applied (live mode lets pod passes go on meanwhile, for other pods). */
+  onPlanned?: (plan: Plan) => void;
+  /**
+   * The caller has just brought `state` up to date (live mode lists before
+   * it snapshots the cluster): list again only if it has become uncertain,
+   * not because it has aged in between.
+   */
+  listedByCaller?: boolean;
+}
+
 /**
  * One full entry reconcile: list SPIRE's entries, plan against the snapshot,
  * and (unless `dryRun`) apply. A failed list throws: with no current state
  * nothing can be planned safely.
  */
-export async function runEntryPass(
-  snapshot: ClusterSnapshot,
-  spire: SpireClient,
-  opts: EntryPassOptions & {
-    dryRun?: boolean;
-    signal?: AbortSignal;
-    state?: CurrentState;
-    /** Names the snapshot's content: equal versions must mean equal snapshots. Needed (with `state`) for `last` to be used. */
-    snapshotVersion?: string;
-    /** The memo of an earlier pass, reused if nothing it depends on has changed. */
-    last?: PassMemo;
-    /** Told the plan before it is applied (live mode lets pod passes go on meanwhile, for other pods). */
-    onPlanned?: (plan: Plan) => void;
-    /**
-     * The caller has just brought `state` up to date (live mode lists before
-     * it snapshots the cluster): list again only if it has become uncertain,
-     * not because it has aged in between.
-     */
-    listedByCaller?: boolean;
-  },
-): Promise<EntryPassResult> {
+export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient, opts: EntryPassOptions & EntryPassRunOptions): Promise<EntryPassResult> {
   let started = performance.now();
   // With a state kept in memory, the list is only needed when it is stale or uncertain.
   let current: readonly CurrentEntry[];
@@ -222,7 +221,7 @@ export interface PodPassInput {
   pods: readonly Pod[];
   /** UIDs of pods that were deleted. */
   goneUids: readonly string[];
-  lookup: Parameters<typeof declarePods>[1];
+  lookup: PodLookup;
 }
 
 /**
