@@ -4,6 +4,7 @@ export { type ClusterSnapshot, isOurClass } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
 import { indexServices, type ServiceIndex, serviceDnsNames } from './endpoints.js';
 import { type CacheSlot, RenderCache } from './render-cache.js';
+import { finish, sliceCounter, type Steps } from './slices.js';
 
 export { RenderCache } from './render-cache.js';
 import {
@@ -106,6 +107,12 @@ function podSkip(pod: Pod): PodSkip | undefined {
  * ClusterStaticEntry. Pure: it reads the snapshot and writes nothing.
  */
 export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSettings): DeclaredState {
+  return finish(declareEntriesInSteps(snapshot, settings));
+}
+
+/** declareEntries as Steps: the same declaration, yielding between pods (entries/slices.ts). */
+export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: SelectionSettings): Steps<DeclaredState> {
+  const due = sliceCounter();
   const state: DeclaredState = {
     entries: [],
     renderFailures: [],
@@ -143,6 +150,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     const list = podsByNamespace.get(ns);
     if (list) list.push(pod);
     else podsByNamespace.set(ns, [pod]);
+    if (due()) yield;
   }
   // Unknown is not absent: a pod whose namespace the snapshot lacks (a manifest snapshot without
   // Namespace documents, an informer a step behind) keeps its entries, as the pod pass keeps them.
@@ -183,6 +191,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
       }
       for (const pod of podsByNamespace.get(ns.metadata.name) ?? []) {
         const uid = pod.metadata.uid;
+        if (due()) yield;
         const v = podVerdict(rule, pod, ns.metadata.name, coveredByNonFallback.has(uid), ctx);
         if (v.outcome === 'not-selected') {
           seen?.pod?.(owner, pod, v);

@@ -34,12 +34,15 @@ import type { EntryPassExtras, Reconciler, Snapshot } from './reconcile.js';
 import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
-/** The pods a plan writes entries for. */
-function podsWrittenBy(plan: Plan): Set<string> {
-  const pods = new Set<string>();
-  for (const w of [...plan.creates, ...plan.updates, ...plan.deletes]) if (w.podUid !== undefined) pods.add(w.podUid);
-  return pods;
-}
+/**
+ * How long a full pass renders or plans before the event loop turns: pod
+ * events wait at most about this long for a full pass (the event latency's
+ * target is a p99 under 25 ms).
+ */
+const FULL_PASS_SLICE_MS = 5;
+
+/** The keys a plan writes. */
+const writtenKeys = (plan: Plan): string[] => [...plan.creates, ...plan.updates, ...plan.deletes].map((w) => w.key);
 
 /** A pass with a failure SPIRE may not repeat (spire/errors.ts:rpcOutcome) is retried with backoff. */
 const transientFailure = (a: { failures: readonly { codeName: string }[] }) => a.failures.some((f) => rpcOutcome(f.codeName) === 'transient');
@@ -277,9 +280,9 @@ export class LivePasses {
    * their own lane:
    * - while it lists, freely: the state records their writes and replays them
    *   onto the list when it completes (CurrentState);
-   * - while it takes its snapshot and plans, not at all (it waits for the pod
-   *   pass in flight, then plans in one synchronous step): the snapshot then
-   *   holds every pod a pod pass has written for, and the state every write;
+   * - while it renders and plans (in slices, the event loop turning between
+   *   them), freely: it then writes nothing for the pods they took or the
+   *   keys they wrote since its snapshot (PassScheduler.planned);
    * - while it writes, for every pod its plan does not touch; the others wait
    *   until it is done.
    * Before the term's first snapshot, and while the state is uncertain, pod
@@ -290,22 +293,26 @@ export class LivePasses {
     const { scheduler, metrics } = this;
     while (scheduler.dirtyCount > 0 && !this.o.signal.aborted) {
       const term = this.o.term();
+      // Not leading: nextPod would wait too.
+      if (!term) return;
       const route = scheduler.nextPod(this.conditions());
       if (route.route === 'wait') return;
       if (route.route === 'full') return this.requestFull();
       // Held: only pods the full pass is writing for are left; it takes them up when it is done.
-      if (route.route === 'held' || !term) return;
+      if (route.route === 'held') return;
       const log = passLog(this.log);
       this.drainQueue();
       const work = metrics?.upstream.take();
+      let wrote: Plan | undefined;
       try {
-        await this.podPass(route, term, log);
+        wrote = await this.podPass(route, term, log);
         work?.done(true);
       } catch (err) {
         work?.done(false);
         this.passFailed(err, log);
         return;
       } finally {
+        scheduler.podPassDone(wrote ? writtenKeys(wrote) : []);
         this.passes++;
       }
     }
@@ -351,9 +358,9 @@ export class LivePasses {
    * against the state once the probe has said which entries are ours, and
    * against none before; the full pass it leaves the rest to is due already
    * before the term's first snapshot, and asked for when the state is
-   * uncertain.
+   * uncertain. Returns the plan it wrote.
    */
-  private async podPass(route: Extract<PodLaneRoute, { take: unknown }>, signal: AbortSignal, log: Logger): Promise<void> {
+  private async podPass(route: Extract<PodLaneRoute, { take: unknown }>, signal: AbortSignal, log: Logger): Promise<Plan> {
     const createOnly = route.route === 'create-only';
     const pods: Pod[] = [];
     const goneUids: string[] = [];
@@ -369,6 +376,7 @@ export class LivePasses {
     if (transientFailure(r.applied)) this.retryLater();
     if (!createOnly) this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
     else if (route.why === 'state uncertain') this.requestFull();
+    return r.plan;
   }
 
   /**
@@ -446,8 +454,8 @@ export class LivePasses {
   }
 
   /**
-   * A full pass's objects: SPIRE's entries listed first if due (pod passes go on beside the list),
-   * then the caches' snapshot with no pod pass in flight. Undefined: no entry pass this time.
+   * A full pass's objects: SPIRE's entries listed first if due, then the caches' snapshot, pod
+   * passes going on beside both. Undefined: no entry pass this time.
    */
   private async listAndSnapshot(tally: FullPassTally): Promise<Snapshot | undefined> {
     const { config } = this.o;
@@ -462,8 +470,6 @@ export class LivePasses {
       await this.state.replaceFromPages(this.o.spire.entryPages());
       tally.listSeconds += (performance.now() - listing) / 1000;
     }
-    this.scheduler.planningStarted();
-    await this.podLane.idle();
     // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
     const version = this.cacheVersion;
     const snapshot = this.cache.snapshot();
@@ -473,7 +479,7 @@ export class LivePasses {
     return { objects: switchedSnapshot(config, snapshot), version: String(version) };
   }
 
-  /** The full pass's entry options: the state and memo, its metrics and progress, and pod passes resumed once it has planned. */
+  /** The full pass's entry options: the state and memo, its metrics and progress, rendering and planning in slices, and its plan less what pod passes wrote meanwhile. */
   private entryPassHooks(tally: FullPassTally): EntryPassExtras {
     const { metrics } = this;
     return {
@@ -482,10 +488,12 @@ export class LivePasses {
       ...(this.memo ? { last: this.memo } : {}),
       ...(metrics ? { onPhase: (phase, seconds) => (phase === 'list' ? (tally.listSeconds += seconds) : metrics.observePhase(phase, seconds)) } : {}),
       onWritten: (done, total) => this.o.progress.written('full pass', done, total),
-      onPlanned: (plan) => {
-        // Pod passes resume now, for every pod this plan does not write for.
-        this.scheduler.planned(podsWrittenBy(plan));
+      sliceMs: FULL_PASS_SLICE_MS,
+      beforeApply: (plan) => {
+        const writable = this.scheduler.planned(plan);
+        // Pods left dirty while this pass decided them are the pod lane's again, but for those it now writes.
         this.podLane.trigger();
+        return writable;
       },
     };
   }

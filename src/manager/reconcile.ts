@@ -18,7 +18,7 @@ export interface ReconcileRequest {
   federation: readonly ClusterFederatedTrustDomain[];
   /**
    * The objects entries are declared from, asked for when the entries' turn
-   * comes (live mode lists SPIRE and stops its pod passes first), with the
+   * comes (live mode lists SPIRE first), with the
    * reconcile.* switches applied (switchedSnapshot), and a version that
    * names its content when the caller keeps a memo. Undefined: no entry pass
    * this time.
