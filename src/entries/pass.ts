@@ -51,6 +51,8 @@ function ownershipOf(opts: Pick<EntryPassOptions, 'ownership' | 'claims'>): Owne
 function omitMissingFederation(declared: DeclaredEntry[], bundles: ReadonlySet<string>): DeclaredState['federationOmissions'] {
   const omissions: DeclaredState['federationOmissions'] = [];
   for (const d of declared) {
+    // Most entries federate with nothing: no array is built for them.
+    if (d.spec.federatesWith.length === 0) continue;
     const missing = d.spec.federatesWith.filter((td) => !bundles.has(td));
     if (missing.length === 0) continue;
     d.spec = { ...d.spec, federatesWith: d.spec.federatesWith.filter((td) => bundles.has(td)) };

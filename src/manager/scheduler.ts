@@ -127,8 +127,9 @@ export type PodLaneRoute =
  * snapshot is taken and the in-memory state is certain, the pod lane plans
  * normally (route `pod`); `podLaneSinceSnapshot` keeps the full pass's plan
  * off what pod passes wrote while it planned, and `processing` keeps pod
- * passes off what that plan then writes (ARCHITECTURE.md has the argument). Until then (a start, a takeover) and while the state is
- * uncertain (after a write of unknown outcome), a full pass is due or under
+ * passes off what that plan then writes (ARCHITECTURE.md has the argument).
+ * Until then (a start, a takeover) and while the state is uncertain (after
+ * a write of unknown outcome), a full pass is due or under
  * way and may plan from a list the pod lane has not seen, so the pod lane
  * only creates (route `create-only`, entries/pass.ts:runPodPass): the
  * entries its pods declare that the state does not hold, or all of them
