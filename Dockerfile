@@ -9,7 +9,9 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
+# tsc copies no .hbs: the report templates are copied beside the compiled code.
+COPY scripts/copy-report-templates.mjs ./scripts/
+RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json && node scripts/copy-report-templates.mjs
 
 # Runtime stage: production dependencies, the compiled code, and the protos
 # loaded at runtime. Runs as a numeric non-root user so runAsNonRoot can verify it.

@@ -6,7 +6,7 @@
  * push finished (for the list-and-push floor, see barrier.ts).
  */
 import { performance } from 'node:perf_hooks';
-import { declareEntries, ID_ONLY_MASK, toSpire } from '../src/entries/index.js';
+import { declareEntries, toSpire, WRITE_MASK } from '../src/entries/index.js';
 import { SpireClient } from '../src/spire/index.js';
 import { barrier } from './barrier.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
@@ -22,8 +22,8 @@ const spire = new SpireClient({ socket, rpcTimeoutMs: 120_000 });
 await spire.waitUntilReady({ timeoutMs: 60_000 });
 await barrier();
 let t = performance.now();
-// As the controller writes: only each entry's ID echoed back.
-const outcome = await spire.createEntries(entries, { outputMask: ID_ONLY_MASK });
+// As the controller writes: the revision and the compared fields echoed back.
+const outcome = await spire.createEntries(entries, { outputMask: WRITE_MASK });
 const pushMs = performance.now() - t;
 const pushEndAt = Date.now();
 const failed = outcome.results.filter((r) => !r.status.ok).length;

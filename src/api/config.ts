@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { parseGoDuration } from './duration.js';
 import { expandEnv } from './env.js';
+import { errorMessage } from './errors.js';
 import { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 import type { CachedNamespace } from './cache-scope.js';
 import { labelSetProblems } from './labels.js';
@@ -188,7 +189,7 @@ function duration(p: Problems): Reader {
       try {
         return parseGoDuration(v) / 1e6;
       } catch (err) {
-        p.errors.push(`${field}: ${(err as Error).message}`);
+        p.errors.push(`${field}: ${errorMessage(err)}`);
         return undefined;
       }
     }
@@ -475,7 +476,7 @@ export function loadConfigFile(path: string, opts: { expandEnv?: boolean; env?: 
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError(path, [`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`]);
+    throw new ConfigError(path, [`cannot read: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`]);
   }
   return parseConfig(text, path, opts);
 }

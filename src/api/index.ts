@@ -5,6 +5,7 @@ export { objectNameProblem, printableName } from './names.js';
 export { compileLabelSelector, describeLabels, describeLabelSelector, type LabelMatcher, LabelSelectorError, labelSetProblems } from './labels.js';
 export * from './config.js';
 export { expandEnv } from './env.js';
+export { errorMessage } from './errors.js';
 export { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 export * from './cache-scope.js';
 export { type ClusterSnapshot, comparePreference, isOurClass, type Owner, type OwnerKind, ownerOf } from './objects.js';

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { errorMessage } from './errors.js';
 
 /**
  * `ignoreNamespaces`, matched exactly as spire-controller-manager matches it:
@@ -64,7 +65,7 @@ export class IgnoreNamespacesError extends Error {
 }
 
 function compileMessage(pattern: string, err: unknown): string {
-  const message = (err as Error).message;
+  const message = errorMessage(err);
   // `*-system` fails as Go fails it; the likely intent is a glob, so say what to write instead.
   return /^[*?]/.test(pattern) ? `${message} (ignoreNamespaces are regular expressions, not globs: write ".*" for "*")` : message;
 }

@@ -10,6 +10,7 @@ import { type EntryPassOptions, type Ownership, ownershipFromConfig } from '../e
 import { TEMPLATE_NAMES, compileTemplate } from '../template/index.js';
 import { CliError } from './exit.js';
 import { requirePaths } from './paths.js';
+import { errorMessage } from '../api/errors.js';
 
 export interface ConfigFlags {
   config?: string;
@@ -51,7 +52,7 @@ export function loadContext(flags: ConfigFlags): LoadedContext {
     try {
       compileTemplate(config.parentIDTemplate, TEMPLATE_NAMES.parentID);
     } catch (err) {
-      throw new CliError(`${flags.config}: parentIDTemplate: ${(err as Error).message}`);
+      throw new CliError(`${flags.config}: parentIDTemplate: ${errorMessage(err)}`);
     }
   }
   if (flags.trustDomain) config.trustDomain = flags.trustDomain;
@@ -79,13 +80,13 @@ export function passOptions(config: ControllerConfig): EntryPassOptions {
   try {
     parentIdTemplate = compileTemplate(config.parentIDTemplate, TEMPLATE_NAMES.parentID);
   } catch (err) {
-    throw new CliError(`parentIDTemplate: ${(err as Error).message}`);
+    throw new CliError(`parentIDTemplate: ${errorMessage(err)}`);
   }
   let ownership: Ownership;
   try {
     ownership = ownershipFromConfig(config, parentIdTemplate);
   } catch (err) {
-    throw new CliError((err as Error).message);
+    throw new CliError(errorMessage(err));
   }
   return {
     settings: {

@@ -2,6 +2,7 @@ import { type ClusterSPIFFEID, type ClusterSPIFFEIDStats, describeLabelSelector,
 import { objectName, type Owner, type PodVerdict, type SelectionObserver } from '../entries/index.js';
 import { describeSide, type PlanIndex, type SpireSide } from './explain-spire.js';
 import { type EntryView, entryView } from './report.js';
+import { renderReport } from './report-templates.js';
 
 const podName = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
 
@@ -85,7 +86,7 @@ export function explainObject(obj: ClusterSPIFFEID, trace: ObjectTrace, plan: Pl
     if (verdict.outcome === 'fallback-suppressed') pods.fallbackSuppressed.push(podName(pod));
     else if (verdict.outcome === 'unscheduled') pods.unscheduled.push(podName(pod));
     else if (verdict.outcome === 'finished') pods.finished.push(podName(pod));
-    else if (verdict.outcome === 'failed') pods.renderFailures.push({ pod: podName(pod), message: verdict.message });
+    else if (verdict.outcome === 'failed') pods.renderFailures.push({ pod: podName(pod), message: verdict.failure.message });
     else {
       pods.withEntry++;
       const side = plan.side(verdict.key, owner);
@@ -131,44 +132,73 @@ function summarise(x: ObjectExplanation, classRule: string): string {
   return `${x.object}: ${parts.join(', ')}.`;
 }
 
-/** The object's status counts, in the words and order of plan's ClusterSPIFFEID status table. */
-function statusLine(s: ClusterSPIFFEIDStats): string {
-  const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
-  return `Status  ${n(s.namespacesSelected, 'namespace')} selected (${s.namespacesIgnored} ignored), ${n(s.podsSelected, 'pod')} selected, ${n(s.podEntryRenderFailures, 'render failure')}, ${n(s.entriesToSet, 'entry', 'entries')} to set, ${s.entriesMasked} masked, ${n(s.entryFailures, 'entry failure')}`;
+/** A list cut for a screen (the `list` partial): its first items and how many it leaves out. */
+export interface ListView {
+  total: number;
+  shown: string[];
+  more: number;
+}
+
+/** What templates/explain-clusterspiffeid.hbs renders. */
+export interface ObjectView {
+  object: string;
+  /** Quoted, or `(none)`. */
+  className: string;
+  fallback: boolean;
+  source: string;
+  ours: boolean;
+  status: ClusterSPIFFEIDStats | null;
+  invalid: string | null;
+  namespaceSelector: string;
+  podSelector: string;
+  namespaces: { selected: number; ignored: number; notSelected: number; list: ListView };
+  pods: { selected: number; notSelected: number; withEntry: number; renderFailures: ListView; unscheduled: ListView; finished: ListView; fallbackSuppressed: ListView };
+  entries: ListView;
+  summary: string;
 }
 
 const LIST_LIMIT = 10;
 
-function listed(items: readonly string[]): string[] {
-  const shown = items.slice(0, LIST_LIMIT).map((s) => `    ${s}`);
-  if (items.length > LIST_LIMIT) shown.push(`    ... and ${items.length - LIST_LIMIT} more (--output json lists all)`);
-  return shown;
+function listView(items: readonly string[]): ListView {
+  return { total: items.length, shown: items.slice(0, LIST_LIMIT), more: Math.max(0, items.length - LIST_LIMIT) };
 }
 
-/** The explanation for a terminal, lists cut at 10 items so it fits a screen. */
-export function objectTable(x: ObjectExplanation, sourceLine: string): string {
-  const out: string[] = [`${x.object}  className ${x.className ? `"${x.className}"` : '(none)'}${x.fallback ? '  fallback' : ''}`, sourceLine, ''];
-  if (!x.ours) {
-    out.push(x.summary);
-    return out.join('\n');
-  }
-  if (x.status) out.push(statusLine(x.status));
-  if (x.invalid) {
-    out.push('', x.summary);
-    return out.join('\n');
-  }
+/** The explanation as the table output shows it. */
+export function objectView(x: ObjectExplanation, source: string): ObjectView {
   const ns = x.namespaces;
   const ignoredBy = new Map(ns.ignored.map((i) => [i.name, i.pattern]));
-  const ignored = ns.ignored.length > 0 ? ` (${ns.ignored.length} ignored by ignoreNamespaces)` : '';
-  out.push(`Namespaces  namespaceSelector ${x.namespaceSelector}: ${ns.selected.length} selected${ignored}, ${ns.notSelected} not selected`);
-  if (ns.selected.length) out.push('  selected:', ...listed(ns.selected.map((n) => (ignoredBy.has(n) ? `${n} (ignored: pattern "${ignoredBy.get(n)}")` : n))));
   const p = x.pods;
-  out.push(`Pods  podSelector ${x.podSelector}: ${p.selected} selected, ${p.notSelected} not selected; ${p.withEntry} with an entry`);
-  if (p.renderFailures.length) out.push(`  render failures (${p.renderFailures.length}):`, ...listed(p.renderFailures.map((f) => `${f.pod}: ${f.message}`)));
-  if (p.unscheduled.length) out.push(`  not scheduled yet (${p.unscheduled.length}):`, ...listed(p.unscheduled));
-  if (p.finished.length) out.push(`  finished (${p.finished.length}):`, ...listed(p.finished));
-  if (p.fallbackSuppressed.length) out.push(`  given an entry by another ClusterSPIFFEID, so not by this fallback (${p.fallbackSuppressed.length}):`, ...listed(p.fallbackSuppressed));
-  if (x.entries.length) out.push(`Entries (${x.entries.length})`, ...listed(x.entries.map((e) => `${e.pod}  ${e.entry.spiffeID}: ${describeSide(e.spire)}`)));
-  out.push('', x.summary);
-  return out.join('\n');
+  return {
+    object: x.object,
+    className: x.className ? `"${x.className}"` : '(none)',
+    fallback: x.fallback,
+    source,
+    ours: x.ours,
+    status: x.status ? { ...x.status } : null,
+    invalid: x.invalid ?? null,
+    namespaceSelector: x.namespaceSelector,
+    podSelector: x.podSelector,
+    namespaces: {
+      selected: ns.selected.length,
+      ignored: ns.ignored.length,
+      notSelected: ns.notSelected,
+      list: listView(ns.selected.map((n) => (ignoredBy.has(n) ? `${n} (ignored: pattern "${ignoredBy.get(n)}")` : n))),
+    },
+    pods: {
+      selected: p.selected,
+      notSelected: p.notSelected,
+      withEntry: p.withEntry,
+      renderFailures: listView(p.renderFailures.map((f) => `${f.pod}: ${f.message}`)),
+      unscheduled: listView(p.unscheduled),
+      finished: listView(p.finished),
+      fallbackSuppressed: listView(p.fallbackSuppressed),
+    },
+    entries: listView(x.entries.map((e) => `${e.pod}  ${e.entry.spiffeID}: ${describeSide(e.spire)}`)),
+    summary: x.summary,
+  };
+}
+
+/** The explanation for a terminal (templates/explain-clusterspiffeid.hbs), lists cut at 10 items so it fits a screen. */
+export function objectTable(x: ObjectExplanation, sourceLine: string): string {
+  return renderReport('explain-clusterspiffeid', objectView(x, sourceLine));
 }

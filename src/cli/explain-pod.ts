@@ -1,7 +1,8 @@
-import { type ClusterSPIFFEID, describeLabels, describeLabelSelector, type Namespace, type Pod } from '../api/index.js';
+import { type ClusterSPIFFEID, describeLabels, describeLabelSelector, type Namespace, ownerOf, type Pod } from '../api/index.js';
 import type { CurrentEntry, Owner, PodVerdict, SelectionObserver } from '../entries/index.js';
 import { describeSide, isRegistered, type PlanIndex, type SpireSide } from './explain-spire.js';
-import { type EntryView, entryView, table } from './report.js';
+import { type EntryView, entryView } from './report.js';
+import { renderReport, type TableView } from './report-templates.js';
 
 /** The selection walk's decisions about one pod, per ClusterSPIFFEID (by UID). */
 interface Seen {
@@ -160,18 +161,14 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly s
   const deleting = ctx.pod.metadata.deletionTimestamp;
   // A terminating pod still runs until its kubelet confirms: say why its entry is still there.
   pass('running', `phase ${ctx.pod.status?.phase ?? 'unknown'}${deleting ? `, terminating (deletion requested, due by ${deleting}): its entries stay until the pod is gone` : ''}`);
-  if (verdict.outcome === 'failed') return done('render-failed', false, 'render', `render failed for pod ${podName}: ${verdict.message}`);
-  const spire = ctx.plan.side(verdict.key, ownerOf(obj));
+  if (verdict.outcome === 'failed') return done('render-failed', false, 'render', `render failed for pod ${podName}: ${verdict.failure.message}`);
+  const spire = ctx.plan.side(verdict.key, ownerOf('ClusterSPIFFEID', obj));
   const missing = ctx.plan.omissions.get(`${obj.metadata.uid}\u0000${verdict.spec.spiffeId}`);
   return done('declared', true, 'render', `entry ${verdict.spec.spiffeId}: ${describeSide(spire)}`, {
     entry: entryView(spire.state === 'registered' || spire.state === 'outdated' || spire.state === 'kept' ? spire.id : '', verdict.spec),
     spire,
     ...(missing ? { missingFederation: missing } : {}),
   });
-}
-
-function ownerOf(obj: ClusterSPIFFEID): Owner {
-  return { kind: 'ClusterSPIFFEID', name: obj.metadata.name, uid: obj.metadata.uid, creationTimestamp: obj.metadata.creationTimestamp ?? '' };
 }
 
 /** Why this pod has, or lacks, each entry: every ClusterSPIFFEID's verdict and where each entry stands on the server. */
@@ -226,24 +223,46 @@ function summary(pod: string, results: readonly ObjectResult[], registered: bool
   return `${pod} is not registered as declared: ${pending.join('; ')}.`;
 }
 
-/** The explanation for a terminal: the pod, one line per ClusterSPIFFEID, the pod's other entries, the verdict. */
+/** What templates/explain-pod.hbs renders. */
+export interface PodView {
+  pod: string;
+  uid: string;
+  node: string;
+  phase: string;
+  terminating: string | null;
+  namespace: { name: string; found: boolean; labels: string };
+  source: string;
+  /** One row per ClusterSPIFFEID: its name and its verdict. */
+  clusterSPIFFEIDs: TableView;
+  missingFederation: { object: string; missing: string[] }[];
+  otherEntries: { id: string; spiffeID: string; fate: string }[];
+  summary: string;
+}
+
+function otherEntryFate(e: OtherEntry): string {
+  if (e.state === 'to-delete') return `to be deleted (${e.detail})`;
+  if (e.state === 'kept') return `kept: ${e.detail}`;
+  return 'outside entryScope: left alone';
+}
+
+/** The explanation as the table output shows it. */
+export function podView(x: PodExplanation, source: string): PodView {
+  return {
+    pod: x.pod,
+    uid: x.uid,
+    node: x.node ?? '(none)',
+    phase: x.phase ?? '(unknown)',
+    terminating: x.terminating ?? null,
+    namespace: { name: x.namespace.name, found: x.namespace.found, labels: x.namespace.found ? describeLabels(x.namespace.labels) : '' },
+    source,
+    clusterSPIFFEIDs: { header: ['CLUSTERSPIFFEID', 'RESULT'], rows: x.clusterSPIFFEIDs.map((r) => [r.object.slice('ClusterSPIFFEID/'.length), r.detail]) },
+    missingFederation: x.clusterSPIFFEIDs.flatMap((r) => (r.missingFederation ? [{ object: r.object, missing: [...r.missingFederation] }] : [])),
+    otherEntries: x.otherEntries.map((e) => ({ id: e.entry.id, spiffeID: e.entry.spiffeID, fate: otherEntryFate(e) })),
+    summary: x.summary,
+  };
+}
+
+/** The explanation for a terminal (templates/explain-pod.hbs): the pod, one line per ClusterSPIFFEID, the pod's other entries, the verdict. */
 export function podTable(x: PodExplanation, sourceLine: string): string {
-  const out: string[] = [];
-  out.push(`Pod ${x.pod}  uid ${x.uid}  node ${x.node ?? '(none)'}  phase ${x.phase ?? '(unknown)'}${x.terminating ? `  terminating (due by ${x.terminating})` : ''}`);
-  out.push(x.namespace.found ? `Namespace ${x.namespace.name}  labels ${describeLabels(x.namespace.labels)}` : `Namespace ${x.namespace.name}  (not read)`);
-  out.push(sourceLine, '');
-  if (x.clusterSPIFFEIDs.length === 0) out.push('No ClusterSPIFFEID was read.');
-  else out.push(...table(['CLUSTERSPIFFEID', 'RESULT'], x.clusterSPIFFEIDs.map((r) => [r.object.slice('ClusterSPIFFEID/'.length), r.detail])));
-  for (const r of x.clusterSPIFFEIDs) {
-    if (r.missingFederation) out.push(`  ! ${r.object}: set without federatesWith ${r.missingFederation.join(', ')} until SPIRE has a bundle for it`);
-  }
-  if (x.otherEntries.length > 0) {
-    out.push('', `Other entries of this pod on the server (${x.otherEntries.length})`);
-    for (const e of x.otherEntries) {
-      const what = e.state === 'to-delete' ? `to be deleted (${e.detail})` : e.state === 'kept' ? `kept: ${e.detail}` : 'outside entryScope: left alone';
-      out.push(`  ${e.entry.id}  ${e.entry.spiffeID}: ${what}`);
-    }
-  }
-  out.push('', x.summary);
-  return out.join('\n');
+  return renderReport('explain-pod', podView(x, sourceLine));
 }

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { addConfigOptions, type ConfigFlags, describeClassRule } from './context.js';

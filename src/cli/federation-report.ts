@@ -1,4 +1,4 @@
-import { type CurrentRelationship, type DeclaredRelationship, describeInvalidTrustDomain, describeTrustDomainConflict, type FederationPassResult, type Profile, type TrustBundle } from '../federation/index.js';
+import type { CurrentRelationship, DeclaredRelationship, FederationPassResult, Profile, TrustBundle } from '../federation/index.js';
 
 export interface RelationshipView {
   trustDomain: string;
@@ -33,22 +33,4 @@ export function federationJson(f: FederationPassResult): object {
     kept: f.plan.kept,
     ...(f.applied ? { failed: Object.fromEntries(f.applied.failed) } : {}),
   };
-}
-
-const line = (r: RelationshipView) =>
-  `${r.trustDomain}  ${r.bundleEndpointURL}  ${r.bundleEndpointProfile?.type ?? 'no profile'}${r.bundleEndpointProfile?.endpointSPIFFEID ? ` (${r.bundleEndpointProfile.endpointSPIFFEID})` : ''}${r.trustDomainBundle ? `  bundle: ${r.trustDomainBundle.x509Authorities} X.509, ${r.trustDomainBundle.jwtAuthorities} JWT, sequence ${r.trustDomainBundle.sequenceNumber}` : ''}`;
-
-/** The federation sections of the table output. */
-export function federationTable(f: FederationPassResult): string {
-  const out: string[] = [];
-  const p = f.plan;
-  out.push('', `Federation relationships: create ${p.creates.length}, update ${p.updates.length}, delete ${p.deletes.length}`);
-  for (const c of p.creates) out.push(`  + ${line(relationshipView(c))}  [ClusterFederatedTrustDomain/${c.owner.name}]`);
-  for (const u of p.updates) out.push(`  ~ ${u.relationship.trustDomain}: ${u.changed.join(', ')}  [ClusterFederatedTrustDomain/${u.relationship.owner.name}]`);
-  for (const d of p.deletes) out.push(`  - ${line(relationshipView(d))}`);
-  for (const c of p.conflicts) out.push(`  ! ClusterFederatedTrustDomain/${c.owner.name}: ${describeTrustDomainConflict(c)}`);
-  for (const i of p.invalid) out.push(`  ! ClusterFederatedTrustDomain/${i.owner.name}: ${describeInvalidTrustDomain(i)}`);
-  for (const k of p.kept) out.push(`  = ${k.trustDomain}: ${k.detail}`);
-  for (const [td, error] of f.applied?.failed ?? []) out.push(`  ! ${td}: ${error}`);
-  return out.join('\n');
 }

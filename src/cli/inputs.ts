@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, entriesOff, inCachedNamespaces, matchesLabels, switchedSnapshot, unsupportedFieldSelectors } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
@@ -13,6 +13,7 @@ import { CliError } from './exit.js';
 import { requirePaths } from './paths.js';
 import type { Progress } from './progress.js';
 import type { WaitReporter } from '../manager/waiting.js';
+import { errorMessage } from '../api/errors.js';
 
 /**
  * --manifests, else staticManifestPath; undefined means the live cluster.
@@ -181,7 +182,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
   } else {
     let kc: KubeConfig;
     try {
-      kc = (opts.kubeConfig ?? loadKubeConfig)();
+      kc = await (opts.kubeConfig ?? loadKubeConfig)();
     } catch (err) {
       if (err instanceof NoKubeConfigError) throw new CliError(`${err.message}; or give --manifests DIR (or staticManifestPath) to read manifest files instead`);
       throw err;
@@ -205,7 +206,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
         },
       });
     } catch (err) {
-      throw new CliError(`cannot read the cluster at ${location}: ${(err as Error).message}`);
+      throw new CliError(`cannot read the cluster at ${location}: ${errorMessage(err)}`);
     } finally {
       endWait();
       opts.progress?.done();
@@ -230,12 +231,12 @@ export function readEntriesDump(path: string): CurrentEntry[] {
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`--entries ${path}: ${(err as Error).message}`);
+    throw new CliError(`--entries ${path}: ${errorMessage(err)}`);
   }
   try {
     return entriesFromJson(doc).map(fromSpire);
   } catch (err) {
-    throw new CliError(`--entries ${path}: ${(err as Error).message}`);
+    throw new CliError(`--entries ${path}: ${errorMessage(err)}`);
   }
 }
 

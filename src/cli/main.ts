@@ -10,6 +10,7 @@ import { registerRender } from './render.js';
 import { registerRun } from './run.js';
 import { registerValidate } from './validate.js';
 import { fromUpstreamArgv } from './upstream-argv.js';
+import { errorMessage } from '../api/errors.js';
 
 /** The package's version: package.json sits two levels up from both src/cli and dist/cli. */
 function packageVersion(): string {
@@ -44,7 +45,7 @@ async function main(argv: string[]): Promise<void> {
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? Exit.ok : Exit.cannotRun);
     // Operators read this in a pod log or a terminal: one line, no stack trace unless asked.
     const debug = program.opts<{ debug?: boolean }>().debug === true;
-    console.error(`spire-reconciler: ${debug ? (err as Error).stack : (err as Error).message}`);
+    console.error(`spire-reconciler: ${debug ? (err as Error).stack : errorMessage(err)}`);
     process.exit(err instanceof CliError ? err.exitCode : Exit.cannotRun);
   }
 }

@@ -4,6 +4,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { MemorySpireServer, type SpireSeed } from '../memspire/index.js';
 import { checkEntryShape } from '../spire/index.js';
 import { requirePaths } from './paths.js';
+import { errorMessage } from '../api/errors.js';
 
 /**
  * Reads a seed file: `spire-server entry show -output json` output
@@ -15,7 +16,7 @@ export function readSeedFile(path: string): SpireSeed {
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`seed file ${path}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`seed file ${path}: ${errorMessage(err)}`, { cause: err });
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new Error(`seed file ${path}: expected a JSON object with "entries", "federated_bundles" or "federation_relationships"`);
@@ -33,7 +34,7 @@ export function readSeedFile(path: string): SpireSeed {
     try {
       checkEntryShape(e);
     } catch (err) {
-      throw new Error(`seed file ${path}: entries[${i}]: ${(err as Error).message}`, { cause: err });
+      throw new Error(`seed file ${path}: entries[${i}]: ${errorMessage(err)}`, { cause: err });
     }
   });
   return { entries, federatedBundles: list('federated_bundles'), federationRelationships: list('federation_relationships') };

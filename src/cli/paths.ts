@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { CliError } from './exit.js';
+import { errorMessage } from '../api/errors.js';
 
 /**
  * Why a path given on the command line cannot be read, or undefined when it
@@ -13,7 +14,7 @@ export function pathProblem(path: string): string | undefined {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file or directory';
-    return `cannot read: ${code ?? (err as Error).message}`;
+    return `cannot read: ${code ?? errorMessage(err)}`;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../api/index.js';
@@ -17,13 +17,14 @@ import { spireClientFor, waitForSpire } from '../manager/spire-client.js';
 import { SILENT_WAITS, type WaitReporter } from '../manager/waiting.js';
 import { addConfigOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
-import { federationJson, federationTable } from './federation-report.js';
+import { federationJson } from './federation-report.js';
 import { asCliError, describeSource, type Inputs, readEntriesDump, readInputs, unreadDocumentsError } from './inputs.js';
 import { loggerFor } from './logger.js';
 import { logSettings } from './logging.js';
 import { NO_PROGRESS, type Progress, terminalProgress } from './progress.js';
 import { cliWaits } from './waiting.js';
-import { appliedTable, machineOutput, notesTable, outputFormat, planReport, type PlanReport, planTable, summaryLine, wrapLines } from './report.js';
+import { planText } from './plan-view.js';
+import { machineOutput, outputFormat, planReport, type PlanReport, wrapLines } from './report.js';
 
 export interface OnceFlags extends ConfigFlags {
   manifests?: string[];
@@ -187,11 +188,7 @@ export async function runOnce(flags: OnceFlags, opts: OnceOptions): Promise<{ co
   if (output !== 'table') {
     opts.print(machineOutput(report, output));
   } else {
-    const parts = [`${capitalise(describeSource(inputs.source))}\n`, planTable(report)];
-    if (federation) parts.push(federationTable(federation));
-    if (report.applied) parts.push(appliedTable(report.applied));
-    parts.push(notesTable(report.notes), `\n${summaryLine(report.summary, report.applied)}`);
-    opts.print(parts.filter((s) => s !== '').join('\n'));
+    opts.print(planText(report, federation, capitalise(describeSource(inputs.source))));
   }
   if (refused) {
     const what = `nothing declares an entry, so this plan deletes every entry this controller owns (${result.plan.deletes.length})`;

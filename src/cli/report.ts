@@ -1,12 +1,8 @@
 import { stringify } from 'yaml';
 import {
   type ComparedField,
-  describeEntryConflict,
   FIELD_VIEW_NAMES,
-  describeFederationOmission,
   describeMigration,
-  describeRenderFailure,
-  describeUnknownNamespace,
   type EntryPassResult,
   type EntrySpec,
   type KeptEntry,
@@ -66,9 +62,9 @@ export function changedValues(current: EntrySpec, next: EntrySpec, changed: read
 }
 
 /** The pod an entry is for: its UID, and `namespace/name` when the pod was read. */
-export type PodRef = { podUID?: string; pod?: string };
+export type ReportedPod = { podUID?: string; pod?: string };
 
-export interface KeptView extends PodRef {
+export interface KeptView extends ReportedPod {
   id: string;
   reason: KeptEntry['reason'];
   detail: string;
@@ -78,7 +74,7 @@ export interface AppliedView {
   created: number;
   updated: number;
   deleted: number;
-  failed: ({ op: 'create' | 'update' | 'delete'; id: string; object?: string; code: string; message: string } & PodRef)[];
+  failed: ({ op: 'create' | 'update' | 'delete'; id: string; object?: string; code: string; message: string } & ReportedPod)[];
   heldBack: KeptView[];
 }
 
@@ -94,9 +90,9 @@ export interface PlanSummary {
 /** Everything `plan` and `reconcile --once` say, as `--output json` prints it; the table is drawn from it. */
 export interface PlanReport {
   source?: SourceInfo;
-  create: (EntryView & PodRef & { object: string })[];
-  update: ({ entry: EntryView; object: string; changed: (keyof EntryView)[]; old: Partial<EntryView> } & PodRef)[];
-  delete: (EntryView & PodRef & { reason: string })[];
+  create: (EntryView & ReportedPod & { object: string })[];
+  update: ({ entry: EntryView; object: string; changed: (keyof EntryView)[]; old: Partial<EntryView> } & ReportedPod)[];
+  delete: (EntryView & ReportedPod & { reason: string })[];
   conflicts: { object: string; entry: EntryView; heldBy: string[] }[];
   renderFailures: { object: string; pod?: string; message: string }[];
   federationOmissions: { object: string; spiffeID: string; missing: string[] }[];
@@ -130,7 +126,7 @@ function migrationReport(result: EntryPassResult, entryIDPrefix: string): PlanRe
   return { ...notes, messages: describeMigration(notes, entryIDPrefix).map((m) => m.message) };
 }
 
-export function podRef(uid: string | undefined, names: ReadonlyMap<string, string>): PodRef {
+export function podRef(uid: string | undefined, names: ReadonlyMap<string, string>): ReportedPod {
   if (uid === undefined) return {};
   const name = names.get(uid);
   return name ? { podUID: uid, pod: name } : { podUID: uid };
@@ -196,114 +192,6 @@ export function planReport(result: EntryPassResult, ctx: ReportContext): PlanRep
         }
       : {}),
   };
-}
-
-function show(v: unknown): string {
-  if (Array.isArray(v)) return v.length === 0 ? '[]' : v.join(', ');
-  return String(v);
-}
-
-export function entryLine(e: EntryView): string {
-  const extras: string[] = [];
-  if (e.dnsNames.length) extras.push(`dns=${e.dnsNames.join(',')}`);
-  if (e.federatesWith.length) extras.push(`federatesWith=${e.federatesWith.join(',')}`);
-  if (e.x509SVIDTTL) extras.push(`ttl=${e.x509SVIDTTL}s`);
-  if (e.jwtSVIDTTL) extras.push(`jwtTtl=${e.jwtSVIDTTL}s`);
-  if (e.admin) extras.push('admin');
-  if (e.downstream) extras.push('downstream');
-  if (e.storeSVID) extras.push('storeSVID');
-  if (e.hint) extras.push(`hint=${e.hint}`);
-  return `${e.spiffeID}  parent=${e.parentID}  selectors=${e.selectors.join(',')}${extras.length ? `  ${extras.join('  ')}` : ''}`;
-}
-
-export function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)];
-}
-
-const podLabel = (p: PodRef) => (p.pod ? ` [pod ${p.pod}]` : p.podUID ? ` [pod UID ${p.podUID}]` : '');
-
-/** The plan for a terminal: creates, updates (old -> new), deletes, status, then what went wrong. */
-export function planTable(report: PlanReport): string {
-  const out: string[] = [];
-  const section = (title: string, count: number) => out.push('', `${title} (${count})`);
-
-  section('Create', report.create.length);
-  for (const c of report.create) out.push(`  + ${c.id}  ${entryLine(c)}  [${c.object}]`);
-  section('Update', report.update.length);
-  for (const u of report.update) {
-    out.push(`  ~ ${u.entry.id}  ${u.entry.spiffeID}  [${u.object}]`);
-    for (const name of u.changed) out.push(`      ${name}: ${show(u.old[name])} -> ${show(u.entry[name])}`);
-  }
-  section('Delete', report.delete.length);
-  for (const d of report.delete) out.push(`  - ${d.id}  ${entryLine(d)}  (${d.reason})${podLabel(d)}`);
-
-  const csids = Object.entries(report.status.clusterSPIFFEIDs);
-  if (csids.length > 0) {
-    out.push('', 'ClusterSPIFFEID status');
-    const rows = csids.map(([name, s]) =>
-      [name, s.namespacesSelected, s.namespacesIgnored, s.podsSelected, s.podEntryRenderFailures, s.entriesToSet, s.entriesMasked, s.entryFailures].map(String),
-    );
-    out.push(...table(['NAME', 'NS SELECTED', 'NS IGNORED', 'PODS', 'RENDER FAILURES', 'TO SET', 'MASKED', 'ENTRY FAILURES'], rows).map((l) => `  ${l}`));
-  }
-  const statics = Object.entries(report.status.clusterStaticEntries);
-  if (statics.length > 0) {
-    out.push('', 'ClusterStaticEntry status');
-    const rows = statics.map(([name, s]) => [name, String(s.rendered), String(s.masked), String(s.set)]);
-    out.push(...table(['NAME', 'RENDERED', 'MASKED', 'SET'], rows).map((l) => `  ${l}`));
-  }
-  if (report.conflicts.length > 0) {
-    section('Conflicts: declared entries held by entries outside entryScope, not created', report.conflicts.length);
-    for (const c of report.conflicts) out.push(`  ! ${c.object}: ${describeEntryConflict({ spec: { spiffeId: c.entry.spiffeID }, foreignIds: c.heldBy })}`);
-  }
-  if (report.renderFailures.length > 0) {
-    section('Render failures', report.renderFailures.length);
-    for (const f of report.renderFailures) out.push(`  ! ${f.object}: ${describeRenderFailure(f)}`);
-  }
-  if (report.unknownNamespaces.length > 0) {
-    section('Unknown namespaces: their pods keep their entries', report.unknownNamespaces.length);
-    for (const u of report.unknownNamespaces) out.push(`  ? ${describeUnknownNamespace(u.namespace, u.pods)}`);
-  }
-  if (report.federationOmissions.length > 0) {
-    section('Set without some federatesWith (no bundle yet; completed once SPIRE has it)', report.federationOmissions.length);
-    for (const o of report.federationOmissions) out.push(`  ! ${o.object}: ${describeFederationOmission({ spiffeId: o.spiffeID, missing: o.missing })}`);
-  }
-  if (report.kept.length > 0) {
-    section('Kept (not deleted or changed)', report.kept.length);
-    for (const k of report.kept) out.push(`  = ${k.id}${podLabel(k)}: ${k.detail}`);
-  }
-  if (report.migration) {
-    out.push('', 'Migration');
-    for (const m of report.migration.messages) out.push(`  ! ${m}`);
-    for (const l of report.migration.legacy ?? []) for (const id of l.leftAloneIds) out.push(`  = ${id}: former default prefix ${l.prefix}, owner unknown: left alone`);
-  }
-  return out.join('\n').replace(/^\n/, '');
-}
-
-/** What an apply did, item by item (the counts are in the summary line). */
-export function appliedTable(a: AppliedView): string {
-  const lines: string[] = [];
-  if (a.failed.length > 0) {
-    lines.push('', `Failed (${a.failed.length})`);
-    for (const f of a.failed) lines.push(`  ! ${f.op} ${f.id}${f.object ? ` [${f.object}]` : ''}${podLabel(f)}: ${f.code}: ${f.message}`);
-  }
-  if (a.heldBack.length > 0) {
-    lines.push('', `Held back (${a.heldBack.length})`);
-    for (const h of a.heldBack) lines.push(`  = ${h.id}${podLabel(h)}: ${h.detail}`);
-  }
-  return lines.join('\n');
-}
-
-export function notesTable(notes: readonly string[]): string {
-  return notes.length === 0 ? '' : ['', 'Notes', ...notes.map((n) => `  * ${n}`)].join('\n');
-}
-
-/** The last line of plan and reconcile --once. */
-export function summaryLine(s: PlanSummary, applied?: AppliedView): string {
-  const rest = `${s.kept} kept, ${s.conflicts} conflict${s.conflicts === 1 ? '' : 's'}${s.renderFailures ? `, ${s.renderFailures} render failure${s.renderFailures === 1 ? '' : 's'}` : ''}`;
-  if (applied) return `Applied: ${applied.created} created, ${applied.updated} updated, ${applied.deleted} deleted, ${applied.failed.length} failed; ${rest}`;
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${rest}`;
 }
 
 /** JSON or YAML for machines. */

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
 import type { Command } from 'commander';
@@ -69,7 +69,7 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
   let kc: KubeConfig;
   try {
     // --kubeconfig as controller-runtime takes it (the chart's external controller managers pass one).
-    kc = loadKubeConfig(flags.kubeconfig ? { file: flags.kubeconfig } : {});
+    kc = await loadKubeConfig(flags.kubeconfig ? { file: flags.kubeconfig } : {});
   } catch (err) {
     if (err instanceof NoKubeConfigError) throw new CliError(`${err.message}; or give --manifests DIR (or staticManifestPath) for manifest mode`);
     throw err;

@@ -8,6 +8,7 @@ import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError, Exit } from './exit.js';
 import { requirePaths } from './paths.js';
 import { templateFieldMessages, templateFieldProblems } from './template-fields.js';
+import { errorMessage } from '../api/errors.js';
 
 const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
 const EMBEDDED_CONFIG_KIND = /^\s+kind:\s*ControllerManagerConfig\s*$/m;
@@ -111,7 +112,7 @@ export function registerValidate(program: Command): void {
         try {
           text = readFileSync(flags.config, 'utf8');
         } catch (err) {
-          throw new CliError(`--config ${flags.config}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+          throw new CliError(`--config ${flags.config}: cannot read: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
         }
         const configs = configDocuments(text);
         if (configs.length === 0) throw new CliError(`--config ${flags.config}: not a ControllerManagerConfig (kind: ControllerManagerConfig), nor a ConfigMap holding one`);

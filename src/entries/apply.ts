@@ -1,5 +1,6 @@
-import { rpcOutcome, type SpireClient } from '../spire/index.js';
-import { ID_ONLY_MASK, type Owner, toSpire, UPDATE_MASK } from './model.js';
+import { type EntryMask, type EntryOut, rpcOutcome, type SpireClient } from '../spire/index.js';
+import { changedFields, comparedFromSpire } from './compare.js';
+import { type EntrySpec, type Owner, toSpire, UPDATE_MASK } from './model.js';
 import type { KeptEntry, Plan, PlannedCreate } from './plan.js';
 
 export interface ApplyFailure {
@@ -34,6 +35,46 @@ export interface ApplyResult {
    * server older than 1.8.0 ignores requested IDs): requested to stored.
    */
   assigned: Map<string, string>;
+  /**
+   * Creates and updates SPIRE answered with every compared field as sent:
+   * requested ID to the revision SPIRE stored the entry under. Recorded with
+   * the entry, it lets the next list find the entry unchanged. A write not
+   * here (absent when nothing was written) is compared again on that list.
+   */
+  revisions?: Map<string, string>;
+}
+
+/**
+ * What a create or update asks SPIRE to answer with: the stored entry's
+ * revision and the fields the controller compares, so the entry can be
+ * recorded as SPIRE holds it. SPIRE always adds the ID. The SPIFFE ID, parent
+ * ID and selectors are left out: SPIRE stores them as sent or refuses the
+ * write.
+ */
+export const WRITE_MASK: EntryMask = { ...UPDATE_MASK, revision_number: true };
+
+function sameMembers(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const sa = [...a].sort();
+  const sb = [...b].sort();
+  return sa.every((x, i) => x === sb[i]);
+}
+
+/**
+ * Whether SPIRE's answer to a write shows it stored every compared field of
+ * `spec`. A server that does not know a field (older releases) answers it
+ * empty, so a value it dropped shows. The answer lists DNS names sorted (SPIRE
+ * reads the written row back through its index) while the entry keeps them in
+ * the order sent, so here their order is not compared.
+ */
+export function storedAsSent(spec: EntrySpec, answer: EntryOut): boolean {
+  const stored = comparedFromSpire(answer);
+  return sameMembers(stored.dnsNames, spec.dnsNames) && changedFields({ ...spec, ...stored, dnsNames: spec.dnsNames }, spec).length === 0;
+}
+
+/** Notes the revision of a write SPIRE answered with the entry as sent. */
+function noteRevision(result: ApplyResult, id: string, spec: EntrySpec, answer: EntryOut | null): void {
+  if (answer && storedAsSent(spec, answer)) (result.revisions ??= new Map()).set(id, answer.revision_number);
 }
 
 /** Told, at the start (0) and after each batch, how many of the plan's writes have been answered, of how many. */
@@ -78,13 +119,14 @@ function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Ow
 
 async function create(creates: readonly PlannedCreate[], spire: SpireClient, result: ApplyResult, failedWorkloads: Set<string>, send: Sending): Promise<void> {
   if (creates.length === 0) return;
-  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), { outputMask: ID_ONLY_MASK, ...send });
+  const outcome = await spire.createEntries(creates.map((c) => toSpire(c.spec, c.id)), { outputMask: WRITE_MASK, ...send });
   outcome.results.forEach((r, i) => {
     const c = creates[i]!;
     if (r.status.ok) {
       result.created++;
       // The entry exists under the ID SPIRE reports, whatever we asked for: an ID taken for ours that is not would leak it.
       if (r.entry?.id && r.entry.id !== c.id) result.assigned.set(c.id, r.entry.id);
+      noteRevision(result, c.id, c.spec, r.entry);
       return;
     }
     // SPIRE answers a similar entry's ALREADY_EXISTS with that entry (and only then with one).
@@ -117,11 +159,14 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
   if (plan.updates.length > 0) {
     const outcome = await spire.updateEntries(
       plan.updates.map((u) => toSpire(u.spec, u.id)),
-      { inputMask: UPDATE_MASK, outputMask: ID_ONLY_MASK, ...send },
+      { inputMask: UPDATE_MASK, outputMask: WRITE_MASK, ...send },
     );
     outcome.results.forEach((r, i) => {
       const u = plan.updates[i]!;
-      if (r.status.ok) return void result.updated++;
+      if (r.status.ok) {
+        result.updated++;
+        return void noteRevision(result, u.id, u.spec, r.entry);
+      }
       failed('update', u, r.status, result);
       // An entry that failed to update still exists: only a pod's own deletes wait for it (its
       // other entries); one static entry's failed update says nothing of another's removal.

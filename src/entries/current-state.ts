@@ -7,8 +7,8 @@ import type { Plan } from './plan.js';
 
 /**
  * A map from a key to the entry IDs under it. Nearly every key names one
- * entry, so one is stored as a bare string: a Set per pod and per key costs
- * about 30 MiB at 100,000 entries.
+ * entry, so one is stored as a bare string, and a Set only where a key
+ * names several: a Set for every key would be most of the index's memory.
  */
 class IdIndex {
   private readonly ids = new Map<string, string | Set<string>>();
@@ -41,8 +41,9 @@ class IdIndex {
 class Entries {
   /**
    * By ID. An entry's `revision` lets a resync reuse it (and its SHA-256 key)
-   * when SPIRE's is unchanged; entries we wrote since have none, so they are
-   * compared again.
+   * when SPIRE's is unchanged. An entry we wrote holds the revision SPIRE
+   * answered the write with; one whose answer did not show every field as
+   * sent holds none, so it is compared again.
    */
   readonly byId = new Map<string, CurrentEntry>();
   // For planning a few pods: their entries, and who else holds a key.
@@ -83,8 +84,9 @@ function sameSelectors(a: EntryOut['selectors'], b: EntrySpec['selectors']): boo
 /**
  * Whether SPIRE's entry says what the held spec says: the ID, parent and
  * selectors (so the key too) and every compared field. Checked on the raw
- * entry, so that a resync after our own writes (every revision new to us)
- * does not convert and hash 100,000 entries only to throw them away.
+ * entry, so that a resync that finds many revisions new to us (another
+ * client's writes, ours whose answer was not recorded) does not convert and
+ * hash 100,000 entries only to throw them away.
  */
 function holds(raw: EntryOut, spec: EntrySpec): boolean {
   return (
@@ -123,11 +125,15 @@ class ListMerge {
     this.listed.push(entry);
   }
 
-  /** The new entries, and whether they differ from those held (anything but revisions). */
-  finish(): { entries: Entries; changed: boolean } {
+  /**
+   * The new entries; whether they differ from those held (anything but
+   * revisions); and whether they are a new set with indexes built afresh
+   * (the held set is kept when every entry listed is held at its revision).
+   */
+  finish(): { entries: Entries; changed: boolean; built: boolean } {
     const sameCount = this.listed.length === this.held.byId.size;
-    if (!this.next) return sameCount ? { entries: this.held, changed: false } : { entries: this.rebuild(), changed: true };
-    return { entries: this.next, changed: !sameCount || this.listed.some((e) => this.held.byId.get(e.id) !== e) };
+    if (!this.next) return sameCount ? { entries: this.held, changed: false, built: false } : { entries: this.rebuild(), changed: true, built: true };
+    return { entries: this.next, changed: !sameCount || this.listed.some((e) => this.held.byId.get(e.id) !== e), built: true };
   }
 
   // The entries listed so far, all held unchanged, as the start of a new set.
@@ -164,6 +170,11 @@ export class CurrentState {
    * planning (see runEntryPass).
    */
   version = 0;
+  /**
+   * Lists that built a new set of entries and indexes (one add per entry)
+   * rather than keeping the one held: what a list costs beyond its lookups.
+   */
+  indexBuilds = 0;
 
   constructor(
     private readonly maxAgeMs: number,
@@ -216,8 +227,9 @@ export class CurrentState {
   }
 
   private install(merge: ListMerge): CurrentEntry[] {
-    const { entries, changed } = merge.finish();
+    const { entries, changed, built } = merge.finish();
     if (changed) this.version++;
+    if (built) this.indexBuilds++;
     this.state = entries;
     this.listedAt = this.now();
     this.uncertain = this.uncertainDuringList;
@@ -253,18 +265,24 @@ export class CurrentState {
   }
 }
 
-/** What a pass wrote, as it landed: creates, updates and deletes that did not fail (or were held back). */
+/**
+ * What a pass wrote, as it landed: creates, updates and deletes that did not
+ * fail (or were held back). A create or update holds the revision SPIRE
+ * answered it with when the answer showed the entry as sent (see
+ * ApplyResult.revisions), so the next list finds it unchanged.
+ */
 function applyRecord(state: Entries, plan: Plan, applied: ApplyResult): void {
   const failed = new Set<string>();
   for (const f of applied.failures) failed.add(`${f.op}\u0000${f.id}`);
   const held = new Set(applied.heldBack.map((h) => h.id));
+  const revision = (id: string) => applied.revisions?.get(id);
   for (const c of plan.creates) {
     // Under the ID SPIRE stored it with (an older server ignores the one we asked for).
     const id = applied.assigned.get(c.id) ?? c.id;
-    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, revision: undefined, ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
+    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, revision: revision(c.id), ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
   }
   for (const u of plan.updates) {
-    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, revision: undefined, ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
+    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, revision: revision(u.id), ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
   }
   for (const d of plan.deletes) {
     if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) state.remove(d.id);

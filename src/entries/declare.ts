@@ -35,7 +35,7 @@ export type PodVerdict =
   | { outcome: 'fallback-suppressed' }
   | { outcome: 'unscheduled' }
   | { outcome: 'finished' }
-  | { outcome: 'failed'; message: string; cause: Cause }
+  | { outcome: 'failed'; failure: Failure }
   | { outcome: 'declared'; key: string; spec: EntrySpec };
 
 /**
@@ -94,6 +94,19 @@ export interface DeclaredState {
   unknownNamespaces: Map<string, number>;
 }
 
+/**
+ * The namespace of a pod, as both passes read it: `ignored` when
+ * ignoreNamespaces names it (an ignored name needs no Namespace object),
+ * else the Namespace object, else `unknown`. Unknown is not absent: which
+ * ClusterSPIFFEIDs select the pod depends on the namespace's labels, so a
+ * pod whose namespace is not known (a manifest snapshot without Namespace
+ * documents, a namespace event not arrived yet) keeps its entries.
+ */
+function podNamespace(name: string, ns: Namespace | undefined, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): Namespace | 'ignored' | 'unknown' {
+  if (settings.ignoreNamespaces.ignores(name)) return 'ignored';
+  return ns ?? 'unknown';
+}
+
 /** Why a pod needs no entry (nothing to attest, and not a failure), or undefined when it needs one. */
 function podSkip(pod: Pod): PodSkip | undefined {
   if (!pod.spec?.nodeName) return 'unscheduled';
@@ -104,7 +117,12 @@ function podSkip(pod: Pod): PodSkip | undefined {
 /**
  * Turns a cluster snapshot into the declared entries: every ClusterSPIFFEID
  * (non-fallback first) over the namespaces and pods it selects, and every
- * ClusterStaticEntry. Pure: it reads the snapshot and writes nothing.
+ * ClusterStaticEntry. No I/O. Not pure: it fills settings.renderCache and
+ * the module's parsed ClusterSPIFFEIDs (a WeakMap on each object). A cached
+ * result is reused only for the same objects (the caches replace an object
+ * when it changes, never change one in place) under the same settings (one
+ * render cache per process and config), so the result is what a walk
+ * without caches gives.
  */
 export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSettings): DeclaredState {
   return finish(declareEntriesInSteps(snapshot, settings));
@@ -152,11 +170,9 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
     else podsByNamespace.set(ns, [pod]);
     if (due()) yield;
   }
-  // Unknown is not absent: a pod whose namespace the snapshot lacks (a manifest snapshot without
-  // Namespace documents, an informer a step behind) keeps its entries, as the pod pass keeps them.
-  const known = new Set(snapshot.namespaces.map((n) => n.metadata.name));
+  const known = new Map(snapshot.namespaces.map((n) => [n.metadata.name, n]));
   for (const [ns, pods] of podsByNamespace) {
-    if (known.has(ns) || settings.ignoreNamespaces.ignores(ns)) continue;
+    if (podNamespace(ns, known.get(ns), settings) !== 'unknown') continue;
     state.unknownNamespaces.set(ns, pods.length);
     for (const pod of pods) state.unknownPods.add(pod.metadata.uid);
   }
@@ -209,7 +225,7 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
         if (v.outcome === 'failed') {
           stats.podEntryRenderFailures++;
           state.unknownPods.add(uid);
-          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, message: v.message, cause: v.cause });
+          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, ...v.failure });
         } else if (v.outcome === 'declared') {
           state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
           if (coversFallbacks(rule, v)) coveredByNonFallback.add(uid);
@@ -322,7 +338,7 @@ export function podVerdict(rule: SelectionRule, pod: Pod, namespace: string, cov
     return skip ? { outcome: skip } : { outcome: 'invalid' };
   }
   const r = declareOne(rule.valid, pod, namespace, ctx);
-  return 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', message: r.failure.message, cause: r.failure.cause } : { outcome: 'declared', key: r.key, spec: r.spec };
+  return 'skip' in r ? { outcome: r.skip } : 'failure' in r ? { outcome: 'failed', failure: r.failure } : { outcome: 'declared', key: r.key, spec: r.spec };
 }
 
 /**
@@ -375,6 +391,15 @@ function declareOne(spec: ParsedWithRenderKey, pod: Pod, namespace: string, ctx:
 
 const NO_SERVICES: ServiceIndex = new Map();
 
+/** What declarePods reads of the cluster besides the pods: the objects, and the namespaces and nodes by name. */
+export interface PodLookup {
+  clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
+  namespace: (name: string) => Namespace | undefined;
+  node: (name: string) => Node | undefined;
+  /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
+  services: () => ServiceIndex;
+}
+
 export interface PodDeclaration {
   entries: DeclaredEntry[];
   /** Pods whose entries could not all be computed: their current entries stay. */
@@ -412,11 +437,9 @@ export function declarePods(pods: readonly Pod[], lookup: PodLookup, settings: S
   const ctx: PodContext = { settings, cache, services, node: lookup.node };
   for (const pod of pods) {
     const nsName = pod.metadata.namespace ?? '';
-    // In this order in both passes: an ignored name needs no Namespace object to be ignored.
-    if (settings.ignoreNamespaces.ignores(nsName)) continue;
-    const ns = lookup.namespace(nsName);
-    if (!ns) {
-      // The namespace event may not have arrived yet; its pod's entries are kept, as the full pass keeps them.
+    const ns = podNamespace(nsName, lookup.namespace(nsName), settings);
+    if (ns === 'ignored') continue;
+    if (ns === 'unknown') {
       out.unknownPods.add(pod.metadata.uid);
       continue;
     }
@@ -425,7 +448,7 @@ export function declarePods(pods: readonly Pod[], lookup: PodLookup, settings: S
       const v = selectPod(rule, ns, pod, covered, ctx);
       if (v.outcome === 'failed') {
         out.unknownPods.add(pod.metadata.uid);
-        out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, message: v.message, cause: v.cause });
+        out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, ...v.failure });
       } else if (v.outcome === 'declared') {
         out.entries.push({ key: v.key, spec: v.spec, owner: rule.owner, podUid: pod.metadata.uid });
         if (coversFallbacks(rule, v)) covered = true;

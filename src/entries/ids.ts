@@ -1,10 +1,9 @@
 import { v4 as uuidv4 } from 'uuid';
 
 /**
- * The ID a new entry gets: the prefix, then a random (version 4) UUID, as
- * spire-controller-manager makes them (it uses google/uuid's NewString). The
- * project's `uuid` dependency makes it, so the IDs' form is that library's
- * contract rather than a runtime's.
+ * The ID a new entry gets: the prefix, then a random (version 4) UUID in its
+ * lowercase hyphenated form, as spire-controller-manager makes them (google/
+ * uuid's NewString), so the IDs of both controllers look alike.
  */
 export function newEntryId(prefix: string): string {
   return `${prefix}${uuidv4()}`;

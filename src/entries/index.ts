@@ -17,7 +17,7 @@ export { agentAttribution, type AgentAttribution } from './agents.js';
 export { ClaimedIds } from './claims.js';
 export { describeMigration, logMigration, type MigrationNotes, migrationNotes } from './migration.js';
 export * from './plan.js';
-export { applyPlan, type ApplyFailure, type ApplyResult, type WriteProgress } from './apply.js';
+export { applyPlan, type ApplyFailure, type ApplyResult, type WriteProgress, WRITE_MASK } from './apply.js';
 export { indexServices, serviceDnsNames, type ServiceIndex } from './endpoints.js';
 export * from './render.js';
 export * from './declare.js';

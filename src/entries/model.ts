@@ -40,8 +40,9 @@ export interface CurrentEntry {
   /** The pod named by a `k8s:pod-uid:<uid>` selector, if any. */
   podUid?: string;
   /**
-   * The revision SPIRE reported for the entry at the last list; undefined for
-   * one written since (SPIRE bumped it). Kept on the entry (every literal
+   * The revision SPIRE reported for the entry: at the last list, or in its
+   * answer to our write since; undefined when that answer did not show the
+   * entry as sent (entries/apply.ts:storedAsSent). Kept on the entry (every literal
    * that makes one names it, so setting it adds no storage to the object)
    * rather than in a map of 100,000 IDs beside them.
    */
@@ -110,9 +111,9 @@ export function toSpire(spec: EntrySpec, id: string): Entry {
 export { UPDATE_MASK } from './compare.js';
 
 /**
- * Writes ask SPIRE to echo back only each entry's ID: the engine reads the
- * per-item status and nothing else, and a full echo of every entry costs the
- * server encoding and us decoding (an all-false mask returns `{id}`).
+ * An output mask that asks SPIRE to answer with each entry's ID only (an
+ * all-false mask returns `{id}`): for a client that reads nothing but the
+ * per-item status. The engine's writes ask for more (entries/apply.ts:WRITE_MASK).
  */
 export const ID_ONLY_MASK: EntryMask = {};
 

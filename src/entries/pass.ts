@@ -108,7 +108,7 @@ export function planPass(
   bundles?: ReadonlySet<string>,
 ): Omit<EntryPassResult, 'applied'> {
   const { declared, plan, migration } = declareAndPlan(snapshot, current, opts, bundles);
-  return { declared, plan, status: computeStatus(declared, plan), current, ...(migration ? { migration } : {}) };
+  return { declared, plan, status: computeStatus(declared, plan), current, migration };
 }
 
 /**
@@ -128,10 +128,10 @@ function planInput(
     ownership: ownershipOf(opts),
     policy: opts.policy,
     unknownPods: declared.unknownPods,
-    ...(opts.unsupportedFields ? { unsupportedFields: opts.unsupportedFields } : {}),
-    ...(declared.keepAllPodEntries ? { keepAllPodEntries: declared.keepAllPodEntries } : {}),
-    ...(declared.keepNonPodEntries ? { keepNonPodEntries: declared.keepNonPodEntries } : {}),
-    ...(opts.suppressDeletes ? { suppressDeletes: opts.suppressDeletes } : {}),
+    unsupportedFields: opts.unsupportedFields,
+    keepAllPodEntries: declared.keepAllPodEntries,
+    keepNonPodEntries: declared.keepNonPodEntries,
+    suppressDeletes: opts.suppressDeletes,
   };
 }
 
@@ -161,11 +161,11 @@ function* declareAndPlanInSteps(
   const input = planInput(declared, current, opts);
   const plan = yield* planEntriesInSteps(input);
   opts.onPhase?.('plan', (performance.now() - started) / 1000);
-  return { declared, plan, ...(opts.explainMigration ? { migration: migrationNotes(input, plan) } : {}) };
+  return { declared, plan, migration: opts.explainMigration ? migrationNotes(input, plan) : undefined };
 }
 
-/** What one run of the entry pass is given beyond the engine's options: a dry run, the term, the state and memo, hooks. */
-export interface EntryPassRunOptions {
+/** What runEntryPass takes beyond EntryPassOptions: the run's state, memo and hooks, and dry runs. */
+export interface FullPassOptions {
   dryRun?: boolean;
   signal?: AbortSignal;
   state?: CurrentState;
@@ -198,7 +198,7 @@ export interface EntryPassRunOptions {
  * and (unless `dryRun`) apply. A failed list throws: with no current state
  * nothing can be planned safely.
  */
-export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient, opts: EntryPassOptions & EntryPassRunOptions): Promise<EntryPassResult> {
+export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient, opts: EntryPassOptions & FullPassOptions): Promise<EntryPassResult> {
   let started = performance.now();
   // With a state kept in memory, the list is only needed when it is stale or uncertain.
   let current: readonly CurrentEntry[];
@@ -235,7 +235,7 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
   // From the plan as decided: one that beforeApply cut down to nothing still had work to do.
   const { creates, updates, deletes } = decided.plan;
   if (inputs !== undefined && creates.length + updates.length + deletes.length === 0 && applied.failures.length === 0) {
-    // What reporting reads (status, failures, conflicts, omissions), not the per-entry declaration and key table (tens of MiB at 100,000 pods).
+    // What reporting reads (status, failures, conflicts, omissions), not the per-entry declaration and key table, which grow with the pods.
     result.memo = { inputs, result: { ...result, declared: { ...planned.declared, entries: [] }, plan: { ...planned.plan, keys: new Map() } } };
   }
   return result;
@@ -257,6 +257,14 @@ export interface PodPassInput {
  * and SPIRE answers ALREADY_EXISTS for those it holds.
  */
 export type CreateOnly = 'against-state' | 'against-nothing';
+
+/** What runPodPass takes beyond EntryPassOptions. */
+export interface PodPassOptions {
+  /** SPIRE's entries as this process holds them: the pods' current entries are read from it, and the writes recorded in it. */
+  state: CurrentState;
+  signal?: AbortSignal;
+  createOnly?: CreateOnly;
+}
 
 export interface PodPassResult {
   plan: Plan;
@@ -302,11 +310,7 @@ function withoutAlreadyRegistered(plan: Plan, applied: ApplyResult): { plan: Pla
  * uncertain). Such a pass cannot change, delete or duplicate an entry; the
  * full pass does the rest.
  */
-export async function runPodPass(
-  input: PodPassInput,
-  spire: SpireClient,
-  opts: EntryPassOptions & { state: CurrentState; signal?: AbortSignal; createOnly?: CreateOnly },
-): Promise<PodPassResult> {
+export async function runPodPass(input: PodPassInput, spire: SpireClient, opts: EntryPassOptions & PodPassOptions): Promise<PodPassResult> {
   let started = performance.now();
   const declared = declarePods(input.pods, input.lookup, opts.settings);
   if (opts.federatesWithMissingBundle !== 'fail' && declared.entries.some((d) => d.spec.federatesWith.length > 0)) {

@@ -106,17 +106,18 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 /**
  * Three-way state to plan: what to create, update and delete so that SPIRE
  * holds exactly the preferred declared entries, within our ownership scope
- * and policy. Pure: the same inputs give the same plan (but for new IDs).
+ * and policy. No I/O and no state: the same inputs give the same plan, but
+ * for the IDs of new entries (input.newId, a fresh UUID by default).
  *
- * The deletion rule on one page (ARCHITECTURE.md has the same table, with
- * the passes that never get here):
+ * The case table, written here only (ARCHITECTURE.md explains it, and
+ * lists what decides this function's inputs and what acts on its plan):
  *
  *   declared key, current entries (classifyEntry)     -> result
  *   ------------------------------------------------------------------------
- *   no entry of ours, none adoptable, none foreign    -> create (after the cleanup entries of that key go)
- *   no entry of ours, an adoptable one                -> adopt it, update in place
+ *   no entry of ours, none adoptable, none foreign    -> create, ID <entryIDPrefix><uuid> (after the cleanup entries of that key go)
+ *   no entry of ours, an adoptable one                -> adopt it, update in place (Ownership says which are adoptable)
  *   only a foreign entry                              -> conflict (reported, not created)
- *   an entry of ours, compared fields differ          -> update those fields
+ *   an entry of ours, compared fields differ          -> update those fields (changedFields; fields SPIRE does not store left out)
  *   several entries of ours                           -> keep one, delete the rest ('duplicate')
  *   undeclared entry of ours                          -> delete ('undeclared')
  *   entry of the cleanup prefix                       -> delete ('cleanup')
@@ -129,7 +130,8 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
  *   suppressDeletes                                   -> 'deletes-suppressed' cli/inputs.ts (manifest problems, entries off)
  *   (cleanup deletes stop here: they go)
  *   pod entry, keepAllPodEntries                      -> 'render-unknown'     declare.ts:reportInvalid
- *   pod entry, its pod in unknownPods                 -> 'render-unknown'     declare.ts (render failed, node/namespace unknown)
+ *   pod entry, its pod in unknownPods                 -> 'render-unknown'     declare.ts (render failed, node/namespace unknown;
+ *                                                                              in a pod pass, any invalid ClusterSPIFFEID)
  *   non-pod entry, keepNonPodEntries                  -> 'render-unknown'     declare.ts (a static entry failed)
  *   policy upsert-only/create-only                    -> 'policy' (create-only keeps updates too)
  *
@@ -186,7 +188,7 @@ export function* planEntriesInSteps(input: PlanInput): Steps<Plan> {
         plan.conflicts.push({ key, spec: winner.spec, owner: winner.owner, foreignIds: held.map((c) => c.id) });
       } else {
         const replaced = cleanup.get(key)?.map((c) => c.id);
-        plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid), ...(replaced ? { replaces: replaced } : {}) });
+        plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid), replaces: replaced });
       }
       if (due()) yield;
       continue;

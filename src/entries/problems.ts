@@ -134,7 +134,7 @@ export function groupFailures(items: readonly GroupItem[], wordings: Readonly<Re
   }
   const problem = (first: GroupItem, key: string, message: string): PassProblem => {
     const w = wordings[first.kind]!;
-    return { ...(first.owner ? { owner: first.owner } : {}), level: w.level, ...(w.event ? { event: w.event } : {}), message, key };
+    return { owner: first.owner, level: w.level, event: w.event, message, key };
   };
   const out: PassProblem[] = [];
   for (const [k, g] of groups) {
@@ -179,7 +179,7 @@ const WORDINGS: Record<string, GroupWording> = {
 function applyWording(op: string, codeName: string, refused: boolean): GroupWording {
   return {
     level: 'error',
-    ...(refused ? { event: 'EntryRefused' as const } : {}),
+    event: refused ? 'EntryRefused' : undefined,
     many: (n) => `${op} of ${plural(n, 'entry', 'entries')}: ${codeName}`,
   };
 }
@@ -212,7 +212,7 @@ export function entryPassProblems(r: {
     const kind = `${f.op} ${f.codeName}`;
     wordings[kind] ??= applyWording(f.op, f.codeName, f.op !== 'delete' && rpcOutcome(f.codeName, f.op) !== 'transient');
     writes.push({
-      ...(f.owner ? { owner: f.owner } : {}),
+      owner: f.owner,
       kind,
       cause: spireRefusalCause(f.message),
       subject: f.spiffeId ?? f.id,

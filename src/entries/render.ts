@@ -1,5 +1,4 @@
-import type { Cause, Failure, FieldProblem } from '../api/index.js';
-import { type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, ownerOf, type LabelMatcher, LabelSelectorError, type Node, type Pod } from '../api/index.js';
+import { type Cause, type ClusterSPIFFEID, type ClusterStaticEntry, compileLabelSelector, errorMessage, type Failure, type FieldProblem, type LabelMatcher, LabelSelectorError, type Node, ownerOf, type Pod } from '../api/index.js';
 import { formatSpiffeId, lengthProblem, memberProblem, memberRule, parseSpiffeId, parseTrustDomain, workloadProblem, workloadRule } from '../spiffe/index.js';
 import { type CompiledTemplate, TEMPLATE_NAMES, compileTemplate, type TemplateData } from '../template/index.js';
 import { type EntrySpec, type Owner, POD_UID_SELECTOR_PREFIX, type Selector } from './model.js';
@@ -54,7 +53,7 @@ function attempt<T>(errors: FieldProblem[], field: string, fn: () => T): T | und
   } catch (err) {
     // A selector names each of its problems, with its place inside the selector.
     if (err instanceof LabelSelectorError) errors.push(...err.problems.map((p) => ({ field: `${field}.${p.field}`, message: p.message })));
-    else errors.push({ field, message: (err as Error).message });
+    else errors.push({ field, message: errorMessage(err) });
     return undefined;
   }
 }
@@ -81,7 +80,7 @@ function literalTrustDomain(template: string): string | undefined {
  * With `trustDomain`, a `spiffeIDTemplate` that names another trust domain
  * literally is a problem too: every ID it renders would be refused, so it can
  * be refused before any pod is seen (the webhook and `validate` pass it; the
- * reconcile does not, and reports those IDs per pod as before).
+ * reconcile does not: it refuses such an ID for each pod it renders).
  */
 export function parseClusterSPIFFEID(
   obj: ClusterSPIFFEID,
@@ -201,7 +200,7 @@ function checkIdInTrustDomain(rendered: string, trustDomain: string, role: 'memb
   try {
     id = parseSpiffeId(rendered);
   } catch (err) {
-    const reason = (err as Error).message;
+    const reason = errorMessage(err);
     return refuse(rendered, reason, `an invalid ${what}: ${reason}`);
   }
   if (id.trustDomain !== trustDomain) {
@@ -247,7 +246,7 @@ export function parseSelector(s: string): Selector {
  * Rendered workload selectors repeat across pods (`k8s:ns:<namespace>`,
  * `k8s:sa:<account>`): the first texts seen each get one parsed selector,
  * shared by every entry that renders it, instead of one object and value
- * string per entry (7 MiB at 100,000 pods). Selectors are never changed in
+ * string per entry. Selectors are never changed in
  * place. Bounded, so that per-pod texts (a pod name) cost a fixed amount.
  */
 const sharedSelectors = new Map<string, Selector>();
@@ -265,7 +264,7 @@ function run(what: string, field: string, index: number | undefined, template: C
   try {
     return template.render(data);
   } catch (err) {
-    const reason = (err as Error).message;
+    const reason = errorMessage(err);
     throw new RenderError(`failed to render ${what}: ${reason}`, { text: `${field}${index === undefined ? '' : `[${index}]`} fails to render: ${reason}` });
   }
 }
@@ -294,13 +293,13 @@ export function renderParentId(node: Node, settings: RenderSettings): { parentId
     try {
       text = settings.parentIdTemplate.render(templateData(settings, node));
     } catch (err) {
-      const reason = (err as Error).message;
+      const reason = errorMessage(err);
       throw new RenderError(reason, { text: `${field} fails to render: ${reason}` });
     }
     return { parentId: checkIdInTrustDomain(text, settings.trustDomain, 'member', field) };
   } catch (err) {
     // The template is the config's, not the ClusterSPIFFEID's, and fails per node: say which of each.
-    const message = (err as Error).message;
+    const message = errorMessage(err);
     const why = err instanceof RenderError ? err.why : { text: `${field} fails to render: ${message}` };
     const at = `node ${node.metadata.name}`;
     return { error: { message: `parentIDTemplate: ${at}: ${message}`, cause: { text: why.text, value: why.value === undefined ? at : `${at}: ${why.value}` } } };
@@ -354,7 +353,7 @@ export function renderPodEntry(
       try {
         selector = sharedSelector(text);
       } catch (err) {
-        throw selectorRefused(i, text, (err as Error).message, err instanceof SelectorError ? err.rule : (err as Error).message);
+        throw selectorRefused(i, text, errorMessage(err), err instanceof SelectorError ? err.rule : errorMessage(err));
       }
       const bad = selectorValueProblem(selector);
       if (bad !== undefined) throw selectorRefused(i, text, bad, NUL_RULE);
@@ -371,7 +370,7 @@ export function renderPodEntry(
       spiffeId,
       parentId,
       // Copied to their length: an array grown by push keeps room for 17 elements, and
-      // the render cache holds two per pod (30 MiB at 100,000 pods).
+      // the render cache holds two per pod for as long as the pod lives.
       selectors: selectors.slice(),
       x509SvidTtl: spec.x509SvidTtl,
       jwtSvidTtl: spec.jwtSvidTtl,
@@ -388,7 +387,7 @@ export function renderPodEntry(
   } catch (err) {
     if (err instanceof RenderError) return { error: { message: err.message, cause: err.why } };
     // Not a failure of this pod's data: the whole message is its cause.
-    const message = (err as Error).message;
+    const message = errorMessage(err);
     return { error: { message, cause: { text: message } } };
   }
 }

@@ -7,6 +7,7 @@
  * character no SPIFFE ID holds, a `..` segment between fixed slashes). Data a
  * pod supplies is checked per pod, when the entry is rendered.
  */
+import { errorMessage } from '../api/index.js';
 import { formatSpiffeId, lengthProblem, parseSpiffeId, SpiffeIdReason, trustDomainNameProblem, workloadProblem } from '../spiffe/index.js';
 import { type CompiledTemplate, countActions, MAX_TEMPLATE_ACTIONS, templateLimitProblem } from '../template/index.js';
 import { DNS_CHARS, dnsNameCheck, selectorValueProblem } from './spire-accepts.js';
@@ -31,7 +32,7 @@ function literalIdProblem(literal: string): string | undefined {
   try {
     id = parseSpiffeId(literal);
   } catch (err) {
-    return `invalid SPIFFE ID ${JSON.stringify(literal)}: ${(err as Error).message}`;
+    return `invalid SPIFFE ID ${JSON.stringify(literal)}: ${errorMessage(err)}`;
   }
   // The trust domain is compared with the configured one by the caller, which may not know it.
   const problem = workloadProblem(id, id.trustDomain) ?? lengthProblem(id);
@@ -96,7 +97,7 @@ export function selectorTemplateProblem(t: CompiledTemplate, parse: (text: strin
     try {
       return selectorValueProblem(parse(literal));
     } catch (err) {
-      return (err as Error).message;
+      return errorMessage(err);
     }
   }
   if (t.outline.some((text) => text?.includes('\u0000'))) return 'every selector it renders holds a NUL character, which SPIRE cannot store';
@@ -104,8 +105,8 @@ export function selectorTemplateProblem(t: CompiledTemplate, parse: (text: strin
 }
 
 /**
- * One ClusterSPIFFEID's templates together: each is compiled (about 3 KB of
- * heap per action) and rendered for every pod it selects, so the object as a
+ * One ClusterSPIFFEID's templates together: each is compiled (its heap grows
+ * with its actions) and rendered for every pod it selects, so the object as a
  * whole is bounded too, not only each template (template/limits.ts).
  */
 export const MAX_OBJECT_TEMPLATES = 256;

@@ -78,7 +78,8 @@ export class SpireServerProbe {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async refresh(spire: SpireClient, trustDomain: string, entryIDPrefix: string, warn: (message: string) => void): Promise<Set<OptionalField> | undefined> {
+  /** `warn` gets each warning once; a failed probe's comes with the error as a value, for the log to carry. */
+  async refresh(spire: SpireClient, trustDomain: string, entryIDPrefix: string, warn: (message: string, err?: unknown) => void): Promise<Set<OptionalField> | undefined> {
     if (this.fields && this.now() - this.probedAt <= this.intervalMs) return this.fields;
     try {
       const traits = await probeSpireServer(spire, trustDomain, entryIDPrefix);
@@ -87,7 +88,7 @@ export class SpireServerProbe {
       if (this.fields.size > 0) warn(`SPIRE server does not store: ${[...this.fields].join(', ')}; they are left out of comparisons`);
       this.setIgnoresEntryIds(traits.ignoresEntryIds, warn);
     } catch (err) {
-      warn(`unsupported-field probe failed, will retry: ${(err as Error).message}`);
+      warn('unsupported-field probe failed, will retry', err);
     }
     return this.fields;
   }

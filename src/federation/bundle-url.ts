@@ -1,3 +1,5 @@
+import { errorMessage } from '../api/index.js';
+
 /**
  * A bundle endpoint URL checked as spire-controller-manager checks it
  * (pkg/spireapi ValidateBundleEndpointURL): parsed by Go's net/url, then the
@@ -15,7 +17,7 @@ export function bundleEndpointUrlProblems(raw: string): string[] {
   try {
     parsed = parseGoUrl(raw);
   } catch (err) {
-    return [`parse ${JSON.stringify(raw)}: ${(err as Error).message}`];
+    return [`parse ${JSON.stringify(raw)}: ${errorMessage(err)}`];
   }
   const problems: string[] = [];
   if (parsed.scheme !== 'https') problems.push('scheme must be https');

@@ -1,4 +1,5 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { errorMessage } from '../api/index.js';
 import { x509 } from '../x509/index.js';
 import type { TrustBundle } from './model.js';
 
@@ -18,7 +19,7 @@ export function parseSpiffeBundle(json: string): TrustBundle {
   try {
     doc = JSON.parse(json);
   } catch (err) {
-    throw new Error(`not JSON: ${(err as Error).message}`, { cause: err });
+    throw new Error(`not JSON: ${errorMessage(err)}`, { cause: err });
   }
   if (typeof doc !== 'object' || doc === null || !Array.isArray(doc.keys)) throw new Error('must be a SPIFFE bundle: a JSON object with a "keys" array');
   const bundle: TrustBundle = {
@@ -35,7 +36,7 @@ export function parseSpiffeBundle(json: string): TrustBundle {
       try {
         new x509.X509Certificate(der);
       } catch (err) {
-        throw new Error(`keys[${i}]: x5c is not a certificate: ${(err as Error).message}`, { cause: err });
+        throw new Error(`keys[${i}]: x5c is not a certificate: ${errorMessage(err)}`, { cause: err });
       }
       bundle.x509Authorities.push(der);
     } else if (key.use === 'jwt-svid') {
@@ -44,7 +45,7 @@ export function parseSpiffeBundle(json: string): TrustBundle {
       try {
         publicKey = createPublicKey({ key, format: 'jwk' }).export({ type: 'spki', format: 'der' });
       } catch (err) {
-        throw new Error(`keys[${i}]: not a public key: ${(err as Error).message}`, { cause: err });
+        throw new Error(`keys[${i}]: not a public key: ${errorMessage(err)}`, { cause: err });
       }
       bundle.jwtAuthorities.push({ keyId: key.kid, publicKey, expiresAt: 0 });
     } else {

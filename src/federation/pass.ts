@@ -3,8 +3,19 @@ import type { SpireClient } from '../spire/index.js';
 import { applyFederation, type FederationApplyResult, federationStatus, type FederationStatus, fromSpire } from './apply.js';
 import { type FederationPlan, type FederationPlanInput, planFederation } from './plan.js';
 
+/** What a federation pass takes from the controller config. */
+export type FederationSettings = Pick<FederationPlanInput, 'ownTrustDomain' | 'className' | 'watchClassless' | 'scope' | 'policy'>;
+
+/** What runFederationPass takes besides the objects and the client. */
+export interface FederationPassOptions extends FederationSettings {
+  /** The relationships this process set, carried between passes (see FederationPlanInput.scope); the pass adds and removes. */
+  ours: Set<string>;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
 /** The pass options a controller config implies (everything but the objects and what is ours). */
-export function federationOptions(config: ControllerConfig): Pick<FederationPlanInput, 'ownTrustDomain' | 'className' | 'watchClassless' | 'scope' | 'policy'> {
+export function federationOptions(config: ControllerConfig): FederationSettings {
   return {
     ownTrustDomain: config.trustDomain,
     className: config.className,
@@ -34,7 +45,7 @@ export interface FederationPassResult {
 export async function runFederationPass(
   objects: readonly ClusterFederatedTrustDomain[],
   spire: SpireClient,
-  opts: Omit<FederationPlanInput, 'objects' | 'current' | 'knownOurs'> & { ours: Set<string>; dryRun?: boolean; signal?: AbortSignal },
+  opts: FederationPassOptions,
 ): Promise<FederationPassResult> {
   const current = (await spire.listFederationRelationships()).map(fromSpire);
   const bundles = new Set((await spire.listFederatedBundles()).map((b) => b.trust_domain));
@@ -44,5 +55,5 @@ export async function runFederationPass(
   for (const r of plan.creates.concat(plan.updates.map((u) => u.relationship))) {
     if (r.bundle && !applied?.failed.has(r.trustDomain)) bundles.add(r.trustDomain);
   }
-  return { plan, ...(applied ? { applied } : {}), status: federationStatus(plan, applied, bundles), bundles };
+  return { plan, applied, status: federationStatus(plan, applied, bundles), bundles };
 }

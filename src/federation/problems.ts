@@ -18,7 +18,7 @@ export function federationPassProblems(r: Pick<FederationPassResult, 'plan' | 'a
     ...r.plan.invalid.map((i): PassProblem => ({ owner: i.owner, level: 'warn', event: 'Invalid', message: describeInvalidTrustDomain(i) })),
     ...[...(r.applied?.failed ?? [])].map(([td, error]): PassProblem => {
       const owner = ownerOf(td);
-      return { ...(owner ? { owner } : {}), level: 'error', message: `federation relationship ${td}: ${error}` };
+      return { owner, level: 'error', message: `federation relationship ${td}: ${error}` };
     }),
   ];
 }

@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../api/index.js';
+import { errorMessage, type FieldProblem } from '../api/index.js';
 import { parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
 import { parseSpiffeBundle } from './bundle.js';
 import { bundleEndpointUrlProblems } from './bundle-url.js';
@@ -39,7 +39,7 @@ export function checkFederatedTrustDomain(
     trustDomain = parseTrustDomain(spec.trustDomain ?? '');
     if (trustDomain === ownTrustDomain) add('trustDomain', `"${trustDomain}" is the SPIRE server's own trust domain`);
   } catch (err) {
-    add('trustDomain', (err as Error).message);
+    add('trustDomain', errorMessage(err));
   }
   for (const problem of bundleEndpointUrlProblems(spec.bundleEndpointURL ?? '')) add('bundleEndpointURL', problem);
   const profile = spec.bundleEndpointProfile;
@@ -49,7 +49,7 @@ export function checkFederatedTrustDomain(
     try {
       parseSpiffeId(profile.endpointSPIFFEID ?? '');
     } catch (err) {
-      add('bundleEndpointProfile.endpointSPIFFEID', (err as Error).message);
+      add('bundleEndpointProfile.endpointSPIFFEID', errorMessage(err));
     }
   } else {
     add('bundleEndpointProfile.type', `must be https_web or https_spiffe, got ${JSON.stringify(profile?.type ?? null)}`);
@@ -58,8 +58,8 @@ export function checkFederatedTrustDomain(
     try {
       bundle = parseSpiffeBundle(spec.trustDomainBundle);
     } catch (err) {
-      add('trustDomainBundle', (err as Error).message);
+      add('trustDomainBundle', errorMessage(err));
     }
   }
-  return { problems, ...(trustDomain !== undefined ? { trustDomain } : {}), ...(bundle ? { bundle } : {}) };
+  return { problems, trustDomain, bundle };
 }

@@ -1,4 +1,5 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import type { Logger } from 'pino';
 import type { ClusterFederatedTrustDomain, ClusterSPIFFEID, ClusterStaticEntry, Endpoints, EndpointSlice, Namespace, Node, Pod } from '../api/index.js';
 import type { ClusterSnapshot } from '../api/index.js';
@@ -168,17 +169,14 @@ export class ClusterCache {
       path: r.path,
       ...selectors,
       // The cache drops every object's managedFields: cutting them before parsing halves the cost of a list.
-      list: async (onPage) => {
-        const list = await listAll(this.opts.kc, r.path, { dropManagedFields: true, ...selectors, onPage });
-        // The informer fills its cache as soon as this resolves: a wider pod cache replaces the old on the next turn.
-        if (this.widening?.informers.includes(informer)) setImmediate(() => this.widened(informer));
-        return list;
-      },
+      list: (onPage) => listAll(this.opts.kc, r.path, { dropManagedFields: true, ...selectors, onPage }),
       onChange: (kind, obj, previous, listed) => this.changed(r, kind, obj, previous, informer, listed),
+      // Once each wider pod informer's cache holds its list, they replace those serving.
+      onListed: () => this.widened(informer),
       ...(compact ? { compact } : {}),
       ...(onFirstListPage ? { onFirstListPage } : {}),
       onResync: () => this.resynced(r, informer),
-      onError: (err, retryInMs) => this.opts.log.warn(`${r.key} informer: ${(err as Error).message}${retryInMs ? `; restarting in ${retryInMs} ms` : ''}`),
+      onError: (err, retryInMs) => this.opts.log.warn({ err, informer: r.key, ...(retryInMs ? { retryInMs } : {}) }, retryInMs ? 'informer failed; restarting' : 'informer failed'),
       ...(this.opts.onRelist ? { onRelist: (reason: RelistReason) => this.opts.onRelist!(r.key, reason) } : {}),
       ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
       ...(this.opts.stallMs ? { stallMs: this.opts.stallMs } : {}),
@@ -247,7 +245,7 @@ export class ClusterCache {
     this.opts.onChange(r.name, { kind, obj, listed });
   }
 
-  /** A relist reports no deletes (its cache starts empty): what was deleted in the gap is only missing from the new list, which a full pass finds. */
+  /** After a relist, a full pass: the relist reported each change, and a pass compares the whole cache with SPIRE. */
   private resynced(r: Watched, informer: ResilientInformer<KubernetesObject>): void {
     if (informer !== this.informers.get(r.key)) return;
     this.opts.onChange(r.name);

@@ -1,7 +1,8 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import type { Logger } from 'pino';
 import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
 import { kubeRequest } from './rest.js';
+import { errorMessage } from '../api/errors.js';
 
 /** How often a warning that persists is posted again by default. */
 export const EVENT_REPEAT_MS = 5 * 60_000;
@@ -81,12 +82,11 @@ export class EventRecorder {
         this.onOptionalAccess?.('events', undefined);
       },
       (err: unknown) => {
-        const message = (err as Error).message;
-        if (!isForbidden(err)) return this.log.debug(`event not recorded: ${message}`);
+        if (!isForbidden(err)) return this.log.debug({ err }, 'event not recorded');
         // Once per denial, not once per event: statuses and the log still say what events would.
-        if (!this.denied) this.log.warn(`events cannot be recorded (reconciling goes on): ${message}`);
+        if (!this.denied) this.log.warn({ err }, 'events cannot be recorded (reconciling goes on)');
         this.denied = true;
-        this.onOptionalAccess?.('events', { message });
+        this.onOptionalAccess?.('events', { message: errorMessage(err) });
       },
     );
   }

@@ -1,6 +1,10 @@
-import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import { Backoff } from '../net/backoff.js';
-import { KubeApiError, kubeRequest } from './rest.js';
+import { ObjectStore, type StoreChange } from './object-store.js';
+import { KubeApiError, kubeRequest, kubeStream } from './rest.js';
+import { LineSplitter, parseWatchEvent, type WatchEvent } from './watch-events.js';
+import { errorMessage } from '../api/errors.js';
 
 /** Cached objects drop managedFields: nothing reads them, and on pods they are most of the bytes. */
 export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
@@ -35,8 +39,8 @@ export const WATCH_TIMEOUT_SECONDS = 10;
  * this long is stalled (a half-open connection, a frozen proxy): it is given
  * up and a new one opened at once, from the same resourceVersion. A healthy
  * stream either sends its pre-end bookmark or ends within
- * WATCH_TIMEOUT_SECONDS, so this is that plus a margin; client-node alone
- * waits 30 s.
+ * WATCH_TIMEOUT_SECONDS, so this is that plus a margin (client-node's Watch
+ * waits 30 s).
  */
 export const WATCH_STALL_MS = 15_000;
 
@@ -77,67 +81,11 @@ export function staleResourceVersion(status: unknown): Exclude<RelistReason, 'si
   return undefined;
 }
 
-interface StreamHooks {
-  /** An event or a bookmark arrived. */
-  onData(): void;
-  /** An event's object is about to be applied to the cache. */
-  beforeApply(obj: KubernetesObject): void;
-  /** An ERROR event arrived, with its Status. */
-  onErrorEvent(status: unknown): void;
-  /** A stream ended cleanly, having delivered this many events and bookmarks. */
-  onCleanEnd(delivered: number): void;
-}
+/** An empty stream the server ended sooner than this after it opened is followed by a backoff wait (a server or proxy that ends every stream at once). */
+const SHORTEST_EMPTY_STREAM_MS = 1000;
 
-/**
- * client-node's Watch, asking for bookmarks (so a quiet resource's
- * resourceVersion stays fresh and a reconnect rarely needs a relist) and for
- * server-side stream rotation every WATCH_TIMEOUT_SECONDS, giving up a
- * silent stream after `stallMs`, and compacting an object (at least dropping
- * its managedFields) before the cache stores it.
- */
-class BookmarkWatch extends Watch {
-  constructor(
-    kc: KubeConfig,
-    private readonly timeoutSeconds: number,
-    stallMs: number,
-    private readonly hooks: StreamHooks,
-    private readonly compact: (obj: KubernetesObject) => void,
-  ) {
-    super(kc);
-    // client-node's inactivity timeout (private in its types, 30 s by default): a stream that
-    // sends nothing for this long ends with a TimeoutError, and ListWatch reconnects at once.
-    (this as unknown as { requestTimeoutMs: number }).requestTimeoutMs = stallMs;
-  }
-
-  override watch(
-    path: string,
-    queryParams: Record<string, unknown>,
-    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
-    done: (err: unknown) => void,
-  ): Promise<AbortController> {
-    let delivered = 0;
-    return super.watch(
-      path,
-      { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: this.timeoutSeconds },
-      (phase, obj, raw) => {
-        if (phase === 'ERROR') this.hooks.onErrorEvent(obj);
-        else {
-          delivered++;
-          this.hooks.onData();
-          if (obj && typeof obj === 'object') {
-            this.compact(obj as KubernetesObject);
-            this.hooks.beforeApply(obj as KubernetesObject);
-          }
-        }
-        callback(phase, obj, raw);
-      },
-      (err) => {
-        if (!err) this.hooks.onCleanEnd(delivered);
-        done(err);
-      },
-    );
-  }
-}
+/** How long the question "can you serve this resourceVersion?" may take. */
+const SERVABLE_TIMEOUT_MS = 15_000;
 
 export interface InformerOptions<T extends KubernetesObject> {
   /** A short name for logs and readiness, e.g. "pods". */
@@ -157,16 +105,21 @@ export interface InformerOptions<T extends KubernetesObject> {
   onFirstListPage?: (items: T[]) => void;
   /**
    * Called on every add, update and delete (after the cache holds the
-   * change), with the object the change replaced, when there was one: the
-   * cached one for a watch event, and for a relist's object the one the cache
-   * it replaces held. So a caller can tell what changed without keeping a
-   * copy of every object. `listed`: a list brought the change (the first
-   * list, or a relist), not a watch event.
+   * change), with the object the change replaced or removed, when there was
+   * one: the cached one for a watch event, and for a relist's object the one
+   * the cache it replaces held. So a caller can tell what changed without
+   * keeping a copy of every object. `listed`: a list brought the change (the
+   * first list, or a relist), not a watch event. A list reports each object
+   * as added (to the new cache), except one held at the same
+   * resourceVersion; a relist reports no deletes (what went in the gap is
+   * missing from the new cache, and onResync follows).
    */
   onChange: (kind: 'add' | 'update' | 'delete', obj: T, previous: T | undefined, listed: boolean) => void;
   /** Trims an object before the cache stores it, in place. Default: stripManagedFields. */
   compact?: (obj: T) => void;
-  /** Called when a relist has replaced the whole cache. */
+  /** Called when a list (the first, or a relist) has replaced the cache and its changes have been reported. */
+  onListed?: () => void;
+  /** Called when a relist has replaced the whole cache (after onListed). */
   onResync?: () => void;
   onError?: (err: unknown, retryInMs: number) => void;
   /** Called when the informer starts a relist, with the reason (for metrics; onError has the words). */
@@ -186,25 +139,36 @@ export interface Staleness {
 }
 
 /**
- * An informer that does not stay stopped. client-node's ListWatch stops for
- * good on any list or watch error other than 410; this one restarts it with
- * jittered exponential backoff (single-flight), relists as client-go's
- * reflector does when the resourceVersion cannot be watched from (expired,
- * or ahead of the server, which it asks after a stream that ended empty),
- * relists after a long silence, and reports whether the initial list
- * has completed and whether the cache may be stale.
+ * A reflector and its store, as client-go's: list (paged, through `list`),
+ * replace the store, watch from the list's resourceVersion with bookmarks,
+ * and on each event update the store and report the change with the object
+ * it replaced. It does not stay stopped: a failed list or watch is retried
+ * with jittered exponential backoff; a stream the server ends is reopened
+ * from the last resourceVersion seen; a stalled stream is given up and
+ * reopened; and it relists when that resourceVersion cannot be watched from
+ * (expired, or ahead of the server, which it asks after a stream that ended
+ * empty or a failed watch) and after a long silence. The store a relist
+ * replaces keeps serving until the new list is complete. One loop does all
+ * of it, one step at a time: there is never more than one list or stream.
  */
 export class ResilientInformer<T extends KubernetesObject> {
-  /** The ListWatch whose cache is served. */
-  private lw: ListWatch<T> | undefined;
-  /** A relist in progress: its list replaces `lw` once complete. */
-  private fresh: ListWatch<T> | undefined;
+  private store = new ObjectStore<T>();
+  /** Where the next watch starts; undefined while a list is due (at start, and from a relist until its list completes). */
+  private resourceVersion: string | undefined;
   private synced = false;
   private stopped = true;
   private readonly backoff = new Backoff(1000, MAX_BACKOFF_MS);
   private lastActivity = Date.now();
   private watchdog: NodeJS.Timeout | undefined;
   private stale_: Staleness | undefined;
+  /** Aborts the open watch stream. */
+  private stream: AbortController | undefined;
+  /** Aborted by stop(): ends the requests in flight. */
+  private readonly stopping = new AbortController();
+  /** Ends the backoff wait under way, if any (stop()). */
+  private wake: (() => void) | undefined;
+  /** Resolves start() (see there). */
+  private started: (() => void) | undefined;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -215,7 +179,7 @@ export class ResilientInformer<T extends KubernetesObject> {
     return this.opts.name;
   }
 
-  /** True once a list has completed; stays true across restarts (the cache keeps serving). */
+  /** True once a list has completed; stays true across relists and failures (the cache keeps serving). */
   get hasSynced(): boolean {
     return this.synced;
   }
@@ -230,31 +194,194 @@ export class ResilientInformer<T extends KubernetesObject> {
   }
 
   list(): readonly T[] {
-    return this.lw?.list() ?? [];
+    return this.store.list();
   }
 
   get(name: string, namespace?: string): T | undefined {
-    return this.lw?.get(name, namespace);
+    return this.store.get(name, namespace);
   }
 
+  /**
+   * Starts listing and watching. Resolves once the first list has failed
+   * (it is retried in the background), or has completed and the first watch
+   * has connected or failed: from then on a change to the cluster reaches
+   * the cache through the watch or a later list.
+   */
   async start(): Promise<void> {
+    if (!this.stopped || this.stopping.signal.aborted) return;
     this.stopped = false;
-    this.lw = this.makeListWatch();
     const silence = this.opts.silenceMs ?? 300_000;
     this.watchdog = setInterval(() => {
-      if (!this.stopped && !this.fresh && Date.now() - this.lastActivity > silence) this.relist('silent', `nothing received for ${Math.round(silence / 1000)} s`);
+      if (this.resourceVersion !== undefined && Date.now() - this.lastActivity > silence) this.relist('silent', `nothing received for ${Math.round(silence / 1000)} s`);
     }, Math.min(silence, 10_000));
     this.watchdog.unref();
-    await this.lw.start();
+    await new Promise<void>((started) => {
+      this.started = started;
+      this.run().catch((err: unknown) => {
+        this.startedNow();
+        this.opts.onError?.(new Error(`${this.opts.name}: the informer stopped: ${errorMessage(err)}`, { cause: err }), 0);
+      });
+    });
+  }
+
+  /** Resolves start(), once. */
+  private startedNow(): void {
+    this.started?.();
+    this.started = undefined;
   }
 
   stop(): void {
     this.stopped = true;
-    for (const t of this.retries.values()) clearTimeout(t);
-    this.retries.clear();
     clearInterval(this.watchdog);
-    void this.lw?.stop();
-    void this.fresh?.stop();
+    this.stopping.abort(new Error(`${this.opts.name}: informer stopped`));
+    this.stream?.abort();
+    this.wake?.();
+    this.startedNow();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      if (this.resourceVersion === undefined) await this.listAndReplace();
+      else await this.watchFrom(this.resourceVersion);
+    }
+  }
+
+  private get compact(): (obj: T) => void {
+    return this.opts.compact ?? stripManagedFields;
+  }
+
+  /** Lists, then replaces the store with the list and reports what changed; a failure waits out a backoff (the loop lists again). */
+  private async listAndReplace(): Promise<void> {
+    const compact = this.compact;
+    const first = this.synced ? undefined : this.opts.onFirstListPage;
+    let paged = false;
+    let list: KubernetesListObject<T>;
+    try {
+      // Each page is compacted as it arrives: a list never holds every object whole.
+      list = await this.opts.list((items) => {
+        paged = true;
+        for (const item of items) compact(item);
+        first?.(items);
+      });
+    } catch (err) {
+      this.startedNow();
+      await this.failed(err);
+      return;
+    }
+    if (this.stopped) return;
+    if (!paged) for (const item of list.items) compact(item);
+    const replaced = this.store;
+    this.store = new ObjectStore(list.items);
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    const relisted = this.synced;
+    this.synced = true;
+    this.backoff.reset();
+    this.lastActivity = Date.now();
+    this.stale_ = undefined;
+    for (const change of replaced.listedChanges(this.store)) this.report(change, true);
+    this.opts.onListed?.();
+    if (relisted) this.opts.onResync?.();
+  }
+
+  private watchQuery(resourceVersion: string): Record<string, string> {
+    return {
+      watch: 'true',
+      ...(resourceVersion ? { resourceVersion } : {}),
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: String(this.opts.watchTimeoutSeconds ?? WATCH_TIMEOUT_SECONDS),
+      ...(this.opts.labelSelector ? { labelSelector: this.opts.labelSelector } : {}),
+      ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}),
+    };
+  }
+
+  /** One watch stream from `resourceVersion`, applied to the store event by event, and what its end calls for. */
+  private async watchFrom(resourceVersion: string): Promise<void> {
+    const stream = new AbortController();
+    this.stream = stream;
+    const stallMs = this.opts.stallMs ?? WATCH_STALL_MS;
+    let stalled = false;
+    let stallTimer: NodeJS.Timeout | undefined;
+    // Any bytes (an event, a bookmark, part of one) prove the stream alive; the connection itself is timed too.
+    const alive = () => {
+      clearTimeout(stallTimer);
+      stallTimer = setTimeout(() => {
+        stalled = true;
+        stream.abort(new Error(`${this.opts.name}: watch stream silent for ${stallMs} ms`));
+      }, stallMs);
+    };
+    const opened = Date.now();
+    let delivered = 0;
+    const apply = (line: string) => {
+      const event = parseWatchEvent(line, this.opts.path);
+      if (event.type === 'ERROR') return this.watchError(event.object);
+      delivered++;
+      this.apply(event);
+      return true;
+    };
+    try {
+      alive();
+      const body = await kubeStream(this.kc, this.opts.path, { query: this.watchQuery(resourceVersion), signal: stream.signal }).finally(() => this.startedNow());
+      const lines = new LineSplitter();
+      for await (const chunk of body) {
+        alive();
+        for (const line of lines.push(chunk)) if (!apply(line) || this.stream !== stream) return;
+      }
+      for (const line of lines.end()) if (!apply(line) || this.stream !== stream) return;
+    } catch (err) {
+      // Stopped or relisting: the loop goes on from there. Stalled: reopened at once from the same resourceVersion.
+      if (this.stopped || this.resourceVersion === undefined || stalled) return;
+      const why = err instanceof KubeApiError ? (staleResourceVersion(err.status) ?? (err.statusCode === 410 ? 'expired' : undefined)) : undefined;
+      if (why) {
+        this.relist(why, errorMessage(err));
+        return;
+      }
+      await this.failed(err);
+      await this.servable();
+      return;
+    } finally {
+      clearTimeout(stallTimer);
+      if (this.stream === stream) this.stream = undefined;
+      stream.abort();
+    }
+    if (delivered > 0 || this.stopped) return;
+    if (Date.now() - opened < SHORTEST_EMPTY_STREAM_MS) await this.pause(this.backoff.next());
+    await this.servable();
+  }
+
+  /** A watch ERROR event: a relist when the resourceVersion cannot be watched from, else a failure (thrown, so the stream ends and is retried). False: the stream is done. */
+  private watchError(status: WatchEvent['object']): false {
+    const why = staleResourceVersion(status);
+    const message = (status as { message?: unknown }).message;
+    const words = `watch ERROR: ${typeof message === 'string' ? message : JSON.stringify(status)}`;
+    if (!why) throw new Error(`${this.opts.name}: ${words}`);
+    this.relist(why, words);
+    return false;
+  }
+
+  /** An event or bookmark: the store updated, the change reported, the resourceVersion advanced. */
+  private apply(event: WatchEvent): void {
+    this.lastActivity = Date.now();
+    this.stale_ = undefined;
+    this.backoff.reset();
+    const obj = event.object as unknown as T;
+    const rv = obj.metadata?.resourceVersion;
+    let change: StoreChange<T> | undefined;
+    if (event.type !== 'BOOKMARK') {
+      this.compact(obj);
+      change = event.type === 'DELETED' ? this.store.remove(obj) : this.store.put(obj);
+    }
+    // Before the change is reported: a handler may start a relist, which this must not undo.
+    if (rv) this.resourceVersion = rv;
+    if (change) this.report(change, false);
+  }
+
+  private report(change: StoreChange<T>, listed: boolean): void {
+    try {
+      this.opts.onChange(change.kind, change.obj, change.previous, listed);
+    } catch (err) {
+      const m = change.obj.metadata;
+      this.opts.onError?.(new Error(`${this.opts.name}: the change handler failed on the ${change.kind} of ${m?.namespace ? `${m.namespace}/` : ''}${m?.name}: ${errorMessage(err)}`, { cause: err }), 0);
+    }
   }
 
   private markStale(reason: string): void {
@@ -262,154 +389,59 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.stale_.reason = reason;
   }
 
-  private makeListWatch(): ListWatch<T> {
-    const compact = this.opts.compact ?? stripManagedFields;
-    const first = this.opts.onFirstListPage;
-    // The object the change being applied replaces. ListWatch reports an add or update after storing the new
-    // object, so the old one is looked up before: for a watch event, just before it is applied; for a list,
-    // in the cache the list replaces (the served one for a relist, or this one's own, copied, when it lists
-    // again itself after an expired watch).
-    let replaced: ((obj: T) => T | undefined) | undefined;
-    // Whether the changes being applied are a list's (set as `replaced` is, for the same span).
-    let listed = false;
-    const keyOf = (obj: KubernetesObject) => `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
-    const cached = (cache: ListWatch<T> | Map<string, T>, obj: KubernetesObject) => (cache instanceof Map ? cache.get(keyOf(obj)) : cache.get(obj.metadata?.name ?? '', obj.metadata?.namespace));
-    // The closures below read `lw`, assigned at the end: they run only once it is started.
-    const list = async () => {
-      const firstList = first !== undefined && !this.synced;
-      // Each page is compacted as it arrives: a list never holds every object whole.
-      const result = await this.opts.list((items) => {
-        for (const item of items) compact(item);
-        if (firstList) first(items);
-      });
-      const own = lw === this.fresh ? undefined : lw.list();
-      const old = own === undefined ? this.lw : own.length > 0 ? new Map(own.map((o) => [keyOf(o), o])) : undefined;
-      const fromList = old ? (obj: T) => cached(old, obj) as T | undefined : undefined;
-      replaced = fromList;
-      listed = true;
-      // ListWatch applies the list once this resolves, before anything else runs: then the copy can go.
-      setImmediate(() => {
-        if (replaced === fromList) replaced = undefined;
-        listed = false;
-      });
-      this.synced = true;
-      this.backoff.reset();
-      this.lastActivity = Date.now();
-      this.stale_ = undefined;
-      // A relist's ListWatch fills its cache right after the list resolves, before it opens the
-      // watch (which may not connect at all on a stalled server): take it over on the next turn.
-      if (lw === this.fresh) setImmediate(() => this.swap(lw));
-      return result;
-    };
-    const hooks: StreamHooks = {
-      beforeApply: (obj) => {
-        const old = cached(lw, obj) as T | undefined;
-        replaced = () => old;
-        listed = false;
-      },
-      onData: () => {
-        if (lw !== this.lw) return;
-        this.lastActivity = Date.now();
-          this.stale_ = undefined;
-      },
-      onErrorEvent: (status) => {
-        if (lw !== this.lw) return;
-        const why = staleResourceVersion(status);
-        const message = (status as { message?: unknown } | undefined)?.message;
-        const words = `watch ERROR: ${typeof message === 'string' ? message : JSON.stringify(status)}`;
-        if (why) this.relist(why, words);
-        else this.opts.onError?.(new Error(`${this.opts.name}: ${words}`), 0);
-      },
-      onCleanEnd: (delivered) => {
-        if (lw !== this.lw || this.fresh) return;
-        if (delivered === 0) void this.servable(lw);
-      },
-    };
-    const watch = new BookmarkWatch(this.kc, this.opts.watchTimeoutSeconds ?? WATCH_TIMEOUT_SECONDS, this.opts.stallMs ?? WATCH_STALL_MS, hooks, compact as (obj: KubernetesObject) => void);
-    const lw: ListWatch<T> = new ListWatch<T>(this.opts.path, watch, list, false, this.opts.labelSelector, this.opts.fieldSelector);
-    // A relist's list reports what it adds or changes too: the caller compares each with what it saw.
-    lw.on('add', (obj) => this.opts.onChange('add', obj, replaced?.(obj), listed));
-    lw.on('update', (obj) => this.opts.onChange('update', obj, replaced?.(obj), listed));
-    lw.on('delete', (obj) => this.opts.onChange('delete', obj, undefined, listed));
-    lw.on('error', (err) => this.failed(lw, err));
-    return lw;
-  }
-
-  /** One restart pending per ListWatch (the served one and a relist can both fail). */
-  private readonly retries = new Map<ListWatch<T>, NodeJS.Timeout>();
-
-  private failed(lw: ListWatch<T>, err: unknown): void {
-    if (this.stopped || this.retries.has(lw) || (lw !== this.lw && lw !== this.fresh)) return;
+  /** A failed list or watch: the cache may be stale, the caller is told, and the loop waits a jittered backoff. */
+  private async failed(err: unknown): Promise<void> {
     const ceiling = this.backoff.next();
     const wait = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
     this.markStale(err instanceof Error ? err.message : String(err));
     this.opts.onError?.(err, wait);
-    const timer = setTimeout(() => {
-      this.retries.delete(lw);
-      if (this.stopped) return;
-      // A relist whose list failed starts over; the served ListWatch restarts from its
-      // resourceVersion, so a short outage resumes the watch without a relist.
-      if (lw === this.fresh) this.startFresh();
-      else if (lw === this.lw) {
-        void this.servable(lw).then((ok) => {
-          if (ok && lw === this.lw && !this.stopped) void lw.start();
-        });
-      }
-    }, wait);
-    this.retries.set(lw, timer);
+    await this.pause(wait);
+  }
+
+  private pause(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
   }
 
   /**
-   * Whether the API server can serve the served ListWatch's resourceVersion
-   * (see the comment at the top); relists when it says it cannot. Any
-   * other answer, an error included, counts as yes: the watch then tells.
+   * Asks the API server whether it can serve the resourceVersion the next
+   * watch starts from (see the comment at the top), and relists when it says
+   * it cannot. Any other answer, an error included, lets the watch go on:
+   * the watch then tells.
    */
-  private async servable(lw: ListWatch<T>): Promise<boolean> {
-    const rv = lw.latestResourceVersion();
-    if (!rv) return true;
+  private async servable(): Promise<void> {
+    const rv = this.resourceVersion;
+    if (!rv || this.stopped) return;
     try {
-      await kubeRequest(this.kc, 'GET', this.opts.path, { query: { limit: '1', resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' }, signal: AbortSignal.timeout(15_000) });
-      return true;
+      const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(SERVABLE_TIMEOUT_MS)]);
+      await kubeRequest(this.kc, 'GET', this.opts.path, { query: { limit: '1', resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' }, signal });
     } catch (err) {
       const why = err instanceof KubeApiError ? staleResourceVersion(err.status) : undefined;
-      if (!why) return true;
-      if (lw === this.lw && !this.stopped) this.relist(why, `the API server cannot serve resourceVersion ${rv} (${(err as Error).message})`);
-      return false;
+      if (why && this.resourceVersion === rv) this.relist(why, `the API server cannot serve resourceVersion ${rv} (${errorMessage(err)})`);
     }
   }
 
   /**
-   * Lists afresh and then watches from the new list's resourceVersion. The
-   * old cache keeps serving until the new list is complete: a pass that saw
-   * a half-empty cache would plan deletes for everything missing. When the
-   * old resourceVersion is known to be unusable (expired, or ahead of the
-   * server), the old ListWatch stops watching at once.
+   * Lists afresh and then watches from the new list's resourceVersion: the
+   * open stream ends now, and the loop lists next. The store keeps serving
+   * until the new list is complete: a pass that saw a half-empty cache would
+   * plan deletes for everything missing.
    */
   private relist(reason: RelistReason, words: string): void {
-    if (this.stopped || this.fresh) return;
+    if (this.stopped || this.resourceVersion === undefined) return;
     this.opts.onError?.(new Error(`${this.opts.name}: ${words}; relisting`), 0);
     this.opts.onRelist?.(reason);
     this.markStale(words);
     this.lastActivity = Date.now();
-    if (reason !== 'silent') void this.lw?.stop();
-    this.startFresh();
-  }
-
-  private startFresh(): void {
-    this.fresh = this.makeListWatch();
-    void this.fresh.start();
-  }
-
-  private swap(fresh: ListWatch<T>): void {
-    if (this.fresh !== fresh) return;
-    this.fresh = undefined;
-    if (this.stopped) {
-      void fresh.stop();
-      return;
-    }
-    const old = this.lw;
-    this.lw = fresh;
-    void old?.stop();
-    this.opts.onResync?.();
+    this.resourceVersion = undefined;
+    this.stream?.abort();
   }
 }

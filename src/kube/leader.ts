@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import type { Logger } from 'pino';
 import { KubeApiError, kubeRequest } from './rest.js';
 
@@ -135,7 +135,7 @@ export class LeaderElector {
       lease = await kubeRequest<Lease>(this.opts.kc, 'GET', this.path, { signal });
     } catch (err) {
       if (!(err instanceof KubeApiError && err.statusCode === 404)) {
-        this.opts.log.warn(`reading lease: ${(err as Error).message}`);
+        this.opts.log.warn({ err }, 'reading the lease failed');
         return false;
       }
     }
@@ -152,7 +152,7 @@ export class LeaderElector {
         });
         return true;
       } catch (err) {
-        this.opts.log.debug(`creating lease: ${(err as Error).message}`);
+        this.opts.log.debug({ err }, 'creating the lease failed');
         return false;
       }
     }
@@ -184,7 +184,7 @@ export class LeaderElector {
       return true;
     } catch (err) {
       // 409: someone else wrote first (optimistic concurrency); we try again next period.
-      this.opts.log.debug(`updating lease: ${(err as Error).message}`);
+      this.opts.log.debug({ err }, 'updating the lease failed');
       return false;
     }
   }
@@ -213,7 +213,7 @@ export class LeaderElector {
       this.opts.log.info('released the lease');
     } catch (err) {
       if (err instanceof KubeApiError && err.statusCode === 404) return;
-      this.opts.log.warn(`releasing the lease: ${(err as Error).message}`);
+      this.opts.log.warn({ err }, 'releasing the lease failed');
     }
   }
 }

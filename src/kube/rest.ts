@@ -1,5 +1,6 @@
-import { HttpMethod, type KubeConfig, type KubernetesListObject, type KubernetesObject, RequestContext } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { type Dispatcher, fetch } from 'undici';
+import { type KubeConfig, KubeConnection } from './connection.js';
 import { textWithoutManagedFields } from './managed-fields.js';
 
 /** An API error with its HTTP status, named after the request. */
@@ -21,27 +22,25 @@ export class KubeApiError extends Error {
  * skipTLSVerify): every request then opens a new connection, TLS handshake
  * included, and the old agent keeps its idle socket until it times out. One
  * agent per KubeConfig and TLS material is kept instead; a change of cluster
- * or credentials files in the KubeConfig replaces it.
+ * or credentials files in the KubeConfig replaces it. A KubeConnection's TLS
+ * material is fixed: it keeps one agent until a connection fails.
  */
 const dispatchers = new WeakMap<KubeConfig, { key: string; dispatcher: Dispatcher }>();
 
-function tlsIdentity(kc: KubeConfig): string {
+function tlsIdentity(kc: Exclude<KubeConfig, KubeConnection>): string {
   const c = kc.getCurrentCluster();
   const u = kc.getCurrentUser();
   return JSON.stringify([c?.server, c?.caData, c?.caFile, c?.skipTLSVerify, c?.tlsServerName, c?.proxyUrl, u?.certData, u?.certFile, u?.keyData, u?.keyFile]);
 }
 
-function reusedDispatcher(kc: KubeConfig, fresh: Dispatcher | undefined): Dispatcher | undefined {
-  if (fresh === undefined) return undefined;
-  const key = tlsIdentity(kc);
+function reusedDispatcher(kc: KubeConfig, key: string, fresh: () => Dispatcher | undefined): Dispatcher | undefined {
   const kept = dispatchers.get(kc);
-  if (kept?.key === key) {
-    void fresh.close();
-    return kept.dispatcher;
-  }
+  if (kept?.key === key) return kept.dispatcher;
+  const made = fresh();
   if (kept) void kept.dispatcher.close();
-  dispatchers.set(kc, { key, dispatcher: fresh });
-  return fresh;
+  if (made === undefined) dispatchers.delete(kc);
+  else dispatchers.set(kc, { key, dispatcher: made });
+  return made;
 }
 
 function forgetDispatcher(kc: KubeConfig): void {
@@ -50,28 +49,61 @@ function forgetDispatcher(kc: KubeConfig): void {
   void kept?.dispatcher.close();
 }
 
+/** The headers and dispatcher a request to the API server is authenticated with. */
+async function authenticated(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', url: URL): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
+  if (kc instanceof KubeConnection) {
+    const token = kc.bearerToken();
+    return { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, dispatcher: reusedDispatcher(kc, '', () => kc.newDispatcher()) };
+  }
+  // A kubeconfig only client-node reads (loadKubeConfig loaded it already): its authentication, its agent's TLS settings.
+  const { HttpMethod, RequestContext } = await import('@kubernetes/client-node');
+  const ctx = new RequestContext(url.toString(), HttpMethod[method]);
+  await kc.applySecurityAuthentication(ctx);
+  const made = ctx.getDispatcher();
+  const dispatcher = reusedDispatcher(kc, tlsIdentity(kc), () => made);
+  if (made !== undefined && made !== dispatcher) void made.close();
+  return { headers: { ...ctx.getHeaders(), accept: 'application/json' }, dispatcher };
+}
+
+function requestUrl(kc: KubeConfig, path: string, query: Record<string, string> | undefined): { url: URL; server: string } {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  const url = new URL(cluster.server + path);
+  for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+  return { url, server: cluster.server };
+}
+
+/** The error for an answer that is not 2xx, with the Status the server sent when the body is one. */
+function apiError(method: string, path: string, statusCode: number, text: string): KubeApiError {
+  let message = text;
+  let status: unknown;
+  try {
+    status = JSON.parse(text);
+    message = (status as { message?: string }).message ?? text;
+  } catch {
+    // not a Status object: keep the body as it came
+  }
+  return new KubeApiError(statusCode, `${method} ${path}: ${statusCode} ${message}`, status);
+}
+
 /**
- * A request authenticated exactly as client-node's Watch authenticates, with
+ * A request authenticated as the KubeConfig says (as client-node's Watch
+ * authenticates, for a kubeconfig that needs client-node), with
  * the JSON left as the API server sent it. client-node's typed list calls
  * turn timestamps into Date objects, while watch events stay JSON: a cache
  * filled from both would hold two shapes, and templates read the JSON one.
  * `signal` ends the request sooner than the 60 s every request is given.
  */
 export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string; dropManagedFields?: boolean; signal?: AbortSignal } = {}): Promise<T> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const url = new URL(cluster.server + path);
-  for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
-  const ctx = new RequestContext(url.toString(), HttpMethod[method]);
-  await kc.applySecurityAuthentication(ctx);
-  const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
+  const { url, server } = requestUrl(kc, path, opts.query);
+  const { headers, dispatcher } = await authenticated(kc, method, url);
   if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
   let res: Awaited<ReturnType<typeof fetch>>;
   try {
     res = await fetch(url, {
       method,
       headers,
-      dispatcher: reusedDispatcher(kc, ctx.getDispatcher()),
+      dispatcher,
       ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
       signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000),
     });
@@ -80,21 +112,33 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
     forgetDispatcher(kc);
     // undici says only "fetch failed": name the server, and the reason it keeps in `cause`.
     if (opts.signal?.aborted) throw err;
-    throw new Error(`${method} ${path}: cannot reach the Kubernetes API server at ${cluster.server}: ${failureReason(err)}`, { cause: err });
+    throw new Error(`${method} ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
   }
   const text = opts.dropManagedFields && res.ok ? textWithoutManagedFields(Buffer.from(await res.arrayBuffer())) : await res.text();
-  if (!res.ok) {
-    let message = text;
-    let status: unknown;
-    try {
-      status = JSON.parse(text);
-      message = (status as { message?: string }).message ?? text;
-    } catch {
-      // not a Status object: keep the body as it came
-    }
-    throw new KubeApiError(res.status, `${method} ${path}: ${res.status} ${message}`, status);
-  }
+  if (!res.ok) throw apiError(method, path, res.status, text);
   return JSON.parse(text) as T;
+}
+
+/**
+ * A streaming GET (a watch), authenticated and dispatched as kubeRequest's
+ * requests are: resolves with the body's bytes once the server has answered
+ * 200, rejects with a KubeApiError for any other answer. The stream has no
+ * deadline of its own: it lasts until the server ends it or `signal` aborts
+ * it, which also ends the body's iteration.
+ */
+export async function kubeStream(kc: KubeConfig, path: string, opts: { query?: Record<string, string>; signal: AbortSignal }): Promise<AsyncIterable<Uint8Array>> {
+  const { url, server } = requestUrl(kc, path, opts.query);
+  const { headers, dispatcher } = await authenticated(kc, 'GET', url);
+  let res: Awaited<ReturnType<typeof fetch>>;
+  try {
+    res = await fetch(url, { method: 'GET', headers, dispatcher, signal: opts.signal });
+  } catch (err) {
+    if (opts.signal.aborted) throw err;
+    forgetDispatcher(kc);
+    throw new Error(`GET ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
+  }
+  if (!res.ok || !res.body) throw apiError('GET', path, res.status, await res.text());
+  return res.body;
 }
 
 function failureReason(err: unknown): string {

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
 import { KubeApiError, kubeRequest } from './rest.js';
 

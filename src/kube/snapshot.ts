@@ -1,4 +1,5 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import { type CacheScope, type ClusterFederatedTrustDomain, type ClusterSnapshot, inCachedNamespaces, type Pod } from '../api/index.js';
 import { watchedResources } from './cluster.js';
 import { compactPod, stripManagedFields } from './informer.js';

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './connection.js';
 import type { Logger } from 'pino';
 import { Backoff } from '../net/backoff.js';
 import { KubeApiError, kubeRequest } from './rest.js';
@@ -65,7 +65,7 @@ export class StatusWriter {
         return;
       }
       const wait = p.backoff.next();
-      this.log.warn(`status of ${key} not written (${(err as Error).message}); retrying in ${wait} ms`);
+      this.log.warn({ err, object: key, retryInMs: wait }, 'status not written; retrying');
       p.timer = setTimeout(() => void this.send(key, p), wait);
       p.timer.unref();
     } finally {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { type BindAddress, closeServer, listen, parseBindAddress, sameBindAddress } from '../net/http.js';
+import { errorMessage } from '../api/errors.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import type { ControllerMetrics } from './metrics.js';
 
@@ -67,7 +68,7 @@ function run(checks: readonly Check[]): Result[] {
       return { name: c.name, ok: r.ok, detail: r.detail ?? (r.ok ? 'ok' : 'failed') };
     } catch (err) {
       // A check that throws is a failing check, not a crashed probe endpoint.
-      return { name: c.name, ok: false, detail: `check threw: ${(err as Error).message}` };
+      return { name: c.name, ok: false, detail: `check threw: ${errorMessage(err)}` };
     }
   });
 }
@@ -124,7 +125,7 @@ function handler(routes: Routes): RequestListener {
         ({ contentType, body }) => reply(res, 200, body, contentType),
         (err: unknown) => {
           routes.log?.error({ err }, 'collecting metrics failed');
-          reply(res, 500, `collecting metrics failed: ${(err as Error).message}\n`);
+          reply(res, 500, `collecting metrics failed: ${errorMessage(err)}\n`);
         },
       );
       return;

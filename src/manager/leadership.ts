@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { v4 as uuidv4 } from 'uuid';
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../api/index.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -57,7 +57,7 @@ export class Leadership {
         log: this.o.log,
         namespace: le.resourceNamespace || this.o.namespace || 'default',
         name: le.resourceName,
-        identity: this.o.identity ?? `${hostname()}_${randomUUID()}`,
+        identity: this.o.identity ?? `${hostname()}_${uuidv4()}`,
         leaseDurationMs: le.leaseDurationMs,
         renewDeadlineMs: le.renewDeadlineMs,
         retryPeriodMs: le.retryPeriodMs,

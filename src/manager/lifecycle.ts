@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { v4 as uuidv4 } from 'uuid';
 import type { Logger } from 'pino';
 
 /** A pass's logger: every line it logs carries the pass's reconcileID (as controller-runtime tags a reconcile). */
 export function passLog(log: Logger): Logger {
-  return log.child({ reconcileID: randomUUID() });
+  return log.child({ reconcileID: uuidv4() });
 }
 
 /** Resolves once `signal` aborts (at once if it has): the long-running modes wait here until SIGTERM. */

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import { cacheScope, type ControllerConfig } from '../api/index.js';
 import { ClaimedIds, CurrentState, type EntryPassOptions, type EntryPassResult, RenderCache } from '../entries/index.js';

@@ -133,7 +133,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
       metrics.observePass(passCounts(result), (Date.now() - started) / 1000);
     } catch (err) {
       // A failed pass changes nothing further; the next trigger or interval tries again.
-      log.error(`reconcile pass failed: ${(err as Error).message}`);
+      log.error({ err }, 'reconcile pass failed');
       metrics.passFailed();
     }
   };
@@ -151,7 +151,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
         }),
       );
     } catch (err) {
-      log.warn(`cannot watch ${p} (${(err as Error).message}); it is re-read every gcInterval`);
+      log.warn({ err, path: p }, 'cannot watch a manifest path; it is re-read every gcInterval');
     }
   }
   const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);

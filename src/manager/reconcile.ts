@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { type ClusterFederatedTrustDomain, type ClusterSnapshot, type ControllerConfig, federationOn } from '../api/index.js';
-import { type EntryPassOptions, type EntryPassResult, type EntryPassRunOptions, logMigration, runEntryPass, SpireServerProbe } from '../entries/index.js';
+import { type EntryPassOptions, type EntryPassResult, type FullPassOptions, logMigration, runEntryPass, SpireServerProbe } from '../entries/index.js';
 import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
 import type { SpireClient } from '../spire/index.js';
 
 /** The options runEntryPass takes beyond EntryPassOptions (the live mode's state, memo and hooks; dry runs). */
-export type EntryPassExtras = EntryPassRunOptions & Partial<Pick<EntryPassOptions, 'onPhase' | 'onWritten' | 'suppressDeletes'>>;
+export type EntryPassExtras = FullPassOptions & Partial<Pick<EntryPassOptions, 'onPhase' | 'onWritten' | 'suppressDeletes'>>;
 
 /** The objects of a pass; equal versions must mean equal objects (PassMemo). */
 export interface Snapshot {
@@ -73,7 +73,7 @@ export class Reconciler {
 
   /** Probes the SPIRE server (at most every 10 minutes): which fields it drops, whether it keeps requested IDs. */
   probeServer(log: Logger = this.o.log) {
-    return this.probe.refresh(this.o.spire, this.o.config.trustDomain, this.o.options.ownership.entryIDPrefix, (m) => log.warn(m));
+    return this.probe.refresh(this.o.spire, this.o.config.trustDomain, this.o.options.ownership.entryIDPrefix, (m, err) => log.warn({ err }, m));
   }
 
   /** The ownership a pass plans with: on a server that ignores requested IDs, what the entries themselves show. */

@@ -1,7 +1,7 @@
 /**
  * What reading a document costs in heap, estimated before it is read, so that
  * a huge one is refused with its size instead of exhausting the heap. The
- * figures were measured with Node 24: the yaml library holds about 1.3 KB per
+ * cost model, for Node 24: the yaml library holds about 1.3 KB per
  * line while it reads a document (its token tree and its syntax tree), and a
  * long line about 4 bytes per byte; JSON.parse at most 32 bytes per value (an
  * array of empty objects; a `kubectl get -o json` list takes about 1.5 bytes

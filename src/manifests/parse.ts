@@ -13,7 +13,7 @@ import {
   type YAMLError,
 } from 'yaml';
 import type { ManifestProblem } from './types.js';
-import { errorMessage } from './files.js';
+import { errorMessage } from '../api/index.js';
 import { MAX_NESTING, nestingProblem } from './nesting.js';
 import { documentBudget, jsonCost, MiB, yamlCost } from './budget.js';
 

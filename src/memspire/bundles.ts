@@ -4,6 +4,7 @@ import { parseTrustDomain } from '../spiffe/index.js';
 import type { Bundle, BundleMaskOut, BundleOut } from '../spire/types.js';
 import { Code, fail, ItemFailure, type ItemStatus, OK, spireStatus } from './status.js';
 import { type Page, RowTable } from './table.js';
+import { errorMessage } from '../api/errors.js';
 
 export interface StoredBundle {
   trustDomain: string;
@@ -23,7 +24,7 @@ export function convertBundle(b: BundleOut, trustDomain: string): StoredBundle {
     try {
       new x509.X509Certificate(auth.asn1);
     } catch (err) {
-      throw new Error(`unable to parse X.509 authority: ${(err as Error).message}`, { cause: err });
+      throw new Error(`unable to parse X.509 authority: ${errorMessage(err)}`, { cause: err });
     }
     x509Authorities.push(Buffer.from(auth.asn1));
   }
@@ -32,7 +33,7 @@ export function convertBundle(b: BundleOut, trustDomain: string): StoredBundle {
     try {
       createPublicKey({ key: key.public_key, format: 'der', type: 'spki' });
     } catch (err) {
-      throw new Error(`unable to parse JWT authority: ${(err as Error).message}`, { cause: err });
+      throw new Error(`unable to parse JWT authority: ${errorMessage(err)}`, { cause: err });
     }
     if (key.key_id === '') throw new Error('unable to parse JWT authority: missing key ID');
     jwtAuthorities.push({ publicKey: Buffer.from(key.public_key), keyId: key.key_id, expiresAt: key.expires_at });
@@ -118,7 +119,7 @@ export class BundleStore {
       try {
         td = parseTrustDomain(b.trust_domain);
       } catch (err) {
-        return fail(Code.INVALID_ARGUMENT, `trust domain argument is not valid: ${(err as Error).message}`);
+        return fail(Code.INVALID_ARGUMENT, `trust domain argument is not valid: ${errorMessage(err)}`);
       }
       if (td === this.ownTrustDomain) {
         fail(Code.INVALID_ARGUMENT, "setting a federated bundle for the server's own trust domain is not allowed");
@@ -127,7 +128,7 @@ export class BundleStore {
       try {
         stored = convertBundle(b, td);
       } catch (err) {
-        return fail(Code.INVALID_ARGUMENT, 'failed to convert bundle', (err as Error).message);
+        return fail(Code.INVALID_ARGUMENT, 'failed to convert bundle', errorMessage(err));
       }
       this.put(stored);
       return { status: OK, bundle: bundleToProto(stored, mask) };
@@ -149,7 +150,7 @@ export class BundleStore {
     try {
       td = parseTrustDomain(input);
     } catch (err) {
-      return result(spireStatus(Code.INVALID_ARGUMENT, 'trust domain argument is not valid', (err as Error).message));
+      return result(spireStatus(Code.INVALID_ARGUMENT, 'trust domain argument is not valid', errorMessage(err)));
     }
     if (td === this.ownTrustDomain) return result(spireStatus(Code.INVALID_ARGUMENT, 'removing the bundle for the server trust domain is not allowed'));
     if (!this.has(td)) return result(spireStatus(Code.NOT_FOUND, 'bundle not found'));

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { v4 as uuidv4 } from 'uuid';
 import { formatSpiffeId, parseTrustDomain, type SpiffeId } from '../spiffe/index.js';
 import type { EntryFilterOut, EntryMaskOut, EntryOut, Entry, SelectorOut } from '../spire/types.js';
 import { dnsNameProblem } from '../spiffe/index.js';
 import { checkId } from './ids.js';
 import { Code, fail, ItemFailure, type ItemStatus, OK, RpcFailure, spireStatus } from './status.js';
 import { type Page, RowTable } from './table.js';
+import { errorMessage } from '../api/errors.js';
 
 export interface StoredSelector {
   type: string;
@@ -100,7 +101,7 @@ function convert(e: EntryOut, mask: MaskBits, td: string) {
       try {
         tds.push(parseTrustDomain(name));
       } catch (err) {
-        fail(Code.INVALID_ARGUMENT, CONVERT, `invalid federated trust domain: ${(err as Error).message}`);
+        fail(Code.INVALID_ARGUMENT, CONVERT, `invalid federated trust domain: ${errorMessage(err)}`);
       }
     }
     out.federatesWith = [...new Set(tds)];
@@ -309,7 +310,7 @@ export class EntryStore {
 
       const stored: StoredEntry = {
         row: 0,
-        id: input.id === '' ? randomUUID() : input.id,
+        id: input.id === '' ? uuidv4() : input.id,
         spiffeId,
         parentId,
         selectors,
@@ -335,7 +336,7 @@ export class EntryStore {
       return { status: OK, entry: writtenToProto(stored, outputMask) };
     } catch (err) {
       if (err instanceof ItemFailure) return { status: err.status };
-      return { status: spireStatus(Code.INTERNAL, CREATE, (err as Error).message) };
+      return { status: spireStatus(Code.INTERNAL, CREATE, errorMessage(err)) };
     }
   }
 
@@ -395,7 +396,7 @@ export class EntryStore {
       return { status: OK, entry: writtenToProto(updated, outputMask) };
     } catch (err) {
       if (err instanceof ItemFailure) return { status: err.status };
-      return { status: spireStatus(Code.INTERNAL, UPDATE, (err as Error).message) };
+      return { status: spireStatus(Code.INTERNAL, UPDATE, errorMessage(err)) };
     }
   }
 
@@ -449,7 +450,7 @@ export class EntryStore {
         try {
           set.add(parseTrustDomain(td));
         } catch (err) {
-          throw new RpcFailure(Code.INVALID_ARGUMENT, `malformed federates with filter: ${(err as Error).message}`);
+          throw new RpcFailure(Code.INVALID_ARGUMENT, `malformed federates with filter: ${errorMessage(err)}`);
         }
       }
       out.federatesWith = { set, match: filter.by_federates_with.match };

@@ -3,6 +3,7 @@ import type { FederationRelationship, FederationRelationshipMaskOut, FederationR
 import { type BundleStore, bundleToProto, convertBundle, type StoredBundle } from './bundles.js';
 import { Code, fail, ItemFailure, type ItemStatus, OK } from './status.js';
 import { type Page, RowTable } from './table.js';
+import { errorMessage } from '../api/errors.js';
 
 export type StoredProfile = { kind: 'https_web' } | { kind: 'https_spiffe'; endpointSpiffeId: string };
 
@@ -60,7 +61,7 @@ function convert(fr: FederationRelationshipOut): Converted {
   try {
     trustDomain = parseTrustDomain(fr.trust_domain);
   } catch (err) {
-    return fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse trust domain: ${(err as Error).message}`);
+    return fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse trust domain: ${errorMessage(err)}`);
   }
   const bundleEndpointUrl = checkBundleEndpointUrl(fr.bundle_endpoint_url);
   let profile: StoredProfile;
@@ -71,7 +72,7 @@ function convert(fr: FederationRelationshipOut): Converted {
     try {
       parseSpiffeId(endpoint);
     } catch (err) {
-      return fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse endpoint SPIFFE ID: ${(err as Error).message}`);
+      return fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse endpoint SPIFFE ID: ${errorMessage(err)}`);
     }
     profile = { kind: 'https_spiffe', endpointSpiffeId: endpoint };
   } else {
@@ -85,7 +86,7 @@ function convert(fr: FederationRelationshipOut): Converted {
       bundleTd = parseTrustDomain(sent);
       out.bundle = convertBundle(fr.trust_domain_bundle, bundleTd);
     } catch (err) {
-      return fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse bundle: ${(err as Error).message}`);
+      return fail(Code.INVALID_ARGUMENT, CONVERT, `failed to parse bundle: ${errorMessage(err)}`);
     }
     if (bundleTd !== trustDomain) {
       fail(
@@ -180,7 +181,7 @@ export class RelationshipStore {
     try {
       td = parseTrustDomain(raw);
     } catch (err) {
-      return { status: { code: Code.INVALID_ARGUMENT, message: `failed to parse trust domain: ${(err as Error).message}` }, trust_domain: raw };
+      return { status: { code: Code.INVALID_ARGUMENT, message: `failed to parse trust domain: ${errorMessage(err)}` }, trust_domain: raw };
     }
     const current = this.byTd.get(td);
     if (!current) return { status: { code: Code.NOT_FOUND, message: 'federation relationship not found' }, trust_domain: td };

@@ -1,5 +1,6 @@
 import { memberProblem, spiffeIdFromParts, type SpiffeId, SpiffeIdError, workloadProblem } from '../spiffe/index.js';
 import type { SPIFFEID } from '../spire/types.js';
+import { errorMessage } from '../api/errors.js';
 
 /**
  * Converts an API SPIFFEID message. Throws SpiffeIdError with SPIRE's reason
@@ -20,7 +21,7 @@ export function checkId(
   try {
     id = idFromProto(msg);
   } catch (err) {
-    return { problem: (err as Error).message };
+    return { problem: errorMessage(err) };
   }
   const problem = rule === 'member' ? memberProblem(id, td) : workloadProblem(id, td);
   return problem ? { problem } : { id };

@@ -16,6 +16,7 @@ import { FaultInjector } from './faults.js';
 import { RelationshipStore } from './federation.js';
 import { Code, RpcFailure } from './status.js';
 import { mintX509Svid } from './svid.js';
+import { errorMessage } from '../api/errors.js';
 
 export interface SpireSeed {
   entries?: Entry[];
@@ -233,7 +234,7 @@ export class MemorySpireServer {
           callback(null, response);
         } catch (err) {
           if (err instanceof RpcFailure) callback({ code: err.code, details: err.message });
-          else callback({ code: Code.INTERNAL, details: (err as Error).message });
+          else callback({ code: Code.INTERNAL, details: errorMessage(err) });
         }
       })();
     };
@@ -281,7 +282,7 @@ export class MemorySpireServer {
         try {
           td = parseTrustDomain(req.trust_domain);
         } catch (err) {
-          throw new RpcFailure(Code.INVALID_ARGUMENT, `failed to parse trust domain: ${(err as Error).message}`);
+          throw new RpcFailure(Code.INVALID_ARGUMENT, `failed to parse trust domain: ${errorMessage(err)}`);
         }
         const fr = this.relationships.get(td, req.output_mask);
         if (!fr) throw new RpcFailure(Code.NOT_FOUND, 'federation relationship does not exist');

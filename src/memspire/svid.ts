@@ -2,6 +2,7 @@ import { x509 } from '../x509/index.js';
 import { type CertificateAuthority, signLeaf } from './ca.js';
 import { dnsNameProblem, parseSpiffeId, workloadProblem } from '../spiffe/index.js';
 import { Code, RpcFailure } from './status.js';
+import { errorMessage } from '../api/errors.js';
 
 export interface MintedSvid {
   trustDomain: string;
@@ -38,13 +39,13 @@ export async function mintX509Svid(
   try {
     csr = new x509.Pkcs10CertificateRequest(csrDer);
   } catch (err) {
-    return invalid(`malformed CSR: ${(err as Error).message}`);
+    return invalid(`malformed CSR: ${errorMessage(err)}`);
   }
   let verified = false;
   try {
     verified = await csr.verify();
   } catch (err) {
-    invalid(`failed to verify CSR signature: ${(err as Error).message}`);
+    invalid(`failed to verify CSR signature: ${errorMessage(err)}`);
   }
   if (!verified) invalid('failed to verify CSR signature: signature does not match');
 
@@ -59,7 +60,7 @@ export async function mintX509Svid(
   try {
     id = parseSpiffeId(uri);
   } catch (err) {
-    return invalid(`CSR URI SAN is invalid: ${(err as Error).message}`);
+    return invalid(`CSR URI SAN is invalid: ${errorMessage(err)}`);
   }
   const problem = workloadProblem(id, trustDomain);
   if (problem) invalid(`CSR URI SAN is invalid: ${problem}`);
@@ -95,6 +96,6 @@ export async function mintX509Svid(
       expiresAt: Math.floor(leaf.notAfter.getTime() / 1000),
     };
   } catch (err) {
-    throw new RpcFailure(Code.INTERNAL, `failed to sign X509-SVID: ${(err as Error).message}`);
+    throw new RpcFailure(Code.INTERNAL, `failed to sign X509-SVID: ${errorMessage(err)}`);
   }
 }

@@ -52,7 +52,7 @@ function invalidLabel(name: string): string | undefined {
     if (label === '' || label.length > 63) return label;
     // "xn--" labels are punycode: Go decodes them and checks the decoded label instead. The prefix
     // is matched case-sensitively (names are not mapped first), so "XN--..." is an ordinary label
-    // whose "--" at bytes 3-4 is refused below (seen on SPIRE v1.15.3).
+    // whose "--" at bytes 3-4 is refused below, as SPIRE v1.15.3 refuses it.
     if (label.startsWith('xn--')) {
       // Node's IDNA returns a label it cannot decode unchanged.
       const decoded = domainToUnicode(label);

@@ -1,4 +1,5 @@
 import { codeName, SpireRpcError } from './errors.js';
+import { errorMessage } from '../api/errors.js';
 
 export interface ItemStatus {
   ok: boolean;
@@ -72,7 +73,7 @@ export async function runBatches<I, R>(
       } catch (err) {
         const rpcError = err instanceof SpireRpcError ? err : undefined;
         const code = rpcError?.code ?? 13;
-        const message = (err as Error).message;
+        const message = errorMessage(err);
         done[i] = chunk.map((item) => failed(item, { ok: false, code, codeName: codeName(code), message: `outcome unknown: ${message}` }));
         onBatchDone?.(chunk.length);
         stop ??= {

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
+import { errorMessage } from '../api/errors.js';
 
 export function codeName(code: number): string {
   return (grpc.status as unknown as Record<number, string>)[code] ?? `CODE_${code}`;
@@ -40,7 +41,7 @@ export function diagnoseSocket(path: string): string | undefined {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return `no socket file at ${path} (is the SPIRE server running?)`;
     if (code === 'EACCES') return `permission denied on ${path}`;
-    return `${path}: ${code ?? (err as Error).message}`;
+    return `${path}: ${code ?? errorMessage(err)}`;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ServiceDefinition } from '@grpc/proto-loader';
 import { loadPackageDefinition } from './proto.js';
 import type { EntryOut } from './types.js';
+import { errorMessage } from '../api/errors.js';
 
 type Check = (v: unknown) => boolean;
 const isString: Check = (v) => typeof v === 'string';
@@ -61,7 +62,7 @@ export function entriesFromJson(doc: unknown): EntryOut[] {
       const decoded = list.responseDeserialize(list.responseSerialize({ entries: [e] })) as { entries: EntryOut[] };
       return decoded.entries[0] as EntryOut;
     } catch (err) {
-      throw new Error(`entries[${i}]: ${(err as Error).message}`, { cause: err });
+      throw new Error(`entries[${i}]: ${errorMessage(err)}`, { cause: err });
     }
   });
 }

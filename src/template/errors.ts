@@ -63,14 +63,21 @@ export class TemplateExecError extends Error {
   }
 }
 
+/** A node of a template, for error messages. */
+export interface Site {
+  /** Offset of the node in the Go template source. */
+  readonly pos: number;
+  /** The node as Go prints it in error messages. */
+  readonly context: string;
+}
+
 /**
- * Raised by the runtime helpers. It names the site (a node of the template)
- * by number only; the compiled template knows where that node is and turns
- * the fault into a TemplateExecError.
+ * Raised by the executor (exec.ts) at the node where Go's Execute fails; the
+ * compiled template knows its source and turns it into a TemplateExecError.
  */
 export class ExecFault extends Error {
   constructor(
-    readonly site: number,
+    readonly site: Site,
     message: string,
     readonly unsupported = false,
   ) {
@@ -79,8 +86,8 @@ export class ExecFault extends Error {
 }
 
 /**
- * An error as Go's template engine words it, raised below the helpers, which
- * know the site and turn it into an ExecFault.
+ * An error as Go's template engine words it, raised below the executor, which
+ * knows the node being evaluated and turns it into an ExecFault there.
  */
 export class GoError extends Error {}
 

@@ -10,11 +10,12 @@
  * method (whatever it returns), a map (`.PodMeta.Labels.app` is a key), a
  * slice, an interface or an unexported field; a `{{define}}`d tree, whose
  * dot is whatever its caller passes, is not checked. Nothing here can
- * refuse a template that renders.
+ * refuse a template that renders. The places a template reads the root
+ * data are found by root-reads.ts, which reads.ts uses too.
  */
-import type { Node, Operand, PipeNode } from './ast.js';
 import { type FieldPath, type GoField, type GoType, TEMPLATE_DATA } from './gotypes.js';
 import { parse } from './parser.js';
+import { visitRootReads } from './root-reads.js';
 
 export interface UnknownField {
   /** The chain as written up to the unknown name (`.PodMeta.Nmespace`, `$.PodSpec.Nodename`). */
@@ -36,59 +37,8 @@ export interface UnknownField {
 export function unknownFields(source: string, name: string): UnknownField[] {
   const main = parse(source, name).trees.get(name);
   const found = new Map<string, UnknownField>();
-  if (main) walk(main.root, true, found);
+  if (main) visitRootReads(main.root, true, { chain: (from, idents) => check(from, idents, found), dot: () => undefined });
   return [...found.values()];
-}
-
-function walk(nodes: readonly Node[], dotIsRoot: boolean, found: Map<string, UnknownField>): void {
-  for (const node of nodes) {
-    switch (node.kind) {
-      case 'action':
-        pipe(node.pipe, dotIsRoot, found);
-        break;
-      case 'if':
-        pipe(node.pipe, dotIsRoot, found);
-        walk(node.list, dotIsRoot, found);
-        walk(node.elseList ?? [], dotIsRoot, found);
-        break;
-      case 'with':
-      case 'range':
-        // The body's dot is the pipeline's value; `else` runs with dot unchanged.
-        pipe(node.pipe, dotIsRoot, found);
-        walk(node.list, false, found);
-        walk(node.elseList ?? [], dotIsRoot, found);
-        break;
-      case 'template':
-        if (node.pipe) pipe(node.pipe, dotIsRoot, found);
-        break;
-      default:
-        break;
-    }
-  }
-}
-
-function pipe(p: PipeNode, dotIsRoot: boolean, found: Map<string, UnknownField>): void {
-  for (const cmd of p.cmds) for (const arg of cmd.args) operand(arg, dotIsRoot, found);
-}
-
-function operand(o: Operand, dotIsRoot: boolean, found: Map<string, UnknownField>): void {
-  switch (o.kind) {
-    case 'field':
-      if (dotIsRoot) check('', o.idents, found);
-      break;
-    case 'variable':
-      // `$` (slot -1) is the root data in the main tree; other variables hold a pipeline's value.
-      if (o.slot === -1) check('$', o.fields, found);
-      break;
-    case 'chain':
-      operand(o.node, dotIsRoot, found);
-      break;
-    case 'pipe':
-      pipe(o, dotIsRoot, found);
-      break;
-    default:
-      break;
-  }
 }
 
 /** Walks `idents` from the root data's type, as Go's evalField would, and records the first name no value of that type can have. */

@@ -1,10 +1,10 @@
 /**
  * Go's builtin template functions (text/template/funcs.go) over template
  * values. `and` and `or` are absent: they evaluate their arguments lazily, so
- * the compiler turns them into control flow (see emit.ts).
+ * the executor evaluates them itself (see exec.ts).
  *
- * Errors are thrown as GoError with Go's wording; the helper that calls a
- * function prefixes them with "error calling <name>:" as Go does, except for
+ * Errors are thrown as GoError with Go's wording; the executor, calling a
+ * function, prefixes them with "error calling <name>:" as Go does, except for
  * GoArgumentError, which Go raises before the call.
  */
 
@@ -479,7 +479,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ['urlquery', valued((args) => lazy(escapedOperands(args), () => queryEscape(evalArgs(args))))],
   [
     'call',
-    // The first argument is the callee's source text, added by the compiler for the message;
+    // The first argument is the callee's source text, added by the executor for the message;
     // template data holds no functions, so every call fails as Go's does on a non-function.
     valued((args) => {
       const fn = arg(args, 1);

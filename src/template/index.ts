@@ -1,20 +1,17 @@
 /**
  * Go text/template, as spire-controller-manager uses it for ClusterSPIFFEID
- * templates, compiled to Handlebars.
+ * templates.
  *
- * A template is parsed with Go's grammar and parse-time checks, compiled to
- * Handlebars source whose helpers carry Go's semantics (field names mapped to
- * Kubernetes JSON keys, zero values, `<no value>`, Go truth, fmt printing),
- * compiled once by a private Handlebars instance and cached by source string.
+ * A template is parsed with Go's grammar and parse-time checks (parser.ts),
+ * and its tree is run by an executor shaped like Go's exec.go (exec.ts), with
+ * Go's semantics: field names mapped to Kubernetes JSON keys, zero values,
+ * `<no value>`, Go truth, fmt printing. Compiled templates are cached by
+ * source string.
  */
 
 import { ExecFault, TemplateExecError, TemplateParseError, positionOf } from './errors.js';
-import { directRenderer } from './direct.js';
-import { emit } from './emit.js';
-import type { Site } from './emit.js';
+import { type Executable, compileTrees } from './exec.js';
 import { TEMPLATE_DATA } from './gotypes.js';
-import { compileHandlebars, newSlots } from './helpers.js';
-import type { RenderData, TreeRunner } from './helpers.js';
 import { parse } from './parser.js';
 import { GoValue } from './values.js';
 import type { Node } from './ast.js';
@@ -47,12 +44,8 @@ export interface CompiledTemplate {
   readonly source: string;
   /** The name it was parsed under (upstream's: spiffeIDTemplate, dnsNameTemplate, ...). */
   readonly name: string;
-  /** The Handlebars source it was compiled to (for diagnostics). */
-  readonly handlebarsSource: string;
   /** Renders as spire-controller-manager would; throws TemplateExecError where Go's Execute fails. */
   render(data: TemplateData): string;
-  /** True when plain data is rendered by concatenation rather than by Handlebars (text and string fields only; see direct.ts). */
-  readonly isDirect: boolean;
   /**
    * The template's top level: text every render prints as it is (adjacent
    * pieces joined), and null for each action or block, whose output depends
@@ -65,56 +58,27 @@ export interface CompiledTemplate {
 }
 
 class GoTemplate implements CompiledTemplate {
-  readonly handlebarsSource: string;
   readonly reads: FieldsRead;
-  private readonly trees: readonly TreeRunner[];
-  private readonly main: TreeRunner;
-  private readonly sites: readonly Site[];
-  private readonly constants: readonly unknown[];
-  /** Runtime data shared by every render of a template whose main tree needs no variable slots. */
-  private readonly sharedData: RenderData | undefined;
-
-  /** Renders the simple templates without Handlebars, when the data allows (see direct.ts). */
-  private readonly direct: ((data: TemplateData) => string | undefined) | undefined;
-
   readonly outline: readonly (string | null)[];
+  private readonly executable: Executable;
 
   constructor(
     readonly source: string,
     readonly name: string,
   ) {
     const parsed = parse(source, name);
-    const mainTree = parsed.trees.get(name);
-    this.outline = outlineOf(mainTree?.root ?? []);
+    this.outline = outlineOf(parsed.trees.get(name)?.root ?? []);
     this.reads = fieldsRead(parsed.trees, name);
-    this.direct = parsed.trees.size === 1 && mainTree !== undefined ? directRenderer(mainTree.root) : undefined;
-    const emitted = emit(parsed);
-    this.handlebarsSource = emitted.trees.map((t) => (emitted.trees.length === 1 ? t.source : `{{!-- ${t.name} --}}${t.source}`)).join('\n');
-    this.sites = emitted.sites;
-    this.constants = emitted.constants;
-    this.trees = emitted.trees.map((t) => ({ run: compileHandlebars(t.source), slotCount: t.slotCount, dollarSlot: t.dollarSlot }));
-    this.main = this.trees[emitted.main]!;
-    this.sharedData = this.main.slotCount === 0 ? { k: emitted.constants, t: this.trees, d: 0 } : undefined;
-  }
-
-  get isDirect(): boolean {
-    return this.direct !== undefined;
+    this.executable = compileTrees(parsed, name);
   }
 
   render(data: TemplateData): string {
-    const out = this.direct?.(data);
-    if (out !== undefined) return out;
-    const root = new GoValue(TEMPLATE_DATA, data);
-    const renderData = this.sharedData ?? { k: this.constants, v: newSlots(this.main, root), t: this.trees, d: 0 };
     startRender();
     try {
-      return this.main.run(root, { data: renderData });
+      return this.executable.run(new GoValue(TEMPLATE_DATA, data));
     } catch (err) {
       if (err instanceof ExecFault) {
-        const site = this.sites[err.site];
-        if (site !== undefined) {
-          throw new TemplateExecError(positionOf(this.source, site.pos), site.context, err.message, { unsupported: err.unsupported });
-        }
+        throw new TemplateExecError(positionOf(this.source, err.site.pos), err.site.context, err.message, { unsupported: err.unsupported });
       }
       if (err instanceof RangeError) {
         // The JavaScript stack ran out (deep nesting); Go's would have gone on.
@@ -175,7 +139,7 @@ export function compileTemplate(source: string, name: string = TEMPLATE_NAMES.sp
   const hit = cache.get(key);
   if (hit instanceof TemplateParseError) throw hit;
   if (hit !== undefined) return hit;
-  // Checked before anything is built: the parse and the Handlebars compile are what a huge template would exhaust the heap with.
+  // Checked before anything is built: the parse and the executable tree are what a huge template would exhaust the heap with.
   const tooBig = templateLimitProblem(source);
   if (tooBig !== undefined) throw new TemplateLimitError(tooBig);
   let compiled: GoTemplate;

@@ -1,9 +1,9 @@
 /**
  * Bounds on what one template may cost. Go's text/template has none, and
- * spire-controller-manager none either; but a compiled template here costs
- * about 3 KB of heap per action, so a 950 KB template of 50,000 actions
- * needs more than the 192 MiB heap deploy/ gives the process, and a
- * `{{ range 1000000000 }}` would never end. Real templates are a few hundred
+ * spire-controller-manager none either; but a compiled template here holds
+ * heap in proportion to its actions, so a few objects with templates of
+ * 50,000 actions (950 KB each) would exhaust the 192 MiB heap deploy/ gives
+ * the process, and a `{{ range 1000000000 }}` would never end. Real templates are a few hundred
  * bytes with under twenty actions, so the limits sit far above them.
  */
 

@@ -13,7 +13,8 @@
  * (`{{ . }}`, `{{ with $ }}`), a root object itself (`.PodSpec`), and any method
  * other than a getter.
  */
-import type { Node, Operand, PipeNode, Tree } from './ast.js';
+import type { Tree } from './ast.js';
+import { visitRootReads } from './root-reads.js';
 import { TEMPLATE_DATA } from './gotypes.js';
 import type { GoType } from './gotypes.js';
 
@@ -66,64 +67,6 @@ function firstLevelKey(t: GoType, name: string): string | undefined {
   return path[0]!.json;
 }
 
-function walk(nodes: readonly Node[], dotIsRoot: boolean, c: Collector): void {
-  for (const node of nodes) {
-    switch (node.kind) {
-      case 'text':
-        break;
-      case 'action':
-        pipe(node.pipe, dotIsRoot, c);
-        break;
-      case 'if':
-        pipe(node.pipe, dotIsRoot, c);
-        walk(node.list, dotIsRoot, c);
-        walk(node.elseList ?? [], dotIsRoot, c);
-        break;
-      case 'with':
-      case 'range':
-        // The body's dot is the pipeline's value; `else` runs with dot unchanged.
-        pipe(node.pipe, dotIsRoot, c);
-        walk(node.list, false, c);
-        walk(node.elseList ?? [], dotIsRoot, c);
-        break;
-      case 'template':
-        // The invoked tree's dot (and `$`) is this pipeline's value, read here.
-        if (node.pipe) pipe(node.pipe, dotIsRoot, c);
-        break;
-      case 'break':
-      case 'continue':
-        break;
-    }
-  }
-}
-
-function pipe(p: PipeNode, dotIsRoot: boolean, c: Collector): void {
-  for (const cmd of p.cmds) for (const arg of cmd.args) operand(arg, dotIsRoot, c);
-}
-
-function operand(o: Operand, dotIsRoot: boolean, c: Collector): void {
-  switch (o.kind) {
-    case 'field':
-      if (dotIsRoot) c.chain(o.idents);
-      break;
-    case 'dot':
-      if (dotIsRoot) c.everything();
-      break;
-    case 'variable':
-      // `$` is the root data wherever it appears; other variables hold a pipeline's value.
-      if (o.slot === -1) c.chain(o.fields);
-      break;
-    case 'chain':
-      operand(o.node, dotIsRoot, c);
-      break;
-    case 'pipe':
-      pipe(o, dotIsRoot, c);
-      break;
-    default:
-      break;
-  }
-}
-
 /**
  * What a parsed template can read of each cluster object. Only the main tree
  * starts with the root data as dot; a `{{define}}`d or `{{block}}` tree gets
@@ -132,7 +75,8 @@ function operand(o: Operand, dotIsRoot: boolean, c: Collector): void {
  */
 export function fieldsRead(trees: ReadonlyMap<string, Tree>, main: string): FieldsRead {
   const c = new Collector();
-  for (const [name, tree] of trees) walk(tree.root, name === main, c);
+  const visitor = { chain: (_from: string, idents: readonly string[]) => c.chain(idents), dot: () => c.everything() };
+  for (const [name, tree] of trees) visitRootReads(tree.root, name === main, visitor);
   return c.keys;
 }
 

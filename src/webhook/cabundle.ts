@@ -14,7 +14,7 @@
  * shrunk meanwhile, so an index never lands on the wrong webhook; the next
  * check reads the configuration again and retries.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import { kubeRequest } from '../kube/rest.js';
 import type { SpireClient } from '../spire/index.js';

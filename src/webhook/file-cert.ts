@@ -14,6 +14,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { errorMessage } from '../api/index.js';
 import { x509 } from '../x509/index.js';
 import type { ServingCertificate } from './types.js';
 
@@ -128,13 +129,14 @@ export class FileCertificateSource {
       this.setProblem(undefined);
       this.o.log.info({ dir: this.o.dir, notAfter: notAfter.toISOString() }, first ? 'webhook serving certificate loaded' : 'webhook serving certificate reloaded');
     } catch (err) {
-      this.setProblem(`cannot use ${certPath} and ${keyPath}: ${(err as Error).message}`);
+      this.setProblem(`cannot use ${certPath} and ${keyPath}: ${errorMessage(err)}`, err);
     }
   }
 
-  private setProblem(problem: string | undefined): void {
+  /** Logs a problem once, when it changes; `err` is the thrown value behind it, when there is one. */
+  private setProblem(problem: string | undefined, err?: unknown): void {
     if (problem === this.problem_) return;
     this.problem_ = problem;
-    if (problem !== undefined) this.o.log.warn({ reason: problem }, 'webhook serving certificate files not usable');
+    if (problem !== undefined) this.o.log.warn({ reason: problem, err }, 'webhook serving certificate files not usable');
   }
 }

@@ -5,7 +5,7 @@
  * It runs on every replica, leader or not: a standby's certificate must stay
  * fresh too, since the Service sends admission calls to any ready pod (#450).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
@@ -14,6 +14,7 @@ import { FileCertificateSource } from './file-cert.js';
 import { SvidCertificateManager } from './manager.js';
 import { AdmissionServer } from './server.js';
 import { DEFAULT_SVID_TTL_SECONDS } from './svid-cert.js';
+import type { ServingCertificate } from './types.js';
 
 export interface WebhookOptions {
   config: ControllerConfig;
@@ -49,7 +50,7 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
   const checkIntervalMs = opts.checkIntervalMs ?? 5000;
   const wlog = log.child({ component: 'webhook' });
   const server = new AdmissionServer({ host: config.webhook.host, port: config.webhook.port, trustDomain: config.trustDomain, log: wlog });
-  const install = (cert: Parameters<AdmissionServer['install']>[0]) => server.install(cert);
+  const install = (cert: ServingCertificate) => server.install(cert);
 
   const source = config.webhook.certDir
     ? new FileCertificateSource({ dir: config.webhook.certDir, log: wlog, checkIntervalMs, install })

@@ -5,8 +5,9 @@
  * caBundles equal to SPIRE's trust bundle. Every replica runs it: each serves
  * its own certificate, and the caBundle patches are idempotent.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
+import { errorMessage } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
 import { Backoff } from '../net/backoff.js';
 import { isForbidden, type OptionalAccessReporter } from '../kube/forbidden.js';
@@ -103,9 +104,8 @@ export class SvidCertificateManager {
       this.backoff.reset();
     } catch (err) {
       next = this.backoff.next();
-      const message = (err as Error).message;
-      this.problem_ = message;
-      this.o.log.warn({ err: message, retryInMs: next }, 'webhook certificate check failed');
+      this.problem_ = errorMessage(err);
+      this.o.log.warn({ err, retryInMs: next }, 'webhook certificate check failed');
     }
     this.schedule(next);
   }

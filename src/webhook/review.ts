@@ -2,7 +2,7 @@
  * admission.k8s.io/v1 AdmissionReview in, AdmissionReview out. Pure: the
  * HTTPS server and tests both call it, and nothing here touches the network.
  */
-import { type FieldProblem, formatFieldProblems } from '../api/index.js';
+import { errorMessage, type FieldProblem, formatFieldProblems } from '../api/index.js';
 import { checkObject } from './checks.js';
 import { SPIRE_GROUP, type WebhookKind } from './types.js';
 
@@ -33,7 +33,7 @@ type AnyObject = Record<string, unknown>;
 const isObject = (v: unknown): v is AnyObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function answer(uid: string, allowed: boolean, status?: AdmissionStatus): AdmissionReviewResponse {
-  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid, allowed, ...(status ? { status } : {}) } };
+  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid, allowed, status } };
 }
 
 /**
@@ -93,7 +93,7 @@ export function evaluateReview(input: unknown, trustDomain: string, endpointKind
     problems = checkObject(kind, object, trustDomain);
   } catch (err) {
     // Failing closed: an object the checks cannot read is not let through unchecked.
-    return denied(uid, 400, formatFieldProblems(kind, name, [{ field: 'spec', message: `could not be checked: ${(err as Error).message}` }]));
+    return denied(uid, 400, formatFieldProblems(kind, name, [{ field: 'spec', message: `could not be checked: ${errorMessage(err)}` }]));
   }
   if (problems.length === 0) return { httpStatus: 200, review: answer(uid, true) };
   // Every problem in one message, so one `kubectl apply` shows them all.

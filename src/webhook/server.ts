@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import { errorMessage } from '../api/index.js';
 import { closeServer, hostPort, listen } from '../net/http.js';
 import { Backoff } from '../net/backoff.js';
 import { jsonValueCount } from '../manifests/budget.js';
@@ -61,12 +62,9 @@ export const MAX_BODY_VALUES = 100_000;
  * request's body ahead, until its buffer is full). Past the queue the
  * answer is 429 at once, with Retry-After.
  *
- * Under deploy/'s settings (a 256 Mi limit, --max-old-space-size=192, and
- * the entrypoint's MALLOC_ARENA_MAX=2 and --expose-gc), 100 clients each
- * sending an 8 MB review at once took the controller from about 170 MiB
- * resident to a peak of 214-236 MiB over seven runs (before these limits
- * and the young collections: 308-336 MiB). See
- * test/faults/webhook-flood.slow.test.ts.
+ * test/faults/webhook-flood.slow.test.ts floods the webhook under deploy/'s
+ * settings and bounds what it makes the process hold; docs/performance.md
+ * ("Webhook memory") has the figures.
  */
 export const ADMISSION_LIMITS: GateLimits = { bytes: 16 * 1024 * 1024, reviews: 8, waiting: 64 };
 
@@ -124,9 +122,8 @@ const TOO_LARGE = `request body over ${MAX_BODY_BYTES} bytes: an AdmissionReview
 /**
  * The body as a string in V8's heap. Buffer#toString makes a string of more
  * than about a megabyte of ASCII an external one, a copy malloc'd outside
- * V8's heap, which glibc keeps resident after it is freed: the flood of
- * test/faults/webhook-flood.slow.test.ts peaked at up to 273 MiB with it,
- * up to 237 without. StringDecoder makes an ordinary string.
+ * V8's heap, which glibc keeps resident after it is freed. StringDecoder
+ * makes an ordinary string, which V8's collections free.
  */
 function decode(body: Buffer): string {
   const decoder = new StringDecoder('utf8');
@@ -196,7 +193,7 @@ export class AdmissionServer {
         (req, res) => void this.handle(req, res),
       );
       this.server.on('error', (err) => {
-        if (this.server?.listening) this.opts.log.error({ err: err.message }, 'webhook server error');
+        if (this.server?.listening) this.opts.log.error({ err }, 'webhook server error');
       });
     }
     this.current_ = cert;
@@ -220,9 +217,9 @@ export class AdmissionServer {
       ({ address } = await listen(server, host ? { host, port } : { port }, 'the admission webhook', hostPort(host, port)));
     } catch (err) {
       const retryInMs = this.backoff.next();
-      const problem = (err as Error).message;
+      const problem = errorMessage(err);
       // Once per distinct failure: a port held for minutes would otherwise log every retry.
-      if (problem !== this.listenProblem_) this.opts.log.error({ err: problem, retryInMs }, 'webhook server cannot listen');
+      if (problem !== this.listenProblem_) this.opts.log.error({ err, retryInMs }, 'webhook server cannot listen');
       this.listenProblem_ = problem;
       if (!this.closed) this.retry = setTimeout(() => void this.openListener(), retryInMs);
       return;
@@ -266,7 +263,7 @@ export class AdmissionServer {
       if (!r.allowed) this.opts.log.info({ kind, uid: r.uid, status: r.status?.code, reason: r.status?.message }, 'admission denied');
       sendJson(res, outcome.httpStatus, outcome.review);
     } catch (err) {
-      this.opts.log.error({ err: (err as Error).message }, 'admission request failed');
+      this.opts.log.error({ err }, 'admission request failed');
       if (!res.headersSent) sendText(res, 500, 'internal error\n');
       else res.destroy();
     } finally {
@@ -308,7 +305,7 @@ export class AdmissionServer {
     try {
       parsed = JSON.parse(decode(body));
     } catch (err) {
-      return malformedReview(`request body is not JSON: ${(err as Error).message}`);
+      return malformedReview(`request body is not JSON: ${errorMessage(err)}`);
     }
     const deep = nestingProblem(parsed);
     if (deep) return malformedReview(`request body: ${deep.field}: ${deep.message}`);

@@ -1,5 +1,5 @@
 /** The ValidatingWebhookConfiguration this controller serves: read, and what the certificate needs from it. */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/connection.js';
 import { KubeApiError, kubeRequest } from '../kube/rest.js';
 
 export interface WebhookClientConfig {

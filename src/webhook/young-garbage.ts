@@ -7,18 +7,17 @@
  * die young; but V8 collects its young generation when that fills with
  * objects, and a piece puts only a few hundred bytes of objects there, so
  * dead pieces pile up until then, or until the full collection V8 starts
- * once 64 MiB more of such memory has been allocated. With nothing else
- * done, reading a flood of bodies and throwing them away took the
- * controller from 170 to 247 MiB resident. Checking a large body leaves
- * young garbage of its size too (the decoded text, the parsed object).
+ * once 64 MiB more of such memory has been allocated, and are resident
+ * meanwhile: a flood of bodies read and thrown away raises the resident
+ * size by the pieces it leaves. Checking a large body leaves young garbage
+ * of its size too (the decoded text, the parsed object).
  *
  * So, when the process runs with --expose-gc (the image's entrypoint sets
  * it), a young collection is asked for after every YOUNG_COLLECTION_EVERY
  * bytes of request bodies read (kept or thrown away) or checked. It frees
- * the dead pieces (asked for every 4 MiB, it held the same flood, thrown
- * away, to a peak of 196 MiB), and takes about a millisecond (a median of
- * 1 ms on this project's loaded 2-core machine): it collects the young
- * generation only, at most 16 MiB under the image's flags. Reviews of a few
+ * the dead pieces, and is short: it collects the young generation only, at
+ * most 16 MiB under the image's flags (docs/performance.md, "Webhook
+ * memory", has the figures and how often to ask). Reviews of a few
  * KiB, the API server's usual, ask for one in hundreds of requests. Without
  * the flag nothing is asked for, and the pieces wait for V8's own
  * collections.

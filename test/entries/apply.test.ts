@@ -10,6 +10,9 @@ import {
   SpireServerProbe,
   planEntries,
 } from '../../src/entries/index.js';
+import { storedAsSent } from '../../src/entries/apply.js';
+import { toSpire } from '../../src/entries/model.js';
+import type { EntryOut } from '../../src/spire/index.js';
 import { statusChanged } from '../../src/kube/status-publisher.js';
 import { IgnoredNamespaces } from '../../src/api/index.js';
 import { compileTemplate } from '../../src/template/index.js';
@@ -46,8 +49,15 @@ describe('applying a plan writes exactly the plan, creates and updates before de
     const result = await applyPlan(plan, t.client);
     expect(t.spire.server.calls.map((c) => c.method)).toEqual(['BatchCreateEntry', 'BatchUpdateEntry', 'BatchDeleteEntry']);
     expect(result).toMatchObject({ created: 1, updated: 1, deleted: 1, failures: [] });
-    // Writes ask for the IDs back, not for every entry in full: every mask field is false.
-    for (const c of t.spire.server.calls.slice(0, 2)) expect(Object.values(c.outputMask ?? { missing: true }).every((v) => v === false)).toBe(true);
+    // Writes ask for the revision and the compared fields back, not for the SPIFFE ID, parent ID, selectors or other fields.
+    for (const c of t.spire.server.calls.slice(0, 2)) {
+      const asked = Object.entries(c.outputMask ?? {}).filter(([, v]) => v).map(([k]) => k).sort();
+      expect(asked).toEqual(['admin', 'dns_names', 'downstream', 'federates_with', 'hint', 'jwt_svid_ttl', 'revision_number', 'store_svid', 'x509_svid_ttl']);
+    }
+    // Each write is known at the revision SPIRE stored it under.
+    const listed = new Map((await t.client.listEntries()).map((e) => [e.id, e.revision_number]));
+    expect([...(result.revisions ?? [])].sort()).toEqual([...plan.creates, ...plan.updates].map((w) => [w.id, listed.get(w.id)]).sort());
+    expect(listed.get('scm-upd')).toBe('1');
   });
 
   it('counts a per-item failure against the declaring object and still applies the rest of the batch', async () => {
@@ -167,6 +177,7 @@ describe('the dropped-field probe asks the server again only after its interval,
     const client = new SpireClient({ socket: spire.socketPath });
     let now = 1_000;
     const warnings: string[] = [];
+    let failure: unknown;
     const probe = new SpireServerProbe(60_000, () => now);
     const creates = () => spire.server.calls.filter((c) => c.method === 'BatchCreateEntry').length;
     try {
@@ -179,8 +190,15 @@ describe('the dropped-field probe asks the server again only after its interval,
 
       now += 60_000;
       spire.server.faults.failNext(1, 7, { method: 'BatchCreateEntry', message: 'not allowed' });
-      expect(await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m))).toEqual(new Set(['hint']));
-      expect(warnings[1]).toMatch(/^unsupported-field probe failed, will retry: .*not allowed/);
+      expect(
+        await probe.refresh(client, 'example.org', 'scm-', (m, err) => {
+          warnings.push(m);
+          failure = err;
+        }),
+      ).toEqual(new Set(['hint']));
+      expect(warnings[1]).toBe('unsupported-field probe failed, will retry');
+      expect(failure).toBeInstanceOf(Error);
+      expect(failure).toMatchObject({ message: expect.stringMatching(/not allowed/) });
 
       // The failed probe did not count as an answer, so the next pass asks again.
       await probe.refresh(client, 'example.org', 'scm-', (m) => warnings.push(m));
@@ -275,5 +293,26 @@ describe('migrating from another prefix (entryIDPrefixCleanup) replaces each ent
       client.close();
       await spire.close();
     }
+  });
+});
+
+describe("a write's answer shows the entry as sent, or it is compared again at the next list", () => {
+  const sent = spec({ dnsNames: ['z.example.org', 'a.example.org'], federatesWith: ['a.org', 'b.org'], hint: 'h', jwtSvidTtl: 60, storeSvid: true });
+  const answer = (over: Partial<EntryOut> = {}): EntryOut => ({ ...(toSpire(sent, 'id') as EntryOut), revision_number: '3', ...over });
+
+  it('takes DNS names and federated trust domains in any order (the answer sorts them; the entry keeps the order sent)', () => {
+    expect(storedAsSent(sent, answer())).toBe(true);
+    expect(storedAsSent(sent, answer({ dns_names: ['a.example.org', 'z.example.org'], federates_with: ['b.org', 'a.org'] }))).toBe(true);
+  });
+
+  it.each<[string, Partial<EntryOut>]>([
+    ['a hint the server does not store', { hint: '' }],
+    ['a JWT TTL the server does not store', { jwt_svid_ttl: 0 }],
+    ['store_svid the server does not store', { store_svid: false }],
+    ['a DNS name missing', { dns_names: ['a.example.org'] }],
+    ['another DNS name', { dns_names: ['a.example.org', 'y.example.org'] }],
+    ['another X.509 TTL', { x509_svid_ttl: 1 }],
+  ])('not with %s', (_, over) => {
+    expect(storedAsSent(sent, answer(over))).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CurrentState } from '../../src/entries/index.js';
+import { applyPlan, CurrentState, planEntries } from '../../src/entries/index.js';
 import type { EntryOut } from '../../src/spire/index.js';
-import { onlyId } from '../support/spire.js';
+import { onlyId, spireForEachTest } from '../support/spire.js';
+import { declared, pod } from './fixtures.js';
 
 const raw = (id: string, revision: string, path = `/w/${id}`): EntryOut => ({
   ...onlyId(id),
@@ -154,5 +155,84 @@ describe('writes recorded while a list is in progress survive it', () => {
     await listing;
     expect(state.isCertain()).toBe(false);
     expect(state.needsList()).toBe(true);
+  });
+});
+
+describe('writes record the revision SPIRE stored them under, so the list after them reuses the index', () => {
+  const ownership = { entryIDPrefix: 'scm-', entryScope: 'prefixed' } as const;
+
+  describe('against a server that stores every field', () => {
+    const t = spireForEachTest();
+
+    it('lists back a pass of creates, updates and deletes without building the entries or their indexes again', async () => {
+      const state = new CurrentState(10_000);
+      await state.replaceFromPages(t.client.entryPages());
+      // The first pass creates three pods' entries, DNS names out of sorted order (SPIRE answers them sorted).
+      const first = planEntries({
+        declared: ['p1', 'p2', 'p3'].map((uid) => declared({ ...pod(uid), dnsNames: [`z.${uid}.svc`, `a.${uid}.svc`] })),
+        current: state.values(),
+        ownership,
+        policy: 'sync',
+      });
+      state.record(first, await applyPlan(first, t.client));
+      expect(await state.replaceFromPages(t.client.entryPages())).toHaveLength(3);
+      const builds = state.indexBuilds;
+      expect(builds).toBeTypeOf('number');
+      const version = state.version;
+
+      // The next pass updates p1, creates p4 and deletes p3's entry (its pod gone).
+      const second = planEntries({
+        declared: [declared({ ...pod('p1'), dnsNames: ['z.p1.svc', 'a.p1.svc'], hint: 'changed' }), declared(pod('p2')), declared(pod('p4'))],
+        current: state.values(),
+        ownership,
+        policy: 'sync',
+      });
+      expect([second.creates.length, second.updates.length, second.deletes.length]).toEqual([1, 2, 1]);
+      const applied = await applyPlan(second, t.client);
+      expect(applied.failures).toEqual([]);
+      state.record(second, applied);
+      const recorded = state.values();
+      const written = state.version;
+      expect(written).toBe(version + 1);
+
+      const listed = await state.replaceFromPages(t.client.entryPages());
+      expect(state.indexBuilds).toBe(builds);
+      expect(state.version).toBe(written);
+      // The very entries recorded, each at the revision SPIRE lists.
+      const byId = new Map(listed.map((e) => [e.id, e]));
+      for (const e of recorded) expect(byId.get(e.id)).toBe(e);
+      const raw = await t.client.listEntries();
+      expect(raw.map((e) => [e.id, e.revision_number]).sort()).toEqual(recorded.map((e) => [e.id, e.revision]).sort());
+    });
+
+    it('builds them again when another client changed an entry after the write', async () => {
+      const state = new CurrentState(10_000);
+      const plan = planEntries({ declared: [declared(pod('p1')), declared(pod('p2'))], current: [], ownership, policy: 'sync' });
+      state.record(plan, await applyPlan(plan, t.client));
+      await state.replaceFromPages(t.client.entryPages());
+      const builds = state.indexBuilds;
+      const id = plan.creates[0]!.id;
+      const res = await t.spire.raw.entry.BatchUpdateEntry({ entries: [{ id, hint: 'by someone else' }], input_mask: { hint: true } });
+      expect(res.results[0]?.status?.code).toBe(0);
+      await state.replaceFromPages(t.client.entryPages());
+      expect(state.indexBuilds).toBe(builds + 1);
+      expect(state.related([], [plan.creates[0]!.key])[0]?.spec.hint).toBe('by someone else');
+    });
+  });
+
+  describe('against a server that drops a field', () => {
+    const t = spireForEachTest({ droppedFields: ['hint'] });
+
+    it('records no revision for a write whose answer lacks a field sent, so the next list holds what SPIRE stored', async () => {
+      const state = new CurrentState(10_000);
+      const plan = planEntries({ declared: [declared({ ...pod('p1'), hint: 'dropped' }), declared(pod('p2'))], current: [], ownership, policy: 'sync' });
+      const applied = await applyPlan(plan, t.client);
+      expect([...(applied.revisions?.keys() ?? [])]).toEqual([plan.creates.find((c) => c.spec.hint === '')!.id]);
+      state.record(plan, applied);
+      const builds = state.indexBuilds;
+      const listed = await state.replaceFromPages(t.client.entryPages());
+      expect(state.indexBuilds).toBe(builds + 1);
+      expect(listed.map((e) => e.spec.hint)).toEqual(['', '']);
+    });
   });
 });

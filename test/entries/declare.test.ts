@@ -393,8 +393,7 @@ describe('the selection rule both walks apply to one (ClusterSPIFFEID, namespace
     expect(selectPod(web, shop, pod('shop', 'w', { status: { phase: 'Succeeded' } }), false, ctx)).toEqual({ outcome: 'finished' });
     expect(selectPod(web, shop, pod('shop', 'w', { spec: { nodeName: 'node-9' } }), false, ctx)).toEqual({
       outcome: 'failed',
-      message: 'node node-9 is not known yet',
-      cause: { text: 'its node is not known yet', value: 'node node-9' },
+      failure: { message: 'node node-9 is not known yet', cause: { text: 'its node is not known yet', value: 'node node-9' } },
     });
     const invalid = selectionRule(csid('bad', { spiffeIDTemplate: '{{ .Nope' }));
     expect(invalid.errors?.length).toBeGreaterThan(0);

@@ -74,6 +74,35 @@ describe('an informer relists as client-go does when it cannot watch on from its
   });
 });
 
+describe('an informer outlives a change handler that throws', () => {
+  it('reports the failure, naming the object, and keeps applying later events', async () => {
+    const kube = await FakeKubeApiServer.start();
+    const errors: string[] = [];
+    const seen: string[] = [];
+    const informer = new ResilientInformer<KubernetesObject>(kube.kubeConfig(), {
+      name: 'pods',
+      path: '/api/v1/pods',
+      list: () => listAll(kube.kubeConfig(), '/api/v1/pods'),
+      onChange: (kind, obj) => {
+        if (obj.metadata?.name === 'bad') throw new Error('handler bug');
+        seen.push(`${kind} ${obj.metadata?.name}`);
+      },
+      onError: (err) => errors.push((err as Error).message),
+    });
+    try {
+      await informer.start();
+      kube.create(pod('bad'));
+      kube.create(pod('good'));
+      await eventually(() => seen.includes('add good'), 'the event after the failing one');
+      expect(errors).toEqual(['pods: the change handler failed on the add of default/bad: handler bug']);
+      expect(names(informer)).toEqual(['bad', 'good']);
+    } finally {
+      informer.stop();
+      await kube.close();
+    }
+  });
+});
+
 describe('the watch timing is documented and within what the brief promises', () => {
   it('detects a stall sooner than client-node (30 s), and rotates streams faster than that', () => {
     expect(WATCH_STALL_MS).toBeLessThan(30_000);

@@ -109,6 +109,18 @@ describe('the live controller against a real SPIRE server', () => {
     const after = await w.entries();
     expect(after.map((e) => [e.id, e.revision_number])).toEqual(before.map((e) => [e.id, e.revision_number]));
     expect(stats('full')).toMatchObject({ entriesToSet: 2, entryFailures: 0, entriesWithoutFederation: 0 });
+
+    // After updates the controller wrote (and recorded at SPIRE's revisions), an idle resync writes nothing either.
+    editCsid('full', (s) => ({ ...s, hint: 'another hint', dnsNameTemplates: ['*.wild.example.com', '{{ .PodMeta.Name }}.example.com'] }));
+    await eventually(async () => (await declared()).filter((e) => e.hint === 'another hint').length === 2, 'the pod entries are updated', 30_000);
+    await live.idle();
+    const updated = await w.entries();
+    expect(byPath(updated, '/pod/web')?.dns_names).toEqual(['*.wild.example.com', 'web.example.com']);
+    for (let i = 0; i < 2; i++) {
+      live.resync();
+      await live.idle();
+    }
+    expect((await w.entries()).map((e) => [e.id, e.revision_number])).toEqual(updated.map((e) => [e.id, e.revision_number]));
   });
 
   it('reports a conflict with a foreign entry holding the same key, and leaves that entry alone', async () => {

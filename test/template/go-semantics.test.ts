@@ -258,7 +258,7 @@ describe('unknown struct fields are execution errors naming the field and the ty
   });
 });
 
-describe('if, with and not follow Go truth, not Handlebars truth', () => {
+describe('if, with and not follow Go truth, not JavaScript truth', () => {
   const cases: [string, string, Record<string, unknown>, string][] = [
     ['empty string', '.PodMeta.Name', { name: '' }, 'F'],
     ['non-empty string', '.PodMeta.Name', { name: 'x' }, 'T'],

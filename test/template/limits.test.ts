@@ -75,6 +75,19 @@ describe('a render that would loop or grow without end stops at its place', () =
     expect(() => t.render(data)).toThrow(/error calling printf|render output exceeds the limit/);
   });
 
+  it('a template that invokes itself without end', () => {
+    const t = compileTemplate('{{ define "r" }}{{ template "r" . }}{{ end }}{{ template "r" . }}');
+    let caught: unknown;
+    try {
+      t.render(data);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(TemplateExecError);
+    expect((caught as TemplateExecError).message).toBe('template: 1:19: executing at <{{template "r" .}}>: exceeded maximum template depth (1000; Go allows 100000)');
+    expect((caught as TemplateExecError).unsupported).toBe(true);
+  });
+
   it('ordinary ranges are untouched', () => {
     expect(compileTemplate('{{ range $k, $v := .PodMeta.Labels }}{{ $k }}={{ $v }};{{ end }}').render(data)).toBe('a=1;b=2;c=3;');
   });

@@ -206,7 +206,7 @@ describe('print, println, html, js, urlquery, slice and call behave as in Go', (
   });
 });
 
-describe('output is never HTML-escaped and Handlebars syntax in the text is inert', () => {
+describe('output is never HTML-escaped and mustache syntax in the text is inert', () => {
   it.each([
     ['{{ index .PodMeta.Annotations "quirky" }}', `a=b'c"<x>&`],
     ['{{ "a=b\'c`d" }}', "a=b'c`d"],

@@ -281,7 +281,7 @@ describe('a webhook port already in use is reported as a bind failure, and SPIRE
     // Ten certificate checks and the first bind retry (after 1 s) go by.
     await new Promise((r) => setTimeout(r, 2200));
     expect(mints(w)).toBe(1);
-    expect(lines.filter((l) => l.msg === 'webhook server cannot listen').map((l) => l.err)).toEqual([problem]);
+    expect(lines.filter((l) => l.msg === 'webhook server cannot listen').map((l) => l.err)).toEqual([expect.objectContaining({ type: 'Error', message: expect.stringContaining(problem) })]);
     expect(lines.filter((l) => l.msg === 'webhook certificate check failed')).toEqual([]);
     expect(w.webhook.ready()).toEqual({ ok: false, detail: problem });
 

@@ -7,7 +7,7 @@
  * Stored objects are never mutated; every write stores a fresh copy, so a
  * history event's `prev` and `object` stay what they were.
  */
-import { randomUUID } from 'node:crypto';
+import { v4 as uuidv4 } from 'uuid';
 import {
   alreadyExists,
   badRequest,
@@ -202,7 +202,7 @@ export class Store {
     r.defaults?.(obj);
     this.admitOnCreate(r, obj);
     this.validate(r, obj, name);
-    meta.uid = randomUUID();
+    meta.uid = uuidv4();
     meta.creationTimestamp = timestamp();
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;

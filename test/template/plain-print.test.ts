@@ -11,8 +11,8 @@ function outcome(source: string, data: TemplateData): string {
   }
 }
 
-// Each simple template beside one Go evaluates the same way but that the direct renderer does not take
-// (`print` of one string prints it as it is), so only the general renderer runs it.
+// Each simple template beside one Go evaluates the same way but that the executor's plain-string path
+// (exec.ts, plainPrint) does not take (`print` of one string prints it as it is), so only the general evaluation runs it.
 const PAIRS: [string, string][] = [
   ['spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}', 'spiffe://{{ print .TrustDomain }}/ns/{{ print .PodMeta.Namespace }}/sa/{{ print .PodSpec.ServiceAccountName }}'],
   ['{{ index .PodMeta.Labels "app.kubernetes.io/name" }}.{{ .PodMeta.Namespace }}.svc', '{{ print (index .PodMeta.Labels "app.kubernetes.io/name") }}.{{ print .PodMeta.Namespace }}.svc'],
@@ -20,6 +20,8 @@ const PAIRS: [string, string][] = [
   ['{{- .PodSpec.NodeName -}} / {{ .ClusterName }}', '{{- print .PodSpec.NodeName -}} / {{ print .ClusterName }}'],
   ['{{ .NodeMeta.Name }}', '{{ print .NodeMeta.Name }}'],
   ['{{ index .PodMeta.Annotations "quirky" }}', '{{ print (index .PodMeta.Annotations "quirky") }}'],
+  ['{{ with $ }}{{ .PodMeta.Namespace }}{{ end }}', '{{ with $ }}{{ print .PodMeta.Namespace }}{{ end }}'],
+  ['{{ with .PodMeta }}{{ .Namespace }}{{ end }}', '{{ with .PodMeta }}{{ print .Namespace }}{{ end }}'],
 ];
 
 const VARIANTS: [string, TemplateData][] = [
@@ -37,32 +39,26 @@ const VARIANTS: [string, TemplateData][] = [
   ['a label map inherited, not own', podData({ PodMeta: { ...POD_META, labels: Object.create({ 'app.kubernetes.io/name': 'inherited' }) as Record<string, string> } })],
 ];
 
-describe('simple templates render the same whether or not Handlebars runs them', () => {
-  it.each(PAIRS)('%s takes the direct path; its twin does not', (direct, general) => {
-    expect(compileTemplate(direct).isDirect).toBe(true);
-    expect(compileTemplate(general).isDirect).toBe(false);
-  });
-
+describe('simple templates render the same on the plain-string path as through the general evaluation', () => {
   for (const [label, data] of VARIANTS) {
-    it.each(PAIRS)(`${label}: %s`, (direct, general) => {
-      expect(outcome(direct, data)).toBe(outcome(general, data));
+    it.each(PAIRS)(`${label}: %s`, (plain, general) => {
+      expect(outcome(plain, data)).toBe(outcome(general, data));
     });
   }
 });
 
-describe('templates that need Go semantics beyond strings are not rendered directly', () => {
+describe('the plain-string path counts output against the render budget as the general evaluation does', () => {
+  // 300,000 characters: three prints stay under the 1 MiB budget, four do not; index's result counts once more.
+  const big = 'x'.repeat(300_000);
+  const data = podData({ PodMeta: { ...POD_META, name: big, annotations: { big } } });
   it.each([
-    '{{ .PodMeta.Labels }}',
-    '{{ .PodSpec.Priority }}',
-    '{{ .PodMeta.GetName }}',
-    '{{ .PodMeta.CreationTimestamp }}',
-    '{{ if .PodMeta.Name }}x{{ end }}',
-    '{{ printf "%s" .PodMeta.Name }}',
-    '{{ $n := .PodMeta.Name }}{{ $n }}',
-    '{{ .PodMeta.Labels.app }}',
-    '{{ index .PodSpec.Containers 0 }}',
-    '{{ .PodMeta.Name | print }}',
-  ])('%s', (source) => {
-    expect(compileTemplate(source).isDirect).toBe(false);
+    [3, '{{ .PodMeta.Name }}', '{{ $.PodMeta.Name }}', 'ok'],
+    [4, '{{ .PodMeta.Name }}', '{{ $.PodMeta.Name }}', 'error'],
+    [1, '{{ index .PodMeta.Annotations "big" }}', '{{ index $.PodMeta.Annotations "big" }}', 'ok'],
+    [2, '{{ index .PodMeta.Annotations "big" }}', '{{ index $.PodMeta.Annotations "big" }}', 'error'],
+  ])('%i × %s', (times, plain, general, result) => {
+    const got = outcome(plain.repeat(times), data);
+    expect(got.slice(0, result.length)).toBe(result);
+    expect(got).toBe(outcome(general.repeat(times), data));
   });
 });
