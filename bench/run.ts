@@ -7,6 +7,7 @@
  *   npm run bench -- --pods 10000 --runs 3
  *   npm run bench -- --peer PATH        # side by side with a spire-controller-manager binary (side-by-side.ts)
  *   npm run bench -- --pods 10000 --apiserver real   # a real kube-apiserver and etcd
+ *   npm run bench -- --pods 100000 --gc-interval 10  # full resyncs every 10 s while pod events are timed
  *
  * Processes: the SPIRE server (in memory) and the Kubernetes API server
  * (the in-process fake, or a real one) each run in a child, so this process's CPU and memory
@@ -19,7 +20,7 @@ import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -58,6 +59,8 @@ const apiserver = arg('apiserver') ?? 'fake';
 if (apiserver !== 'fake' && apiserver !== 'real') throw new Error(`--apiserver: "${apiserver}" is neither fake nor real`);
 const EVENTS = Number(arg('events') ?? 1_000);
 const RATE = 100;
+// `--gc-interval S`: the controller's gcInterval, so that full resyncs run while pod events are timed (default 1 h: none do).
+const GC_INTERVAL_SECONDS = Number(arg('gc-interval') ?? 3600);
 // BENCH_MEMORY_ONLY=1: no floors (memory figures, sooner; every time ratio reads "-").
 const memoryOnly = Boolean(process.env.BENCH_MEMORY_ONLY);
 
@@ -248,7 +251,7 @@ async function oneRun(pods: number): Promise<RunResult> {
     }
     debug('before controller start');
 
-    const config = { ...defaultConfig(), trustDomain: 'example.org', clusterName: 'bench', clusterDomain: 'cluster.local', spireServerSocketPath: b.socket, gcIntervalMs: 3_600_000, spireRpcTimeoutMs: 120_000 };
+    const config = { ...defaultConfig(), trustDomain: 'example.org', clusterName: 'bench', clusterDomain: 'cluster.local', spireServerSocketPath: b.socket, gcIntervalMs: GC_INTERVAL_SECONDS * 1000, spireRpcTimeoutMs: 120_000 };
     let rssPeak = 0;
     let heapPeak = 0;
     const sampler = setInterval(() => {
@@ -349,6 +352,23 @@ async function oneRun(pods: number): Promise<RunResult> {
     };
     passes.length = 0;
     timingEvents = true;
+    // How long the event loop was kept from a 1 ms timer while the events ran (wall time, which a loaded machine stretches),
+    // and the longest stretch between two turns in the main thread's own CPU time, which it does not.
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    let longestStretchMs = 0;
+    let lastTurn = process.threadCpuUsage();
+    // The longest garbage collection pause meanwhile: part of a stretch, and not the passes' own work.
+    let longestGcMs = 0;
+    const gcs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) longestGcMs = Math.max(longestGcMs, e.duration);
+    });
+    gcs.observe({ entryTypes: ['gc'] });
+    const turns = setInterval(() => {
+      const now = process.threadCpuUsage();
+      longestStretchMs = Math.max(longestStretchMs, (now.user - lastTurn.user + now.system - lastTurn.system) / 1000);
+      lastTurn = now;
+    }, 1);
     const cpu0 = process.cpuUsage();
     const created = await new Promise<{ uid: string; at: number }[]>((resolve) => {
       kube.once('message', (m: { pods: { uid: string; at: number }[] }) => resolve(m.pods));
@@ -362,6 +382,12 @@ async function oneRun(pods: number): Promise<RunResult> {
     }
     await live.idle();
     onAck();
+    loopDelay.disable();
+    clearInterval(turns);
+    gcs.disconnect();
+    console.error(
+      `  event phase (gcInterval ${GC_INTERVAL_SECONDS} s): event-loop delay max ${(loopDelay.max / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms; longest stretch between turns ${longestStretchMs.toFixed(1)} ms of main-thread CPU; longest GC pause ${longestGcMs.toFixed(1)} ms`,
+    );
     const cpu = process.cpuUsage(cpu0);
     debug('after events');
     const latencyMs = created.filter((c) => acked.has(c.uid)).map((c) => acked.get(c.uid)! - c.at);

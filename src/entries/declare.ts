@@ -4,6 +4,7 @@ export { type ClusterSnapshot, isOurClass } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
 import { indexServices, type ServiceIndex, serviceDnsNames } from './endpoints.js';
 import { type CacheSlot, RenderCache } from './render-cache.js';
+import { finish, sliceCounter, type Steps } from './slices.js';
 
 export { RenderCache } from './render-cache.js';
 import {
@@ -124,6 +125,12 @@ function podSkip(pod: Pod): PodSkip | undefined {
  * without caches gives.
  */
 export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSettings): DeclaredState {
+  return finish(declareEntriesInSteps(snapshot, settings));
+}
+
+/** declareEntries as Steps: the same declaration, yielding between pods (entries/slices.ts). */
+export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: SelectionSettings): Steps<DeclaredState> {
+  const due = sliceCounter();
   const state: DeclaredState = {
     entries: [],
     renderFailures: [],
@@ -161,6 +168,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
     const list = podsByNamespace.get(ns);
     if (list) list.push(pod);
     else podsByNamespace.set(ns, [pod]);
+    if (due()) yield;
   }
   const known = new Map(snapshot.namespaces.map((n) => [n.metadata.name, n]));
   for (const [ns, pods] of podsByNamespace) {
@@ -199,6 +207,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
       }
       for (const pod of podsByNamespace.get(ns.metadata.name) ?? []) {
         const uid = pod.metadata.uid;
+        if (due()) yield;
         const v = podVerdict(rule, pod, ns.metadata.name, coveredByNonFallback.has(uid), ctx);
         if (v.outcome === 'not-selected') {
           seen?.pod?.(owner, pod, v);
@@ -396,6 +405,15 @@ export interface PodDeclaration {
   /** Pods whose entries could not all be computed: their current entries stay. */
   unknownPods: Set<string>;
   renderFailures: RenderFailure[];
+}
+
+/** What a pod's entries depend on besides the pod, looked up for the few pods of a pod pass. */
+export interface PodLookup {
+  clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
+  namespace: (name: string) => Namespace | undefined;
+  node: (name: string) => Node | undefined;
+  /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
+  services: () => ServiceIndex;
 }
 
 /**

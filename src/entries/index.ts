@@ -27,3 +27,4 @@ export * from './problems.js';
 export { IGNORED_IDS_WARNING, probeSpireServer, SPIRE_CUSTOM_ENTRY_IDS, SpireServerProbe, type ServerTraits } from './unsupported.js';
 export { CurrentState } from './current-state.js';
 export { newEntryId } from './ids.js';
+export { finish, finishInSlices, type Steps } from './slices.js';

@@ -1,6 +1,7 @@
 /** Declared entries grouped by their key, and which declaration of each key wins (the rest are masked). */
 import { comparePreference } from '../api/index.js';
 import type { DeclaredEntry } from './model.js';
+import { finish, sliceCounter, type Steps } from './slices.js';
 
 export interface KeyState {
   key: string;
@@ -13,6 +14,12 @@ const NONE: readonly DeclaredEntry[] = Object.freeze([]);
 
 /** Groups declared entries by key and picks each key's preferred declaration. */
 export function groupDeclared(declared: readonly DeclaredEntry[]): Map<string, KeyState> {
+  return finish(groupDeclaredInSteps(declared));
+}
+
+/** groupDeclared as Steps: the same grouping, yielding between entries (entries/slices.ts). */
+export function* groupDeclaredInSteps(declared: readonly DeclaredEntry[]): Steps<Map<string, KeyState>> {
+  const due = sliceCounter();
   const out = new Map<string, KeyState>();
   const contested: KeyState[] = [];
   for (const d of declared) {
@@ -22,6 +29,7 @@ export function groupDeclared(declared: readonly DeclaredEntry[]): Map<string, K
       at.masked = [d];
       contested.push(at);
     } else (at.masked as DeclaredEntry[]).push(d);
+    if (due()) yield;
   }
   // In declaration order before sorting (a stable sort), so equal preferences keep the first declared.
   for (const at of contested) {

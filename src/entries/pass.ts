@@ -3,12 +3,13 @@ import type { Pod } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
 import { type ApplyResult, applyPlan, type WriteProgress } from './apply.js';
 import type { OptionalField } from './compare.js';
-import { type ClusterSnapshot, declareEntries, type DeclaredState, declarePods, type PodDeclaration, type PodLookup, type SelectionSettings } from './declare.js';
+import { type ClusterSnapshot, declareEntriesInSteps, type DeclaredState, declarePods, type PodDeclaration, type PodLookup, type SelectionSettings } from './declare.js';
 import type { CurrentState } from './current-state.js';
 import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
 import type { ClaimedIds } from './claims.js';
-import { createsOnly, type Plan, planEntries, type PlanInput } from './plan.js';
+import { createsOnly, type Plan, planEntries, planEntriesInSteps, type PlanInput } from './plan.js';
+import { finish, finishInSlices, type Steps } from './slices.js';
 import { computeStatus, type StatusReport } from './status.js';
 import { type MigrationNotes, migrationNotes } from './migration.js';
 
@@ -50,6 +51,8 @@ function ownershipOf(opts: Pick<EntryPassOptions, 'ownership' | 'claims'>): Owne
 function omitMissingFederation(declared: DeclaredEntry[], bundles: ReadonlySet<string>): DeclaredState['federationOmissions'] {
   const omissions: DeclaredState['federationOmissions'] = [];
   for (const d of declared) {
+    // Most entries federate with nothing: no array is built for them.
+    if (d.spec.federatesWith.length === 0) continue;
     const missing = d.spec.federatesWith.filter((td) => !bundles.has(td));
     if (missing.length === 0) continue;
     d.spec = { ...d.spec, federatesWith: d.spec.federatesWith.filter((td) => bundles.has(td)) };
@@ -60,13 +63,6 @@ function omitMissingFederation(declared: DeclaredEntry[], bundles: ReadonlySet<s
 
 async function federatedBundles(spire: SpireClient, trustDomain: string, known?: ReadonlySet<string>): Promise<Set<string>> {
   return new Set([trustDomain, ...(known ?? (await spire.listFederatedBundles()).map((b) => b.trust_domain))]);
-}
-
-function timed<T>(phase: PassPhase, opts: Pick<EntryPassOptions, 'onPhase'>, fn: () => T): T {
-  const started = performance.now();
-  const out = fn();
-  opts.onPhase?.(phase, (performance.now() - started) / 1000);
-  return out;
 }
 
 export interface EntryPassResult {
@@ -146,10 +142,25 @@ function declareAndPlan(
   opts: EntryPassOptions,
   bundles: ReadonlySet<string> | undefined,
 ): Pick<EntryPassResult, 'declared' | 'plan' | 'migration'> {
-  const declared = timed('render', opts, () => declareEntries(snapshot, opts.settings));
+  return finish(declareAndPlanInSteps(snapshot, current, opts, bundles));
+}
+
+/** declareAndPlan as Steps (entries/slices.ts); the phases are timed from start to end, the turns of the event loop between slices included. */
+function* declareAndPlanInSteps(
+  snapshot: ClusterSnapshot,
+  current: readonly CurrentEntry[],
+  opts: EntryPassOptions,
+  bundles: ReadonlySet<string> | undefined,
+): Steps<Pick<EntryPassResult, 'declared' | 'plan' | 'migration'>> {
+  let started = performance.now();
+  const declared = yield* declareEntriesInSteps(snapshot, opts.settings);
   if (bundles && opts.federatesWithMissingBundle !== 'fail') declared.federationOmissions.push(...omitMissingFederation(declared.entries, bundles));
+  opts.onPhase?.('render', (performance.now() - started) / 1000);
+  yield;
+  started = performance.now();
   const input = planInput(declared, current, opts);
-  const plan = timed('plan', opts, () => planEntries(input));
+  const plan = yield* planEntriesInSteps(input);
+  opts.onPhase?.('plan', (performance.now() - started) / 1000);
   return { declared, plan, migration: opts.explainMigration ? migrationNotes(input, plan) : undefined };
 }
 
@@ -162,8 +173,18 @@ export interface FullPassOptions {
   snapshotVersion?: string;
   /** The memo of an earlier pass, reused if nothing it depends on has changed. */
   last?: PassMemo;
-  /** Told the plan before it is applied (live mode lets pod passes go on meanwhile, for other pods). */
-  onPlanned?: (plan: Plan) => void;
+  /**
+   * Given the plan before it is applied; what it returns is applied instead
+   * (live mode takes out what pod passes wrote while it planned, and lets them
+   * go on for other pods meanwhile).
+   */
+  beforeApply?: (plan: Plan) => Plan;
+  /**
+   * Render and plan in stretches of about this many milliseconds, the event
+   * loop turning between them (live mode: pod passes and watch events go on
+   * meanwhile). Without it, both run in one synchronous step.
+   */
+  sliceMs?: number;
   /**
    * The caller has just brought `state` up to date (live mode lists before
    * it snapshots the cluster): list again only if it has become uncertain,
@@ -185,6 +206,8 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
   if (opts.state && !stale) current = opts.state.values();
   else if (opts.state) current = await opts.state.replaceFromPages(spire.entryPages());
   else current = (await spire.listEntries()).map(fromSpire);
+  // The version of the entries planned against, read with them: pod passes may write while this pass plans.
+  const stateVersion = opts.state?.version;
   const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain, opts.federatedBundles);
   opts.onPhase?.('list', (performance.now() - started) / 1000);
   if (opts.dryRun) return planPass(snapshot, current, opts, bundles);
@@ -192,7 +215,7 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
     opts.state && opts.snapshotVersion !== undefined
       ? [
           opts.snapshotVersion,
-          opts.state.version,
+          stateVersion,
           [...(bundles ?? [])].sort().join(','),
           [...(opts.unsupportedFields ?? [])].sort().join(','),
           opts.suppressDeletes ?? '',
@@ -200,15 +223,17 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
         ].join('\u0000')
       : undefined;
   if (inputs !== undefined && opts.last?.inputs === inputs) return { ...opts.last.result, applied: NOTHING_APPLIED(), reused: true, memo: opts.last };
-  const planned = declareAndPlan(snapshot, current, opts, bundles);
-  opts.onPlanned?.(planned.plan);
+  const steps = declareAndPlanInSteps(snapshot, current, opts, bundles);
+  const decided = opts.sliceMs === undefined ? finish(steps) : await finishInSlices(steps, opts.sliceMs);
+  const planned = opts.beforeApply ? { ...decided, plan: opts.beforeApply(decided.plan) } : decided;
   started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal, opts.onWritten);
   opts.state?.record(planned.plan, applied);
   opts.claims?.record(planned.plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
   const result: EntryPassResult = { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
-  const { creates, updates, deletes } = planned.plan;
+  // From the plan as decided: one that beforeApply cut down to nothing still had work to do.
+  const { creates, updates, deletes } = decided.plan;
   if (inputs !== undefined && creates.length + updates.length + deletes.length === 0 && applied.failures.length === 0) {
     // What reporting reads (status, failures, conflicts, omissions), not the per-entry declaration and key table, which grow with the pods.
     result.memo = { inputs, result: { ...result, declared: { ...planned.declared, entries: [] }, plan: { ...planned.plan, keys: new Map() } } };

@@ -1,8 +1,9 @@
 import { changedFields, type ComparedField, type OptionalField } from './compare.js';
 import { type CurrentEntry, type DeclaredEntry, type EntrySpec, isJoinTokenEntry, type Owner } from './model.js';
 import { classifyEntry, matchesCleanup, otherClusterOf, type Ownership, type Policy } from './ownership.js';
-import { groupDeclared, type KeyState } from './keys.js';
+import { groupDeclaredInSteps, type KeyState } from './keys.js';
 import { newEntryId } from './ids.js';
+import { finish, sliceCounter, type Steps } from './slices.js';
 
 export interface PlannedCreate {
   id: string;
@@ -138,9 +139,15 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
  * replacement failed ('replacement-failed') and counts NOT_FOUND as deleted.
  */
 export function planEntries(input: PlanInput): Plan {
+  return finish(planEntriesInSteps(input));
+}
+
+/** planEntries as Steps: the same plan, yielding between entries (entries/slices.ts). */
+export function* planEntriesInSteps(input: PlanInput): Steps<Plan> {
   const { ownership, policy } = input;
+  const due = sliceCounter();
   const newId = input.newId ?? (() => newEntryId(ownership.entryIDPrefix));
-  const keys = groupDeclared(input.declared);
+  const keys = yield* groupDeclaredInSteps(input.declared);
   const managed = new Map<string, CurrentEntry[]>();
   const foreign = new Map<string, CurrentEntry[]>();
   const plan: Plan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys, adopted: [], outsideScope: 0 };
@@ -160,6 +167,7 @@ export function planEntries(input: PlanInput): Plan {
       plan.outsideScope++;
     } else if (cls === 'adoptable') push(adoptable, cur.key, cur);
     else cleanUp(cur);
+    if (due()) yield;
   }
 
   for (const [key, state] of keys) {
@@ -182,6 +190,7 @@ export function planEntries(input: PlanInput): Plan {
         const replaced = cleanup.get(key)?.map((c) => c.id);
         plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid), replaces: replaced });
       }
+      if (due()) yield;
       continue;
     }
     const changed = changedFields(keep.spec, winner.spec, input.unsupportedFields);
@@ -189,9 +198,11 @@ export function planEntries(input: PlanInput): Plan {
       plan.updates.push({ id: keep.id, key, spec: winner.spec, current: keep.spec, changed, owner: winner.owner, ...pod(winner.podUid) });
     }
     for (let i = 1; i < currents.length; i++) candidates.push(deletion(currents[i]!, 'duplicate'));
+    if (due()) yield;
   }
   for (const [key, currents] of managed) {
     if (!keys.has(key)) for (const cur of currents) candidates.push(deletion(cur, 'undeclared'));
+    if (due()) yield;
   }
   // Not adopted: left alone, unless the cleanup prefix names them.
   for (const currents of adoptable.values()) for (const cur of currents) if (matchesCleanup(cur.id, ownership)) cleanUp(cur);
@@ -200,6 +211,7 @@ export function planEntries(input: PlanInput): Plan {
     const reason = keepReason(d, input);
     if (reason) plan.kept.push({ id: d.id, ...reason, ...pod(d.podUid) });
     else plan.deletes.push(d);
+    if (due()) yield;
   }
 
   if (policy !== 'sync') {
@@ -224,6 +236,16 @@ export function planEntries(input: PlanInput): Plan {
  */
 export function createsOnly(plan: Plan): Plan {
   return { ...plan, creates: plan.creates.filter((c) => !c.replaces), updates: [], deletes: [], kept: [], adopted: [] };
+}
+
+/**
+ * The plan less the creates, updates and deletes `drop` picks (a create that
+ * replaces cleanup entries goes with them: they share its key). What it
+ * decided about the rest, conflicts and keeps included, stands.
+ */
+export function withoutWrites(plan: Plan, drop: (w: { podUid?: string; key: string }) => boolean): Plan {
+  const keep = <W extends { podUid?: string; key: string }>(ws: W[]) => ws.filter((w) => !drop(w));
+  return { ...plan, creates: keep(plan.creates), updates: keep(plan.updates), deletes: keep(plan.deletes) };
 }
 
 function pod(podUid: string | undefined): { podUid?: string } {

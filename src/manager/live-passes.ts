@@ -7,12 +7,14 @@ import {
   entryPassProblems,
   indexServices,
   type EntryPassOptions,
-  type EntryPassResult,
   type PassMemo,
   type PassProblem,
   type Plan,
   type ServiceIndex,
   type CreateOnly,
+  type EntryPassResult,
+  type PodLookup,
+  type PodPassResult,
   logProblems,
   runPodPass,
 } from '../entries/index.js';
@@ -28,16 +30,19 @@ import { passCounts } from './metrics.js';
 import { ProblemReports } from './problem-reports.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
-import type { Reconciler } from './reconcile.js';
-import type { CoalescingTrigger } from './trigger.js';
+import type { EntryPassExtras, Reconciler, Snapshot } from './reconcile.js';
+import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
-/** The pods a plan writes entries for. */
-function podsWrittenBy(plan: Plan): Set<string> {
-  const pods = new Set<string>();
-  for (const w of [...plan.creates, ...plan.updates, ...plan.deletes]) if (w.podUid !== undefined) pods.add(w.podUid);
-  return pods;
-}
+/**
+ * How long a full pass renders or plans before the event loop turns: pod
+ * events wait at most about this long for a full pass (the event latency's
+ * target is a p99 under 25 ms).
+ */
+const FULL_PASS_SLICE_MS = 5;
+
+/** The keys a plan writes. */
+const writtenKeys = (plan: Plan): string[] => [...plan.creates, ...plan.updates, ...plan.deletes].map((w) => w.key);
 
 /** A pass with a failure SPIRE may not repeat (spire/errors.ts:rpcOutcome) is retried with backoff. */
 const transientFailure = (a: { failures: readonly { codeName: string }[] }) => a.failures.some((f) => rpcOutcome(f.codeName) === 'transient');
@@ -80,6 +85,13 @@ export interface LivePassesOptions {
   onPass?: (result: Pick<EntryPassResult, 'plan' | 'applied'>, seconds: number) => void;
 }
 
+/** What one full pass measures and takes as it goes: the time spent listing SPIRE, and the queued changes it drains. */
+interface FullPassTally {
+  listSeconds: number;
+  /** controller-runtime's queue items this pass takes: those waiting at its start, and those its snapshot holds. */
+  work: ({ done(ok: boolean): void } | undefined)[];
+}
+
 /**
  * What each route of the PassScheduler does: a first-list batch, a pod pass,
  * a full pass, and the two lane loops that ask the scheduler which runs next.
@@ -89,8 +101,14 @@ export interface LivePassesOptions {
 export class LivePasses {
   /** Passes completed, for tests and metrics. */
   passes = 0;
-  private fullLane!: CoalescingTrigger;
-  private podLane!: CoalescingTrigger;
+  private readonly log: Logger;
+  private readonly metrics: ControllerMetrics | undefined;
+  private readonly cache: ClusterCache;
+  private readonly state: CurrentState;
+  private readonly scheduler: PassScheduler;
+  private readonly reconciler: Reconciler;
+  private readonly fullLane = new CoalescingTrigger(() => this.fullLaneWork());
+  private readonly podLane = new CoalescingTrigger(() => this.podLaneWork());
   // Changes seen since the last pass started: the queue a pass will drain.
   private queued = 0;
   // Counts every change to the caches: equal counts mean equal snapshots (for PassMemo).
@@ -109,18 +127,13 @@ export class LivePasses {
   private readonly reported: ProblemReports;
 
   constructor(private readonly o: LivePassesOptions) {
+    ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler, reconciler: this.reconciler } = o);
     this.reported = new ProblemReports(o.events.intervalMs);
-  }
-
-  /** The lanes this runs in (created by the wiring, which owns their start and stop). */
-  attach(fullLane: CoalescingTrigger, podLane: CoalescingTrigger): void {
-    this.fullLane = fullLane;
-    this.podLane = podLane;
   }
 
   /** Asks for a full pass now (gcInterval, a retry, the follow-up after pod passes). */
   requestFull(): void {
-    this.o.scheduler.requestFull();
+    this.scheduler.requestFull();
     this.fullLane.trigger();
   }
 
@@ -130,62 +143,71 @@ export class LivePasses {
     this.podLane.trigger();
   }
 
-  /** Wakes the full lane without asking for a full pass (first-list pods, SPIRE ready). */
+  /** Wakes the full lane without asking for a full pass (start, first-list pods, SPIRE ready). */
   wakeFull(): void {
     this.fullLane.trigger();
   }
 
-  /** Timers cleared at shutdown. */
-  cancelTimers(): void {
+  /** Resolves when neither lane has a pass running or pending (each may wake the other). */
+  async idle(): Promise<void> {
+    while (this.fullLane.busy || this.podLane.busy) {
+      await this.fullLane.idle();
+      await this.podLane.idle();
+    }
+  }
+
+  /** Shutdown: no pass starts any more; resolves when those in flight are done. Timers are cleared. */
+  async stop(): Promise<void> {
     this.retry.cancel();
     this.followUp.cancel();
+    await Promise.all([this.fullLane.stop(), this.podLane.stop()]);
   }
 
   /** A cached object changed, or an informer relisted (change undefined): ClusterCache's onChange. */
   onChange(resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject; listed?: boolean }): void {
-    const { config, metrics } = this.o;
-    if (!changeMatters(config, resource)) return;
+    if (!changeMatters(this.o.config, resource)) return;
     this.cacheVersion++;
     this.queued++;
-    metrics?.setQueueDepth(this.queued);
+    this.metrics?.setQueueDepth(this.queued);
     // A standby runs no controllers (controller-runtime starts them with the lease), so its queues stay empty.
-    const term = this.o.term();
-    const leading = term !== undefined && !term.aborted;
-    if (change && leading) metrics?.upstream.add(CONTROLLER_OF_RESOURCE[resource] ?? resource);
+    const leading = this.leading();
+    if (change && leading) this.metrics?.upstream.add(CONTROLLER_OF_RESOURCE[resource] ?? resource);
     const m = change?.obj.metadata;
     if (resource === 'endpointslices' || resource === 'endpoints') this.services = undefined;
     if (resource === 'pods' && change && m?.uid && m.name) {
       const at: PodRef = change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name };
-      if (this.o.scheduler.podChanged(m.uid, at, { listed: change.listed === true, leading }) === 'pod') this.podLane.trigger();
+      if (this.scheduler.podChanged(m.uid, at, { listed: change.listed === true, leading }) === 'pod') this.podLane.trigger();
       else this.fullLane.trigger();
       return;
     }
-    this.o.scheduler.changed();
+    this.scheduler.changed();
     this.fullLane.trigger();
   }
 
   /** A page of the first pod list. */
   onFirstPodPage(pods: readonly Pod[]): void {
     this.o.progress.podsListed(pods.length);
-    this.o.scheduler.firstListPage(pods);
+    this.scheduler.firstListPage(pods);
     this.fullLane.trigger();
+  }
+
+  private leading(): boolean {
+    const term = this.o.term();
+    return term !== undefined && !term.aborted;
   }
 
   /** What the scheduler routes on, read when it decides. */
   private conditions(): Conditions {
-    const { cache, config, state } = this.o;
-    const probe = this.o.reconciler.probe;
-    const term = this.o.term;
-    const spireReady = this.o.spireReady;
+    const { cache, state, reconciler, o } = this;
+    const leading = () => this.leading();
     return {
       get leading() {
-        const t = term();
-        return t !== undefined && !t.aborted;
+        return leading();
       },
       get spireReady() {
-        return spireReady();
+        return o.spireReady();
       },
-      podEntries: podEntriesOn(config),
+      podEntries: podEntriesOn(o.config),
       get unsynced() {
         return cache.unsynced();
       },
@@ -193,7 +215,7 @@ export class LivePasses {
         return state.isCertain();
       },
       get probed() {
-        return probe.fields !== undefined;
+        return reconciler.probe.fields !== undefined;
       },
       get podsCoverTemplates() {
         return cache.podsCoverTemplates();
@@ -207,10 +229,16 @@ export class LivePasses {
 
   // Nothing was applied past a failure; try again soon, from a fresh list.
   private passFailed(err: unknown, log: Logger): void {
-    this.o.state.invalidate();
-    log.error(`reconcile pass failed: ${(err as Error).message}`);
-    this.o.metrics?.passFailed();
+    this.state.invalidate();
+    log.error({ err }, 'reconcile pass failed');
+    this.metrics?.passFailed();
     this.retryLater();
+  }
+
+  /** The queue is drained: the changes so far are this pass's. */
+  private drainQueue(): void {
+    this.queued = 0;
+    this.metrics?.setQueueDepth(0);
   }
 
   /**
@@ -225,21 +253,24 @@ export class LivePasses {
   }
 
   /** The full lane: first-list batches while the pods are listed, then a full pass when one is due. */
-  async fullLaneWork(): Promise<void> {
+  private async fullLaneWork(): Promise<void> {
     // Shutting down: the pass in flight finishes, and none starts.
     if (this.o.signal.aborted) return;
-    let route = this.o.scheduler.next(this.conditions());
+    const { scheduler } = this;
+    let route = scheduler.next(this.conditions());
     // Pods listed and not yet written go first, also once the list is complete: the full pass
     // that follows renders and plans every pod, and their entries need not wait for that.
-    while (route.route === 'first-list') route = this.o.scheduler.next(this.conditions(), !(await this.firstListBatch(route.pods)));
+    while (route.route === 'first-list') route = scheduler.next(this.conditions(), !(await this.firstListBatch(route.pods)));
     if (route.route === 'wait' && route.why === 'caches not synced') return;
     if (!this.podsSyncedSaid) {
       this.podsSyncedSaid = true;
       this.o.progress.podsSynced();
     }
     // Also pods changed while the caches were syncing: the pod lane waited for them.
-    if (route.route === 'pod-lane' || this.o.scheduler.dirtyCount > 0) this.podLane.trigger();
-    if (route.route === 'full') await this.fullPass(this.o.term()!);
+    if (route.route === 'pod-lane' || scheduler.dirtyCount > 0) this.podLane.trigger();
+    const term = this.o.term();
+    // The scheduler routes to a full pass only while this replica leads, so a term is in progress.
+    if (route.route === 'full' && term) await this.fullPass(term);
   }
 
   /**
@@ -249,39 +280,41 @@ export class LivePasses {
    * their own lane:
    * - while it lists, freely: the state records their writes and replays them
    *   onto the list when it completes (CurrentState);
-   * - while it takes its snapshot and plans, not at all (it waits for the pod
-   *   pass in flight, then plans in one synchronous step): the snapshot then
-   *   holds every pod a pod pass has written for, and the state every write;
+   * - while it renders and plans (in slices, the event loop turning between
+   *   them), freely: it then writes nothing for the pods they took or the
+   *   keys they wrote since its snapshot (PassScheduler.planned);
    * - while it writes, for every pod its plan does not touch; the others wait
    *   until it is done.
    * Before the term's first snapshot, and while the state is uncertain, pod
    * passes only create (PassScheduler's `create-only` route): they run from
    * the start of a term, before the first list of SPIRE's entries completes.
    */
-  async podLaneWork(): Promise<void> {
-    const { scheduler, metrics } = this.o;
+  private async podLaneWork(): Promise<void> {
+    const { scheduler, metrics } = this;
     while (scheduler.dirtyCount > 0 && !this.o.signal.aborted) {
-      const signal = this.o.term();
+      const term = this.o.term();
+      // Not leading: nextPod would wait too.
+      if (!term) return;
       const route = scheduler.nextPod(this.conditions());
       if (route.route === 'wait') return;
       if (route.route === 'full') return this.requestFull();
-      const log = passLog(this.o.log);
-      const before = scheduler.dirtyCount + (route.route === 'held' ? 0 : route.take.length);
-      const started = Date.now();
-      this.queued = 0;
-      metrics?.setQueueDepth(0);
+      // Held: only pods the full pass is writing for are left; it takes them up when it is done.
+      if (route.route === 'held') return;
+      const log = passLog(this.log);
+      this.drainQueue();
       const work = metrics?.upstream.take();
+      let wrote: Plan | undefined;
       try {
-        if (route.route !== 'held' && (await this.podPass(route, signal!, started, log))) this.passes++;
+        wrote = await this.podPass(route, term, log);
         work?.done(true);
       } catch (err) {
-        this.passes++;
         work?.done(false);
         this.passFailed(err, log);
         return;
+      } finally {
+        scheduler.podPassDone(wrote ? writtenKeys(wrote) : []);
+        this.passes++;
       }
-      // Only pods the full pass is writing for are left: it takes them up when it is done.
-      if (scheduler.dirtyCount >= before) return;
     }
   }
 
@@ -289,36 +322,30 @@ export class LivePasses {
    * The engine's pod pass (entries/pass.ts:runPodPass) over these pods, against the in-memory SPIRE
    * state, with the cache's lookups: what both pod routes (podPass, firstListBatch) write with.
    */
-  private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, started: number, log: Logger, createOnly?: CreateOnly) {
-    const { cache, metrics, progress } = this.o;
+  private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, log: Logger, createOnly?: CreateOnly): Promise<PodPassResult> {
+    const { cache, reconciler } = this;
+    const started = Date.now();
     // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
-    const r = await runPodPass(
-      {
-        pods,
-        goneUids,
-        lookup: {
-          clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
-          namespace: (name) => cache.get<Namespace>('namespaces', name),
-          node: (name) => cache.get<Node>('nodes', name),
-          // Built once per change of the endpoints, not once per pod event.
-          services: () => (this.services ??= indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints'))),
-        },
-      },
-      this.o.spire,
-      {
-        ...this.o.pass,
-        ownership: this.o.reconciler.ownership(),
-        signal,
-        state: this.o.state,
-        ...(this.o.reconciler.probe.fields ? { unsupportedFields: this.o.reconciler.probe.fields } : {}),
-        ...(createOnly ? { createOnly } : {}),
-        onWritten: (done, total) => progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
-      },
-    );
-    this.o.reconciler.probe.noticeAssignedIds(r.applied, (m) => log.warn(m));
+    const lookup: PodLookup = {
+      clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
+      namespace: (name) => cache.get<Namespace>('namespaces', name),
+      node: (name) => cache.get<Node>('nodes', name),
+      // Built once per change of the endpoints, not once per pod event.
+      services: () => (this.services ??= indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints'))),
+    };
+    const r = await runPodPass({ pods, goneUids, lookup }, this.o.spire, {
+      ...this.o.pass,
+      ownership: reconciler.ownership(),
+      signal,
+      state: this.state,
+      ...(reconciler.probe.fields ? { unsupportedFields: reconciler.probe.fields } : {}),
+      ...(createOnly ? { createOnly } : {}),
+      onWritten: (done, total) => this.o.progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
+    });
+    reconciler.probe.noticeAssignedIds(r.applied, (m) => log.warn(m));
     this.o.onPass?.(r, (Date.now() - started) / 1000);
     const a = r.applied;
-    metrics?.observeWrites({ created: a.created, updated: a.updated, deleted: a.deleted, failed: a.failures.length });
+    this.metrics?.observeWrites({ created: a.created, updated: a.updated, deleted: a.deleted, failed: a.failures.length });
     return r;
   }
 
@@ -331,25 +358,25 @@ export class LivePasses {
    * against the state once the probe has said which entries are ours, and
    * against none before; the full pass it leaves the rest to is due already
    * before the term's first snapshot, and asked for when the state is
-   * uncertain.
+   * uncertain. Returns the plan it wrote.
    */
-  private async podPass(route: Extract<PodLaneRoute, { take: unknown }>, signal: AbortSignal, started: number, log: Logger): Promise<boolean> {
+  private async podPass(route: Extract<PodLaneRoute, { take: unknown }>, signal: AbortSignal, log: Logger): Promise<Plan> {
     const createOnly = route.route === 'create-only';
     const pods: Pod[] = [];
     const goneUids: string[] = [];
     for (const [uid, at] of route.take) {
-      const pod = at ? this.o.cache.get<Pod>('pods', at.name, at.namespace) : undefined;
+      const pod = at ? this.cache.get<Pod>('pods', at.name, at.namespace) : undefined;
       if (pod && pod.metadata.uid === uid) pods.push(pod);
       else goneUids.push(uid);
     }
-    const against = this.o.reconciler.probe.fields ? 'against-state' : 'against-nothing';
-    const r = await this.writePodEntries(pods, createOnly ? [] : goneUids, signal, started, log, createOnly ? against : undefined);
+    const against = this.reconciler.probe.fields ? 'against-state' : 'against-nothing';
+    const r = await this.writePodEntries(pods, createOnly ? [] : goneUids, signal, log, createOnly ? against : undefined);
     if (createOnly) log.debug({ pods: pods.length, created: r.applied.created, alreadyRegistered: r.alreadyRegistered, why: route.why, against }, 'created entries for changed pods');
     this.report('entries', entryPassProblems(r), false, log);
     if (transientFailure(r.applied)) this.retryLater();
     if (!createOnly) this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
     else if (route.why === 'state uncertain') this.requestFull();
-    return true;
+    return r.plan;
   }
 
   /**
@@ -363,20 +390,21 @@ export class LivePasses {
    * that deletes. False when the batch did not complete.
    */
   private async firstListBatch(pods: Pod[]): Promise<boolean> {
-    const { state } = this.o;
-    const log = passLog(this.o.log);
-    const signal = this.o.term()!;
-    const started = Date.now();
+    const { state, reconciler } = this;
+    const log = passLog(this.log);
+    const signal = this.o.term();
     try {
-      await this.o.reconciler.probeServer(log);
-      if (this.o.reconciler.probe.fields === undefined) return false;
+      // The scheduler hands out first-list batches only while this replica leads.
+      if (!signal) return false;
+      await reconciler.probeServer(log);
+      if (reconciler.probe.fields === undefined) return false;
       if (state.needsList()) await state.replaceFromPages(this.o.spire.entryPages());
       // Pods listed before a ClusterSPIFFEID came to read more of them: the wider list brings them again.
-      if (!this.o.cache.podsCoverTemplates()) {
-        this.o.scheduler.dropFirstList();
+      if (!this.cache.podsCoverTemplates()) {
+        this.scheduler.dropFirstList();
         return false;
       }
-      const r = await this.writePodEntries(pods, [], signal, started, log);
+      const r = await this.writePodEntries(pods, [], signal, log);
       this.o.progress.writtenWhileListing(r.applied.created + r.applied.updated);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
       if (transientFailure(r.applied)) {
@@ -387,94 +415,106 @@ export class LivePasses {
     } catch (err) {
       // The full pass after the sync starts over from a fresh list; nothing here is lost.
       state.invalidate();
-      log.debug(`writing entries for the pods listed so far failed: ${(err as Error).message}`);
+      log.debug({ err }, 'writing entries for the pods listed so far failed');
       return false;
     } finally {
       this.passes++;
     }
   }
 
-  /** The reconcile of every mode (probe, federation, entries), with pod passes going on beside it. */
+  /** The reconcile of every mode (probe, federation, entries), with pod passes going on beside it: list, snapshot, reconcile, report. */
   private async fullPass(signal: AbortSignal): Promise<void> {
-    const { config, cache, state, scheduler, metrics } = this.o;
-    const log = passLog(this.o.log);
+    const log = passLog(this.log);
     const started = Date.now();
-    let listSeconds = 0;
-    // The changes this pass takes, for controller-runtime's queue metrics: those waiting now, and
-    // those that come while it lists (its snapshot holds them too).
-    const work = [metrics?.upstream.take()];
+    const tally: FullPassTally = { listSeconds: 0, work: [this.metrics?.upstream.take()] };
     let ok = true;
     try {
-      const { entries: result } = await this.o.reconciler.once({
-        federation: cache.federatedTrustDomains(),
+      const { entries } = await this.reconciler.once({
+        federation: this.cache.federatedTrustDomains(),
         signal,
         log,
         onFederation: (fed) => {
           this.o.statuses.federation(fed.status);
           this.report('federation', federationPassProblems(fed), true, log);
         },
-        snapshot: async () => {
-          if (entriesOff(config)) return undefined;
-          // Not while the pods are listed again with a field a ClusterSPIFFEID has come to read: a pass follows that list.
-          if (!cache.podsCoverTemplates()) {
-            scheduler.requestFull();
-            return undefined;
-          }
-          // The slow part first, with pod passes going on beside it.
-          if (state.needsList()) {
-            const listing = performance.now();
-            await state.replaceFromPages(this.o.spire.entryPages());
-            listSeconds += (performance.now() - listing) / 1000;
-          }
-          // Then the snapshot and the plan, with no pod pass in flight.
-          scheduler.planningStarted();
-          await this.podLane.idle();
-          // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
-          const version = this.cacheVersion;
-          const snapshot = cache.snapshot();
-          scheduler.snapshotted();
-          work.push(metrics?.upstream.take());
-          this.queued = 0;
-          metrics?.setQueueDepth(0);
-          return { objects: switchedSnapshot(config, snapshot), version: String(version) };
-        },
-        entries: {
-          state,
-          listedByCaller: true,
-          ...(this.memo ? { last: this.memo } : {}),
-          ...(metrics ? { onPhase: (phase, seconds) => (phase === 'list' ? (listSeconds += seconds) : metrics.observePhase(phase, seconds)) } : {}),
-          onWritten: (done, total) => this.o.progress.written('full pass', done, total),
-          onPlanned: (plan) => {
-            // Pod passes resume now, for every pod this plan does not write for.
-            scheduler.planned(podsWrittenBy(plan));
-            this.podLane.trigger();
-          },
-        },
+        snapshot: () => this.listAndSnapshot(tally),
+        entries: this.entryPassHooks(tally),
       });
-      if (!result) return;
-      metrics?.observePhase('list', listSeconds);
-      this.memo = result.memo;
-      // A status computed under a term that has ended may be stale for the new leader: do not write it.
-      if (signal.aborted) return;
-      const statusStarted = performance.now();
-      this.o.statuses.entries(result.status);
-      metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
-      this.report('entries', entryPassProblems(result), true, log);
-      const a = result.applied;
-      log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
-      this.o.onPass?.(result, (Date.now() - started) / 1000);
-      metrics?.observePass(passCounts(result), (Date.now() - started) / 1000);
-      if (a && transientFailure(a)) this.retryLater();
-      else this.passBackoff.reset();
+      if (entries) this.reportFull(entries, signal, tally, started, log);
     } catch (err) {
       ok = false;
       this.passFailed(err, log);
     } finally {
-      scheduler.fullDone();
+      this.scheduler.fullDone();
       this.passes++;
-      for (const w of work) w?.done(ok);
+      for (const w of tally.work) w?.done(ok);
       // Pods left to this pass, and events that came meanwhile.
       this.podLane.trigger();
     }
+  }
+
+  /**
+   * A full pass's objects: SPIRE's entries listed first if due, then the caches' snapshot, pod
+   * passes going on beside both. Undefined: no entry pass this time.
+   */
+  private async listAndSnapshot(tally: FullPassTally): Promise<Snapshot | undefined> {
+    const { config } = this.o;
+    if (entriesOff(config)) return undefined;
+    // Not while the pods are listed again with a field a ClusterSPIFFEID has come to read: a pass follows that list.
+    if (!this.cache.podsCoverTemplates()) {
+      this.scheduler.requestFull();
+      return undefined;
+    }
+    if (this.state.needsList()) {
+      const listing = performance.now();
+      await this.state.replaceFromPages(this.o.spire.entryPages());
+      tally.listSeconds += (performance.now() - listing) / 1000;
+    }
+    // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
+    const version = this.cacheVersion;
+    const snapshot = this.cache.snapshot();
+    this.scheduler.snapshotted();
+    tally.work.push(this.metrics?.upstream.take());
+    this.drainQueue();
+    return { objects: switchedSnapshot(config, snapshot), version: String(version) };
+  }
+
+  /** The full pass's entry options: the state and memo, its metrics and progress, rendering and planning in slices, and its plan less what pod passes wrote meanwhile. */
+  private entryPassHooks(tally: FullPassTally): EntryPassExtras {
+    const { metrics } = this;
+    return {
+      state: this.state,
+      listedByCaller: true,
+      ...(this.memo ? { last: this.memo } : {}),
+      ...(metrics ? { onPhase: (phase, seconds) => (phase === 'list' ? (tally.listSeconds += seconds) : metrics.observePhase(phase, seconds)) } : {}),
+      onWritten: (done, total) => this.o.progress.written('full pass', done, total),
+      sliceMs: FULL_PASS_SLICE_MS,
+      beforeApply: (plan) => {
+        const writable = this.scheduler.planned(plan);
+        // Pods left dirty while this pass decided them are the pod lane's again, but for those it now writes.
+        this.podLane.trigger();
+        return writable;
+      },
+    };
+  }
+
+  /** Statuses, problems, the log and the metrics of a full pass that reached its entries. */
+  private reportFull(result: EntryPassResult, signal: AbortSignal, tally: FullPassTally, started: number, log: Logger): void {
+    const { metrics } = this;
+    metrics?.observePhase('list', tally.listSeconds);
+    this.memo = result.memo;
+    // A status computed under a term that has ended may be stale for the new leader: do not write it.
+    if (signal.aborted) return;
+    const statusStarted = performance.now();
+    this.o.statuses.entries(result.status);
+    metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
+    this.report('entries', entryPassProblems(result), true, log);
+    const a = result.applied;
+    const seconds = (Date.now() - started) / 1000;
+    log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
+    this.o.onPass?.(result, seconds);
+    metrics?.observePass(passCounts(result), seconds);
+    if (a && transientFailure(a)) this.retryLater();
+    else this.passBackoff.reset();
   }
 }

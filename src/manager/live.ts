@@ -15,14 +15,8 @@ import { ProgressReporter } from './progress.js';
 import { Reconciler } from './reconcile.js';
 import { PassScheduler } from './scheduler.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
-import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 import { periodicWaits, type WaitReporter } from './waiting.js';
-
-/** Resolves when neither lane has a pass running or pending (each may wake the other). */
-async function idleLanes(...lanes: CoalescingTrigger[]): Promise<void> {
-  while (lanes.some((l) => l.busy)) for (const l of lanes) await l.idle();
-}
 
 export interface LiveOptions {
   config: ControllerConfig;
@@ -186,9 +180,6 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     spireReady: () => spireReady,
     ...(opts.onPass ? { onPass: opts.onPass } : {}),
   });
-  const fullLane = new CoalescingTrigger(() => passes.fullLaneWork());
-  const podLane = new CoalescingTrigger(() => passes.podLaneWork());
-  passes.attach(fullLane, podLane);
   metrics?.observeInformers(() => cache.staleSeconds());
 
   // controller-runtime's series exist from the start, one controller per watched kind (EndpointSlices or Endpoints below).
@@ -225,17 +216,16 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     currentState.expire();
     passes.requestFull();
   }, config.gcIntervalMs);
-  fullLane.trigger();
+  passes.wakeFull();
 
   const done = (async () => {
     await untilAborted(opts.signal);
     log.info('shutting down: finishing the pass in flight');
     endSyncWait();
     clearInterval(interval);
-    passes.cancelTimers();
     cache.stop();
     const bound = boundAfter(opts.shutdownTimeoutMs ?? 20_000);
-    await Promise.race([Promise.all([fullLane.stop(), podLane.stop()]), bound]);
+    await Promise.race([passes.stop(), bound]);
     await Promise.race([statusWriter.idle(), bound]);
     statusWriter.stop();
     // Released after the last write, so the next leader never overlaps with us.
@@ -247,7 +237,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   return {
     cache,
     passes: () => passes.passes,
-    idle: () => idleLanes(fullLane, podLane),
+    idle: () => passes.idle(),
     trigger: () => passes.requestFull(),
     resync: () => {
       currentState.invalidate();

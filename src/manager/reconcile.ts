@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { type ClusterFederatedTrustDomain, type ClusterSnapshot, type ControllerConfig, federationOn } from '../api/index.js';
-import { type EntryPassOptions, type EntryPassResult, logMigration, runEntryPass, SpireServerProbe } from '../entries/index.js';
+import { type EntryPassOptions, type EntryPassResult, type FullPassOptions, logMigration, runEntryPass, SpireServerProbe } from '../entries/index.js';
 import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
 import type { SpireClient } from '../spire/index.js';
 
 /** The options runEntryPass takes beyond EntryPassOptions (the live mode's state, memo and hooks; dry runs). */
-export type EntryPassExtras = Omit<Parameters<typeof runEntryPass>[2], keyof EntryPassOptions> & Partial<Pick<EntryPassOptions, 'onPhase' | 'onWritten' | 'suppressDeletes'>>;
+export type EntryPassExtras = FullPassOptions & Partial<Pick<EntryPassOptions, 'onPhase' | 'onWritten' | 'suppressDeletes'>>;
 
 /** The objects of a pass; equal versions must mean equal objects (PassMemo). */
 export interface Snapshot {
@@ -18,7 +18,7 @@ export interface ReconcileRequest {
   federation: readonly ClusterFederatedTrustDomain[];
   /**
    * The objects entries are declared from, asked for when the entries' turn
-   * comes (live mode lists SPIRE and stops its pod passes first), with the
+   * comes (live mode lists SPIRE first), with the
    * reconcile.* switches applied (switchedSnapshot), and a version that
    * names its content when the caller keeps a memo. Undefined: no entry pass
    * this time.
@@ -46,6 +46,16 @@ export interface ReconcileOutcome {
   entries?: EntryPassResult;
 }
 
+export interface ReconcilerOptions {
+  config: ControllerConfig;
+  spire: SpireClient;
+  log: Logger;
+  /** The engine's options: settings, ownership, policy, claims. */
+  options: EntryPassOptions;
+  /** Log the migration notes of the first pass (the long-running modes; `plan` prints them). */
+  logMigration: boolean;
+}
+
 /**
  * One reconcile, the same in every mode (live, manifest, `plan` and
  * `reconcile --once`): probe which fields SPIRE stores, then federation
@@ -59,17 +69,7 @@ export class Reconciler {
   private readonly ourRelationships = new Set<string>();
   // The first pass also says what a migration has to deal with (entries of upstream or of our former prefix).
   private migrationExplained = false;
-  constructor(
-    private readonly o: {
-      config: ControllerConfig;
-      spire: SpireClient;
-      log: Logger;
-      /** The engine's options: settings, ownership, policy, claims. */
-      options: EntryPassOptions;
-      /** Log the migration notes of the first pass (the long-running modes; `plan` prints them). */
-      logMigration: boolean;
-    },
-  ) {}
+  constructor(private readonly o: ReconcilerOptions) {}
 
   /** Probes the SPIRE server (at most every 10 minutes): which fields it drops, whether it keeps requested IDs. */
   probeServer(log: Logger = this.o.log) {

@@ -1,4 +1,5 @@
 import type { Pod } from '../api/index.js';
+import { type Plan, withoutWrites } from '../entries/index.js';
 
 /** Pods per first-list batch (see PassScheduler.next). */
 export const FIRST_LIST_BATCH = 5_000;
@@ -47,6 +48,21 @@ export interface Conditions {
   readonly podsCoverTemplates: boolean;
 }
 
+/** What pod passes took and wrote while a full pass rendered and planned: its plan must leave them alone. */
+interface PodLaneWrites {
+  /** Pods taken by pod passes (their entries, whatever the full pass decided for them). */
+  readonly pods: Set<string>;
+  /** Keys the pod passes' plans wrote (an entry may hold a key several pods declare). */
+  readonly keys: Set<string>;
+}
+
+/** The pods a plan writes entries for. */
+function podsWrittenBy(plan: Plan): Set<string> {
+  const pods = new Set<string>();
+  for (const w of [...plan.creates, ...plan.updates, ...plan.deletes]) if (w.podUid !== undefined) pods.add(w.podUid);
+  return pods;
+}
+
 /** What the full lane does next. */
 export type FullLaneRoute =
   /** Write entries for these pods of the first list, before the caches are synced. */
@@ -74,7 +90,7 @@ export type PodLaneRoute =
   /** The pod lane cannot plan on its own: a full pass does this work (it probes first). */
   | { route: 'full'; why: 'not probed' }
   /** Nothing now; the full lane wakes this lane when it may go on. */
-  | { route: 'wait'; why: 'no dirty pods' | 'full pass planning' | 'not leading' | 'caches not synced' | 'no pod entries' };
+  | { route: 'wait'; why: 'no dirty pods' | 'not leading' | 'caches not synced' | 'no pod entries' };
 
 /**
  * Which pass runs next, and over what: the routing rule of live mode, with
@@ -91,8 +107,13 @@ export type PodLaneRoute =
  * - `processing` is the set of pods the full pass in flight is writing for
  *   (its plan touches their entries). A pod pass leaves them dirty until the
  *   full pass is done, as workqueue never hands out an item being processed.
- * - `planning` is true while a full pass takes its snapshot and plans: no
- *   pod pass starts (the snapshot must hold every pod a pod pass wrote for).
+ * - `podLaneSinceSnapshot` is set while a full pass renders and plans (from
+ *   its snapshot to its plan): the pods pod passes have taken since the
+ *   snapshot (and the pods of the one in flight at it), and the keys they
+ *   wrote. Pod passes go on meanwhile; the full pass takes their pods and
+ *   keys out of its plan (`planned`), because it decided them from a
+ *   snapshot and a state they have since changed.
+ * - `inFlight`: the pods of the pod pass under way, if any.
  * - `fullRequested` is set by any change other than a pod's (and by
  *   gcInterval, a failed write, the follow-up after pod passes) and cleared
  *   when a full pass starts: many requests, one pass.
@@ -101,11 +122,14 @@ export type PodLaneRoute =
  * - `snapshotTaken`: a full pass of this term has taken its snapshot.
  *
  * The invariant: a pod pass never updates or deletes an entry a concurrent
- * full pass is deciding from what it has listed. Once the term's first
+ * full pass is deciding from what it has listed, and a full pass never
+ * writes from a plan that a pod pass has made stale. Once the term's first
  * snapshot is taken and the in-memory state is certain, the pod lane plans
- * normally (route `pod`) and `planning` and `processing` keep it out of the
- * full pass's way. Until then (a start, a takeover) and while the state is
- * uncertain (after a write of unknown outcome), a full pass is due or under
+ * normally (route `pod`); `podLaneSinceSnapshot` keeps the full pass's plan
+ * off what pod passes wrote while it planned, and `processing` keeps pod
+ * passes off what that plan then writes (ARCHITECTURE.md has the argument).
+ * Until then (a start, a takeover) and while the state is uncertain (after
+ * a write of unknown outcome), a full pass is due or under
  * way and may plan from a list the pod lane has not seen, so the pod lane
  * only creates (route `create-only`, entries/pass.ts:runPodPass): the
  * entries its pods declare that the state does not hold, or all of them
@@ -131,7 +155,8 @@ export type PodLaneRoute =
 export class PassScheduler {
   private readonly dirty = new Map<string, PodRef>();
   private processing: ReadonlySet<string> = new Set();
-  private planning = false;
+  private podLaneSinceSnapshot: PodLaneWrites | undefined;
+  private inFlight: readonly string[] = [];
   private fullRequested = true;
   private firstList: Pod[] = [];
   private snapshotTaken = false;
@@ -225,7 +250,6 @@ export class PassScheduler {
   /** The pod lane's route; 'pod' and 'create-only' take their pods out of `dirty`. */
   nextPod(c: Conditions): PodLaneRoute {
     if (this.dirty.size === 0) return { route: 'wait', why: 'no dirty pods' };
-    if (this.planning) return { route: 'wait', why: 'full pass planning' };
     if (!c.leading) return { route: 'wait', why: 'not leading' };
     if (c.unsynced.length > 0) return { route: 'wait', why: 'caches not synced' };
     if (!c.podEntries) return { route: 'wait', why: 'no pod entries' };
@@ -240,29 +264,49 @@ export class PassScheduler {
     }
     if (take.length === 0) return { route: 'held', why: 'full pass writes them' };
     for (const [uid] of take) this.dirty.delete(uid);
+    this.inFlight = take.map(([uid]) => uid);
+    for (const uid of this.inFlight) this.podLaneSinceSnapshot?.pods.add(uid);
     return createOnly ? { route: 'create-only', why: createOnly, take } : { route: 'pod', take };
   }
 
-  /** The full pass takes its snapshot and plans next: no pod pass may start. */
-  planningStarted(): void {
-    this.planning = true;
+  /** The pod pass taken by the last nextPod is over (done or failed); `wroteKeys`: the keys its plan wrote. */
+  podPassDone(wroteKeys: Iterable<string>): void {
+    if (this.podLaneSinceSnapshot) for (const key of wroteKeys) this.podLaneSinceSnapshot.keys.add(key);
+    this.inFlight = [];
   }
 
-  /** The full pass took its snapshot: every pod event so far is in it. */
+  /**
+   * The full pass took its snapshot: every pod event so far is in it, and
+   * from now until it has planned, what the pod lane takes and writes is
+   * kept aside for `planned`, starting with the pod pass in flight. A pod of
+   * that pass changed again stays dirty: the full pass leaves it to the pod
+   * lane, whose pass in flight read it before that change.
+   */
   snapshotted(): void {
-    this.dirty.clear();
+    const inFlight = new Set(this.inFlight);
+    for (const uid of this.dirty.keys()) if (!inFlight.has(uid)) this.dirty.delete(uid);
     this.snapshotTaken = true;
+    this.podLaneSinceSnapshot = { pods: inFlight, keys: new Set() };
   }
 
-  /** The full pass has planned: pod passes resume for every pod but these. */
-  planned(writes: ReadonlySet<string>): void {
-    this.processing = writes;
-    this.planning = false;
+  /**
+   * The full pass has planned: returns the plan it may write, less its
+   * writes for the pods pod passes took and the keys they wrote since its
+   * snapshot (it decided those from what they have since changed; the pod
+   * passes wrote them from what is newer). From now until it is done, pod
+   * passes go on for every pod but those that plan writes for.
+   */
+  planned(plan: Plan): Plan {
+    const podLane = this.podLaneSinceSnapshot;
+    this.podLaneSinceSnapshot = undefined;
+    const writable = podLane ? withoutWrites(plan, (w) => (w.podUid !== undefined && podLane.pods.has(w.podUid)) || podLane.keys.has(w.key)) : plan;
+    this.processing = podsWrittenBy(writable);
+    return writable;
   }
 
   /** The full pass ended (done, failed or left early): the pods it held back are the pod lane's. */
   fullDone(): void {
-    this.planning = false;
+    this.podLaneSinceSnapshot = undefined;
     this.processing = new Set();
   }
 
@@ -270,5 +314,6 @@ export class PassScheduler {
   termEnded(): void {
     this.dirty.clear();
     this.snapshotTaken = false;
+    this.podLaneSinceSnapshot = undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/index.js';
+import type { Plan } from '../../src/entries/index.js';
 import { type Conditions, FIRST_LIST_BATCH, PassScheduler, type PodChange, STANDBY_PODS } from '../../src/manager/scheduler.js';
 
 /** Everything ready: leading, SPIRE up, caches synced, state certain, probed. */
@@ -9,13 +10,21 @@ const listing: Conditions = { ...ready, unsynced: ['pods'] };
 const pod = (uid: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { uid, name: uid, namespace: 'ns' }, spec: {} }) as unknown as Pod;
 const pods = (n: number, from = 0) => Array.from({ length: n }, (_, i) => pod(`p${from + i}`));
 
+/** A full pass's plan that creates one entry for each of these pods (key `k-<uid>`), or one not tied to a pod (`key` alone). */
+function planFor(...writes: ({ podUid: string } | { key: string })[]): Plan {
+  const owner = { kind: 'ClusterSPIFFEID', name: 'o', uid: 'o' } as Plan['creates'][number]['owner'];
+  const spec = {} as Plan['creates'][number]['spec'];
+  const creates = writes.map((w, i) => ('podUid' in w ? { id: `e${i}`, key: `k-${w.podUid}`, spec, owner, podUid: w.podUid } : { id: `e${i}`, key: w.key, spec, owner }));
+  return { creates, updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 };
+}
+const writtenFor = (plan: Plan) => plan.creates.map((c) => c.podUid ?? c.key);
+
 /** A scheduler whose first full pass has taken its snapshot: pod events go to the pod lane from now on. */
 function afterFirstFullPass(): PassScheduler {
   const s = new PassScheduler();
   expect(s.next(ready)).toEqual({ route: 'full' });
-  s.planningStarted();
   s.snapshotted();
-  s.planned(new Set());
+  s.planned(planFor());
   s.fullDone();
   return s;
 }
@@ -154,28 +163,75 @@ describe('PassScheduler: pod events', () => {
     expect(s.dirtyCount).toBe(route.route === 'pod' || route.route === 'create-only' ? 0 : 1);
   });
 
-  it('create-only passes stop while the first full pass takes its snapshot and plans, whose snapshot takes every pod left dirty', () => {
+  it('the first full pass\'s snapshot takes every pod left dirty; from then on pod events take the ordinary route, lists included', () => {
     const s = firstFullPassListing();
     s.podChanged('a', at('a'), watched);
     expect(s.nextPod(ready)).toEqual({ route: 'create-only', why: 'no snapshot yet', take: [['a', at('a')]] });
+    s.podPassDone([]);
     s.podChanged('b', at('b'), watched);
-    s.planningStarted();
-    expect(s.nextPod(ready)).toEqual({ route: 'wait', why: 'full pass planning' });
     s.snapshotted();
     expect(s.dirtyCount).toBe(0);
-    s.planned(new Set());
-    // From now on, pod events take the ordinary route, lists included.
     expect(s.podChanged('c', at('c'), listedChange)).toBe('pod');
+    // Also while the full pass plans.
     expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['c', at('c')]] });
+  });
+
+  it('pod passes go on while a full pass plans, and its plan leaves out the pods they took and the keys they wrote', () => {
+    const s = afterFirstFullPass();
+    s.requestFull();
+    expect(s.next(ready)).toEqual({ route: 'full' });
+    // A pod pass in flight when the snapshot is taken: the plan may not have seen its writes.
+    s.podChanged('a', at('a'), watched);
+    expect(s.nextPod(ready)).toMatchObject({ route: 'pod' });
+    s.snapshotted();
+    s.podPassDone(['k-a']);
+    // Pod passes while the full pass renders and plans, from what is newer than its snapshot.
+    s.podChanged('b', at('b'), watched);
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['b', at('b')]] });
+    s.podPassDone(['shared']);
+    const writable = s.planned(planFor({ podUid: 'a' }, { podUid: 'b' }, { podUid: 'c' }, { key: 'shared' }, { key: 'static' }));
+    expect(writable.creates.map((c) => c.podUid ?? c.key)).toEqual(['c', 'static']);
+    // Pod passes after the plan: kept off the pods it writes for, not off the others.
+    s.podChanged('b', at('b'), watched);
+    s.podChanged('c', at('c'), watched);
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['b', at('b')]] });
+    s.podPassDone(['k-b']);
+    expect(s.nextPod(ready)).toEqual({ route: 'held', why: 'full pass writes them' });
+    // The next full pass keeps everything: nothing was taken since its snapshot.
+    s.fullDone();
+    s.snapshotted();
+    expect(writtenFor(s.planned(planFor({ podUid: 'a' }, { podUid: 'b' })))).toEqual(['a', 'b']);
+  });
+
+  it('a pod of the pod pass in flight at the snapshot, changed again, stays dirty: the full pass leaves it to the pod lane', () => {
+    const s = afterFirstFullPass();
+    s.podChanged('a', at('a'), watched);
+    expect(s.nextPod(ready)).toMatchObject({ route: 'pod' });
+    s.podChanged('a', at('a2'), watched);
+    s.podChanged('b', at('b'), watched);
+    s.snapshotted();
+    expect(s.dirtyCount).toBe(1);
+    s.podPassDone([]);
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['a', at('a2')]] });
+    s.podPassDone(['k-a']);
+    expect(writtenFor(s.planned(planFor({ podUid: 'a' }, { podUid: 'b' })))).toEqual(['b']);
+  });
+
+  it('a pod pass that ended before the snapshot does not take its pods out of the plan', () => {
+    const s = afterFirstFullPass();
+    s.podChanged('a', at('a'), watched);
+    expect(s.nextPod(ready)).toMatchObject({ route: 'pod' });
+    s.podPassDone(['k-a']);
+    s.snapshotted();
+    expect(writtenFor(s.planned(planFor({ podUid: 'a' })))).toEqual(['a']);
   });
 
   it('create-only passes leave the pods the full pass in flight writes for dirty (the processing set)', () => {
     const s = afterFirstFullPass();
     s.requestFull();
     expect(s.next(ready)).toEqual({ route: 'full' });
-    s.planningStarted();
     s.snapshotted();
-    s.planned(new Set(['a']));
+    s.planned(planFor({ podUid: 'a' }));
     s.podChanged('a', at('a'), watched);
     s.podChanged('b', at('b'), watched);
     const uncertain = { ...ready, stateCertain: false };
@@ -220,17 +276,15 @@ describe('PassScheduler: pod events', () => {
     expect(s.next(ready)).toEqual({ route: 'pod-lane' });
   });
 
-  it('wait while a full pass plans, and resume for the pods its plan does not write for (the processing set)', () => {
+  it('are taken by the snapshot, and while the full pass writes, go on for the pods its plan does not write for (the processing set)', () => {
     const s = afterFirstFullPass();
     s.requestFull();
     expect(s.next(ready)).toEqual({ route: 'full' });
     s.podChanged('a', at('a'), watched);
     s.podChanged('b', at('b'), watched);
-    s.planningStarted();
-    expect(s.nextPod(ready)).toEqual({ route: 'wait', why: 'full pass planning' });
     s.snapshotted();
     expect(s.dirtyCount).toBe(0);
-    s.planned(new Set(['a']));
+    s.planned(planFor({ podUid: 'a' }));
     s.podChanged('a', at('a'), watched);
     s.podChanged('b', at('b'), watched);
     expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['b', at('b')]] });
