@@ -58,7 +58,8 @@ const FIELDS: Record<string, (obj: FieldSource) => string | undefined> = {
   'status.phase': (o) => o.status?.phase,
 };
 
-interface FieldSource {
+/** The fields of a cluster object that field selectors and the namespace scope read. */
+export interface FieldSource {
   metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
   spec?: { nodeName?: string; serviceAccountName?: string };
   status?: { phase?: string };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
-import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, entriesOff, inCachedNamespaces, matchesLabels, switchedSnapshot, unsupportedFieldSelectors } from '../api/index.js';
+import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, entriesOff, type FieldSource, inCachedNamespaces, matchesLabels, switchedSnapshot, unsupportedFieldSelectors } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
 import { fromSpire } from '../entries/index.js';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
@@ -55,7 +55,7 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
   const skipped = set.problems.filter(isSkip);
   // What live mode's cache would hold (cacheNamespaces, the ClusterSPIFFEID label selector), from the files.
   const scope = cacheScope(config);
-  const cached = <T extends Parameters<typeof inCachedNamespaces>[0]>(objects: T[]) => (scope.namespaces ? objects.filter((o) => inCachedNamespaces(o, scope)) : objects);
+  const cached = <T extends FieldSource>(objects: T[]) => (scope.namespaces ? objects.filter((o) => inCachedNamespaces(o, scope)) : objects);
   const csids = scope.clusterSPIFFEIDLabels ? set.clusterSPIFFEIDs.filter((o) => matchesLabels(o.metadata.labels, scope.clusterSPIFFEIDLabels)) : set.clusterSPIFFEIDs;
   const objects: ClusterSnapshot = {
     ...set,
