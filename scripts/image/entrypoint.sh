@@ -1,6 +1,6 @@
 #!/bin/sh
 # The container image's entrypoint: sizes V8's old space from the container's
-# memory limit, then runs the CLI with the arguments given.
+# memory limit, then runs the CLI (dist/cli/bin.js) with the arguments given.
 #
 # Left alone, V8 lets a controller's heap grow to several times what it keeps
 # between garbage collections before it collects (at 100,000 pods: 200 MiB
@@ -51,4 +51,4 @@ case "${NODE_OPTIONS:-}" in
   esac
   ;;
 esac
-exec node "$(dirname "$0")/../dist/cli/main.js" "$@"
+exec node "$(dirname "$0")/../dist/cli/bin.js" "$@"
