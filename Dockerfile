@@ -12,6 +12,11 @@ COPY src ./src
 # tsc copies no .hbs: the report templates are copied beside the compiled code.
 COPY scripts/copy-report-templates.mjs ./scripts/
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json && node scripts/copy-report-templates.mjs
+# dist/cli/main.js becomes one file with every module it loads (esbuild, a dev
+# dependency whose binary is an npm package): a start reads one file, not
+# thousands, and leaves out code it never reaches.
+COPY scripts/image/bundle.mjs ./scripts/image/bundle.mjs
+RUN node scripts/image/bundle.mjs dist
 
 # Runtime stage: production dependencies, the compiled code, and the protos
 # loaded at runtime. Runs as a numeric non-root user so runAsNonRoot can verify it.

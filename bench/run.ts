@@ -7,6 +7,7 @@
  *   npm run bench -- --pods 10000 --runs 3
  *   npm run bench -- --peer PATH        # side by side with a spire-controller-manager binary (side-by-side.ts)
  *   npm run bench -- --peer PATH --memory-limit 256   # ours through the image's entrypoint, sized for a 256 MiB limit
+ *   npm run bench -- --peer PATH --bundle             # ours bundled into one file, as the image's build does
  *   npm run bench -- --pods 10000 --apiserver real   # a real kube-apiserver and etcd
  *
  * Processes: the SPIRE server (in memory) and the Kubernetes API server
@@ -65,7 +66,7 @@ const memoryOnly = Boolean(process.env.BENCH_MEMORY_ONLY);
 if (arg('peer')) {
   const limit = arg('memory-limit');
   if (limit !== undefined && !(Number(limit) >= 64)) throw new Error(`--memory-limit: "${limit}" is not a number of MiB of at least 64`);
-  await sideBySide({ peer: arg('peer')!, apiserver, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10), ...(limit !== undefined ? { memoryLimitMiB: Number(limit) } : {}) });
+  await sideBySide({ peer: arg('peer')!, apiserver, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10), ...(limit !== undefined ? { memoryLimitMiB: Number(limit) } : {}), bundle: process.argv.includes('--bundle') });
   process.exit(0);
 }
 const debug = (label: string) => {

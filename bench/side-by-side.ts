@@ -136,9 +136,13 @@ function configFile(socket: string, gcIntervalSeconds: number): string {
   ].join('\n');
 }
 
-/** Compiles our controller once, so its cold start is the program's, not a TypeScript loader's; returns the package's bin. */
-export function buildOurs(): string {
+/**
+ * Compiles our controller once, so its cold start is the program's, not a TypeScript loader's; returns the package's bin.
+ * With `bundle`, dist/cli/main.js is then bundled as the image's build does (scripts/image/bundle.mjs).
+ */
+export function buildOurs(bundle = false): string {
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (bundle) execFileSync(process.execPath, [join(root, 'scripts/image/bundle.mjs'), join(root, 'dist')], { stdio: 'inherit' });
   return join(root, 'dist/cli/bin.js');
 }
 

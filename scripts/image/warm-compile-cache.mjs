@@ -11,6 +11,7 @@
 import module from 'node:module';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 
 const dist = process.argv[2];
