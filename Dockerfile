@@ -30,15 +30,16 @@ COPY proto ./proto
 COPY crds ./crds
 # Sizes V8's heap from the container's memory limit, then runs dist/cli/bin.js.
 COPY scripts/image/entrypoint.sh /app/bin/entrypoint.sh
-# Node's module compile cache, filled here, where the files stay (it is keyed
-# by their paths): a container's start then reads V8's code for every module
-# instead of compiling it, about a fifth less CPU to start. The root file system
-# is read-only in a pod: Node reads the cache and skips writing to it.
-# (--expose-gc as the entrypoint runs it.)
+# Node's module compile cache, filled here by running the CLI once (bin.js and
+# the bundle are all it loads), where the files stay (the cache is keyed by
+# their paths), and as the user that runs the image (Node keeps a directory per
+# uid): a container's start then reads V8's code instead of compiling it. The
+# root file system is read-only in a pod: Node reads the cache and skips
+# writing to it. (--expose-gc as the entrypoint runs it.)
 ENV NODE_COMPILE_CACHE=/app/compile-cache
-COPY scripts/image/warm-compile-cache.mjs /app/bin/warm-compile-cache.mjs
-RUN NODE_OPTIONS=--expose-gc node /app/bin/warm-compile-cache.mjs /app/dist && \
-    NODE_OPTIONS=--expose-gc node /app/dist/cli/bin.js --version >/dev/null
+RUN mkdir /app/compile-cache && chown 1000:1000 /app/compile-cache
+USER 1000:1000
+RUN NODE_OPTIONS=--expose-gc node /app/dist/cli/bin.js --version >/dev/null
 # The process works in /, as spire-controller-manager's image does: the helm
 # chart mounts the config at /controller-manager-config.yaml and passes
 # --config=controller-manager-config.yaml, a path relative to /. Our files stay
