@@ -2,8 +2,8 @@
 // it and every module it loads, ours and node_modules' (esbuild, from the npm
 // registry: its binary is the @esbuild/<platform> package). Node then reads
 // and compiles one file instead of thousands, and code the CLI never reaches
-// (most of client-node's generated API) is left out: a start took about 60%
-// less CPU and 40 MiB less memory (docs/performance.md "Small clusters").
+// (most of client-node's generated API) is left out: a start costs less CPU
+// and memory (docs/performance.md "Small clusters").
 // DIST/cli/bin.js, which checks the Node version first, stays apart and loads it.
 //
 // The bundle sits where main.js was, so paths our modules take from

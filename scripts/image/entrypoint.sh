@@ -8,11 +8,11 @@
 # makes it collect harder instead, so memory follows the limit rather than the
 # machine's. The young generation is held to 3 x 16 MiB (V8 lets it reach
 # 192 MiB), and under a limit below 512 MiB (a cluster of up to about 10,000
-# pods) to 3 x 2 MiB: there a pass's garbage is small, and the smaller young
-# generation kept the controller 20-40 MiB lower at 1,000 and 10,000 pods for
-# the same CPU (docs/performance.md "Small clusters"). About 160 MiB of the
-# process is not old space (code, the young generation, buffers), so the old
-# space gets the limit less that, and at least half of it. At 100,000 pods with a 768 MiB limit (old space 608 MiB)
+# pods) to 3 x 2 MiB: there a pass's garbage is small, and a young generation
+# that reaches 16 MiB semi-spaces stays resident for little CPU saved
+# (docs/performance.md "Small clusters"). About 160 MiB of the process is
+# not old space (code, the young generation, buffers), so the old space gets
+# the limit less that, and at least half of it. At 100,000 pods with a 768 MiB limit (old space 608 MiB)
 # the controller's resident memory peaked at 460 MiB instead of 841 MiB, for
 # about half as much CPU again at start (npm run bench, docs/performance.md "Memory").
 # NODE_OPTIONS that already sets --max-old-space-size or --max-semi-space-size

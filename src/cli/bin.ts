@@ -8,9 +8,8 @@
  * says what is needed instead, and exit 2 (the command could not run).
  *
  * The compile cache keeps V8's compiled code for every module loaded (ours and
- * node_modules') on disk, so later starts skip compiling them: loading the
- * controller takes about a third less CPU (docs/performance.md "Small
- * clusters"). Its directory is NODE_COMPILE_CACHE when set (the image points it
+ * node_modules') on disk, so later starts skip compiling them
+ * (docs/performance.md "Small clusters"). Its directory is NODE_COMPILE_CACHE when set (the image points it
  * at a cache filled at build time), else Node's default under the OS temporary
  * directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off. A directory it cannot
  * create or write is skipped, not an error.
