@@ -142,6 +142,8 @@ function configFile(socket: string, gcIntervalSeconds: number): string {
  */
 export function buildOurs(bundle = false): string {
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  // As `npm run build`: the report templates beside the compiled code.
+  execFileSync(process.execPath, [join(root, 'scripts/copy-report-templates.mjs')], { stdio: 'inherit' });
   if (bundle) execFileSync(process.execPath, [join(root, 'scripts/image/bundle.mjs'), join(root, 'dist')], { stdio: 'inherit' });
   return join(root, 'dist/cli/bin.js');
 }
