@@ -10,7 +10,9 @@
 // import.meta.url (../../proto, ../../package.json, ../../crds) still resolve:
 // every compiled module of ours is one folder below DIST. Packages' CommonJS
 // code gets `require` from the banner; node_modules stays in the image for
-// what they load by path at run time.
+// what they load by path at run time, and for client-node: our modules import
+// it only where a path needs it (`await import()`), which a bundle cannot cut
+// down to what is used, so it stays a package loaded from node_modules then.
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -29,6 +31,7 @@ const result = await build({
   platform: 'node',
   format: 'esm',
   target: 'node24',
+  external: ['@kubernetes/client-node'],
   banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
   legalComments: 'none',
   logLevel: 'warning',
