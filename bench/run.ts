@@ -6,6 +6,8 @@
  *   npm run bench                       # N = 1,000, 10,000 and 100,000
  *   npm run bench -- --pods 10000 --runs 3
  *   npm run bench -- --peer PATH        # side by side with a spire-controller-manager binary (side-by-side.ts)
+ *   npm run bench -- --peer PATH --memory-limit 256   # ours through the image's entrypoint, sized for a 256 MiB limit
+ *   npm run bench -- --peer PATH --bundle             # ours bundled into one file, as the image's build does
  *   npm run bench -- --pods 10000 --apiserver real   # a real kube-apiserver and etcd
  *   npm run bench -- --pods 100000 --gc-interval 10  # full resyncs every 10 s while pod events are timed
  *
@@ -65,7 +67,9 @@ const GC_INTERVAL_SECONDS = Number(arg('gc-interval') ?? 3600);
 const memoryOnly = Boolean(process.env.BENCH_MEMORY_ONLY);
 
 if (arg('peer')) {
-  await sideBySide({ peer: arg('peer')!, apiserver, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10) });
+  const limit = arg('memory-limit');
+  if (limit !== undefined && !(Number(limit) >= 64)) throw new Error(`--memory-limit: "${limit}" is not a number of MiB of at least 64`);
+  await sideBySide({ peer: arg('peer')!, apiserver, sizes, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10), ...(limit !== undefined ? { memoryLimitMiB: Number(limit) } : {}), bundle: process.argv.includes('--bundle') });
   process.exit(0);
 }
 const debug = (label: string) => {

@@ -96,11 +96,11 @@ function statusDifferences(ours: Record<string, unknown>, peer: Record<string, u
   return out;
 }
 
-export async function sideBySide(o: { peer: string; apiserver: 'fake' | 'real'; sizes: number[]; events: number; ratePerSecond: number; gcIntervalSeconds: number }): Promise<void> {
-  const ours = buildOurs();
+export async function sideBySide(o: { peer: string; apiserver: 'fake' | 'real'; sizes: number[]; events: number; ratePerSecond: number; gcIntervalSeconds: number; memoryLimitMiB?: number; bundle?: boolean }): Promise<void> {
+  const ours = buildOurs(o.bundle === true);
   // The machine's load average at the start and the end: on shared cores, it says how much the times mean.
   const loadAtStart = loadavg();
-  const opts = { peer: o.peer, apiserver: o.apiserver, events: o.events, ratePerSecond: o.ratePerSecond, gcIntervalSeconds: o.gcIntervalSeconds, coldTimeoutMs: 10 * 60_000 };
+  const opts = { peer: o.peer, apiserver: o.apiserver, events: o.events, ratePerSecond: o.ratePerSecond, gcIntervalSeconds: o.gcIntervalSeconds, coldTimeoutMs: 10 * 60_000, ...(o.memoryLimitMiB !== undefined ? { memoryLimitMiB: o.memoryLimitMiB } : {}) };
   const results: Compared[] = [];
   for (const pods of o.sizes) {
     console.error(`N=${pods}: spire-reconciler`);
@@ -119,7 +119,7 @@ export async function sideBySide(o: { peer: string; apiserver: 'fake' | 'real'; 
   const text = table.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
   const peer = peerVersion(o.peer);
-  console.log(`spire-reconciler vs ${peer}: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${o.apiserver === 'real' ? 'a real kube-apiserver' : 'the in-process fake API server'}; load average ${load.start.join('/')} at the start, ${load.end.join('/')} at the end; gcInterval ${o.gcIntervalSeconds}s; ${o.events} pod events at ${o.ratePerSecond}/s; one run each`);
+  console.log(`spire-reconciler vs ${peer}: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; ${o.apiserver === 'real' ? 'a real kube-apiserver' : 'the in-process fake API server'}; load average ${load.start.join('/')} at the start, ${load.end.join('/')} at the end; gcInterval ${o.gcIntervalSeconds}s; ${o.events} pod events at ${o.ratePerSecond}/s; ours ${o.memoryLimitMiB !== undefined ? `through the image's entrypoint with a ${o.memoryLimitMiB} MiB memory limit` : 'with Node\'s defaults (no memory limit)'}${o.bundle ? ', bundled as the image is' : ''}; one run each`);
   console.log(text);
   for (const r of results) {
     const same = r.sameEntries.onlyOurs.length === 0 && r.sameEntries.onlyPeer.length === 0;
@@ -140,7 +140,7 @@ export async function sideBySide(o: { peer: string; apiserver: 'fake' | 'real'; 
     ours: { ...r.ours, finalEntries: r.ours.finalEntries.length, latencyMs: summary(r.ours.latencyMs) },
     peer: { ...r.peer, finalEntries: r.peer.finalEntries.length, latencyMs: summary(r.peer.latencyMs) },
   }));
-  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, load, apiserver: o.apiserver, command, peer, gcIntervalSeconds: o.gcIntervalSeconds, events: o.events, ratePerSecond: o.ratePerSecond, results: slim }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, load, apiserver: o.apiserver, command, peer, gcIntervalSeconds: o.gcIntervalSeconds, memoryLimitMiB: o.memoryLimitMiB ?? null, bundle: o.bundle === true, events: o.events, ratePerSecond: o.ratePerSecond, results: slim }, null, 2)}\n`);
   console.log(`\nwritten to ${file}`);
 }
 

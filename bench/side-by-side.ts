@@ -9,7 +9,7 @@
  * /proc (Linux only).
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -35,6 +35,12 @@ export interface SideBySideOptions {
   gcIntervalSeconds: number;
   /** Give up on a cold start after this long (reported as such). */
   coldTimeoutMs: number;
+  /**
+   * Run ours as the image does, through its entrypoint (scripts/image/entrypoint.sh),
+   * told that the container's memory limit is this many MiB: it sizes V8 and malloc
+   * from it. Without it ours runs as `node dist/cli/bin.js`, with Node's defaults.
+   */
+  memoryLimitMiB?: number;
 }
 
 export interface ControllerFigures {
@@ -130,15 +136,41 @@ function configFile(socket: string, gcIntervalSeconds: number): string {
   ].join('\n');
 }
 
-/** Compiles our controller once, so its cold start is the program's, not a TypeScript loader's. */
-export function buildOurs(): string {
+/**
+ * Compiles our controller once, so its cold start is the program's, not a TypeScript loader's; returns the package's bin.
+ * With `bundle`, dist/cli/main.js is then bundled as the image's build does (scripts/image/bundle.mjs).
+ */
+export function buildOurs(bundle = false): string {
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-  return join(root, 'dist/cli/main.js');
+  // As `npm run build`: the report templates beside the compiled code.
+  execFileSync(process.execPath, [join(root, 'scripts/copy-report-templates.mjs')], { stdio: 'inherit' });
+  if (bundle) execFileSync(process.execPath, [join(root, 'scripts/image/bundle.mjs'), join(root, 'dist')], { stdio: 'inherit' });
+  return join(root, 'dist/cli/bin.js');
 }
 
-function spawnController(kind: ControllerKind, opts: SideBySideOptions, ours: string, config: string, kubeconfig: string): ChildProcess {
+/**
+ * The image's layout in `dir`: bin/entrypoint.sh beside a link to dist/, and a
+ * file holding the memory limit where the entrypoint is told to read the cgroup's.
+ * Returns the entrypoint and its environment.
+ */
+function imageEntrypoint(dir: string, limitMiB: number): { entrypoint: string; env: Record<string, string> } {
+  mkdirSync(join(dir, 'bin'));
+  const entrypoint = join(dir, 'bin/entrypoint.sh');
+  copyFileSync(join(root, 'scripts/image/entrypoint.sh'), entrypoint);
+  symlinkSync(join(root, 'dist'), join(dir, 'dist'));
+  const limitFile = join(dir, 'memory.max');
+  writeFileSync(limitFile, `${limitMiB * 2 ** 20}\n`);
+  return { entrypoint, env: { SPIRE_RECONCILER_CGROUP_MEMORY_MAX: limitFile } };
+}
+
+function spawnController(kind: ControllerKind, opts: SideBySideOptions, ours: string, config: string, kubeconfig: string, dir: string): ChildProcess {
   const env = { ...process.env, KUBECONFIG: kubeconfig, ENABLE_WEBHOOKS: 'false' };
   const stdio: ['ignore', 'ignore', 'inherit'] = ['ignore', 'ignore', 'inherit'];
+  if (kind === 'ours' && opts.memoryLimitMiB !== undefined) {
+    // The entrypoint runs the `node` first on PATH: npm run bench puts the pinned Node 24 there.
+    const image = imageEntrypoint(dir, opts.memoryLimitMiB);
+    return spawn('sh', [image.entrypoint, 'run', '--config', config], { env: { ...env, ...image.env }, stdio });
+  }
   if (kind === 'ours') return spawn(process.execPath, [ours, 'run', '--config', config], { env, stdio });
   return spawn(opts.peer, ['-config', config], { env, stdio });
 }
@@ -171,7 +203,7 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     // Cold start: process start to SPIRE holding every entry.
     const converged = ask<{ at: number; entries: number }>(spire, { type: 'target', entries: target }, 'converged');
     const startedAt = Date.now();
-    const controller = spawnController(kind, opts, ours, config, kubeconfig);
+    const controller = spawnController(kind, opts, ours, config, kubeconfig, dir);
     children.push(controller);
     const exited = new Promise<never>((_, reject) => controller.once('exit', (code, signal) => reject(new Error(`${kind} controller exited (${code ?? signal})`))));
     const timedOut = sleep(opts.coldTimeoutMs).then(() => undefined);

@@ -4,7 +4,8 @@
 # as a pod would: its entrypoint, its user, a read-only root file system and no
 # capabilities. It serves the in-memory SPIRE server from one container, and
 # validate, plan and reconcile --once run in others against the demo's
-# manifests; then the image runs with spire-controller-manager's arguments, as
+# manifests (the build's compile cache read, nothing compiled anew); then the
+# image runs with spire-controller-manager's arguments, as
 # the helm chart gives them, until it has reconciled.
 #
 #   npm run smoke:image
@@ -39,6 +40,18 @@ cli() { run --rm "$image" "$@"; }
 
 echo "image: $(pod image inspect --format '{{.Id}}' "$image" | cut -c1-12), $(($(pod image inspect --format '{{.Size}}' "$image") / 1048576)) MiB"
 echo "--version: $(cli --version)"
+# The compile cache filled at build time is read on a read-only root: the
+# bin and the bundle beside it (all of the CLI) have their code there, and
+# nothing is compiled anew.
+cache_log="$(run --rm -e NODE_DEBUG_NATIVE=COMPILE_CACHE "$image" validate /demo/manifests 2>&1)"
+accepted="$(grep -c 'was accepted' <<<"$cache_log" || true)"
+compiled="$(grep -c 'was not initialized\|was rejected' <<<"$cache_log" || true)"
+if ! grep -q 'dist/cli/bin.js was accepted' <<<"$cache_log" || ! grep -q 'dist/cli/main.js was accepted' <<<"$cache_log" || [ "$compiled" -ne 0 ]; then
+  echo "compile cache: $accepted modules read from it, $compiled compiled anew:" >&2
+  grep '^\[compile cache\]' <<<"$cache_log" | head -5 >&2
+  exit 1
+fi
+echo "compile cache: bin.js and the bundle read from it ($accepted modules), none compiled anew, read-only root"
 cli --help >/dev/null
 cli validate /demo/manifests
 

@@ -1,19 +1,22 @@
 #!/bin/sh
 # The container image's entrypoint: sizes V8's old space from the container's
-# memory limit, then runs the CLI with the arguments given.
+# memory limit, then runs the CLI (dist/cli/bin.js) with the arguments given.
 #
 # Left alone, V8 lets a controller's heap grow to several times what it keeps
 # between garbage collections before it collects (at 100,000 pods: 200 MiB
 # kept, 580 MiB reached), and the pages it reached stay resident. A limit
 # makes it collect harder instead, so memory follows the limit rather than the
 # machine's. The young generation is held to 3 x 16 MiB (V8 lets it reach
-# 192 MiB), and about 160 MiB of the process is not old space (code, the young
-# generation, buffers), so the old space gets the limit less that, and at
-# least half of it. At 100,000 pods with a 768 MiB limit (old space 608 MiB)
+# 192 MiB), and under a limit below 512 MiB (a cluster of up to about 10,000
+# pods) to 3 x 2 MiB: there a pass's garbage is small, and a young generation
+# that reaches 16 MiB semi-spaces stays resident for little CPU saved
+# (docs/performance.md "Small clusters"). About 160 MiB of the process is
+# not old space (code, the young generation, buffers), so the old space gets
+# the limit less that, and at least half of it. At 100,000 pods with a 768 MiB limit (old space 608 MiB)
 # the controller's resident memory peaked at 460 MiB instead of 841 MiB, for
 # about half as much CPU again at start (npm run bench, docs/performance.md "Memory").
-# NODE_OPTIONS that already sets --max-old-space-size wins; without a memory
-# limit nothing is set.
+# NODE_OPTIONS that already sets --max-old-space-size or --max-semi-space-size
+# wins for that flag; without a memory limit neither is set.
 #
 # glibc's malloc gives threads that allocate (V8's collector helpers, libuv's
 # pool) arenas of their own and keeps what each has reached: at 100,000 pods
@@ -32,23 +35,34 @@ case " ${NODE_OPTIONS:-} " in
 *" --expose-gc "* | *" --expose_gc "*) ;;
 *) export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--expose-gc" ;;
 esac
-case "${NODE_OPTIONS:-}" in
-*--max-old-space-size*) ;;
+# cgroup v2 names the limit memory.max; v1 (still the default of some nodes)
+# memory/memory.limit_in_bytes, with a huge number for "no limit".
+limit=$(cat "${SPIRE_RECONCILER_CGROUP_MEMORY_MAX:-/sys/fs/cgroup/memory.max}" 2>/dev/null ||
+  cat "${SPIRE_RECONCILER_CGROUP_V1_MEMORY_LIMIT:-/sys/fs/cgroup/memory/memory.limit_in_bytes}" 2>/dev/null || echo max)
+case "$limit" in
+'' | max | *[!0-9]*) mib= ;;
 *)
-  # cgroup v2 names the limit memory.max; v1 (still the default of some
-  # nodes) memory/memory.limit_in_bytes, with a huge number for "no limit".
-  limit=$(cat "${SPIRE_RECONCILER_CGROUP_MEMORY_MAX:-/sys/fs/cgroup/memory.max}" 2>/dev/null ||
-    cat "${SPIRE_RECONCILER_CGROUP_V1_MEMORY_LIMIT:-/sys/fs/cgroup/memory/memory.limit_in_bytes}" 2>/dev/null || echo max)
-  case "$limit" in
-  '' | max | *[!0-9]*) ;;
-  *)
-    mib=$((limit / 1048576))
-    heap=$((mib - 160))
-    if [ "$heap" -lt $((mib / 2)) ]; then heap=$((mib / 2)); fi
-    # A limit of a terabyte or more is no limit.
-    if [ "$mib" -lt 1048576 ]; then export NODE_OPTIONS="${NODE_OPTIONS:-} --max-old-space-size=$heap --max-semi-space-size=16"; fi
-    ;;
-  esac
+  mib=$((limit / 1048576))
+  # A limit of a terabyte or more is no limit.
+  if [ "$mib" -ge 1048576 ]; then mib=; fi
   ;;
 esac
-exec node "$(dirname "$0")/../dist/cli/main.js" "$@"
+if [ -n "$mib" ]; then
+  case "${NODE_OPTIONS:-}" in
+  *--max-old-space-size*) ;;
+  *)
+    heap=$((mib - 160))
+    if [ "$heap" -lt $((mib / 2)) ]; then heap=$((mib / 2)); fi
+    export NODE_OPTIONS="${NODE_OPTIONS:-} --max-old-space-size=$heap"
+    ;;
+  esac
+  case "${NODE_OPTIONS:-}" in
+  *--max-semi-space-size*) ;;
+  *)
+    semi=16
+    if [ "$mib" -lt 512 ]; then semi=2; fi
+    export NODE_OPTIONS="${NODE_OPTIONS:-} --max-semi-space-size=$semi"
+    ;;
+  esac
+fi
+exec node "$(dirname "$0")/../dist/cli/bin.js" "$@"

@@ -1,10 +1,18 @@
 #!/usr/bin/env node
 /**
- * The `spire-reconciler` command (package.json "bin"): checks the Node version,
+ * The `spire-reconciler` command (package.json "bin", and the image's
+ * entrypoint): checks the Node version, turns on Node's module compile cache,
  * then runs the CLI. This file imports nothing statically, so it runs on any
  * Node: main.js pulls in undici, which under Node 20 fails as it loads with a
  * TypeError that never names the version. Here an old Node gets one line that
  * says what is needed instead, and exit 2 (the command could not run).
+ *
+ * The compile cache keeps V8's compiled code for every module loaded (ours and
+ * node_modules') on disk, so later starts skip compiling them
+ * (docs/performance.md "Small clusters"). Its directory is NODE_COMPILE_CACHE when set (the image points it
+ * at a cache filled at build time), else Node's default under the OS temporary
+ * directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off. A directory it cannot
+ * create or write is skipped, not an error.
  */
 const REQUIRED_MAJOR = 24;
 const major = Number(process.versions.node.split('.')[0]);
@@ -15,4 +23,6 @@ if (!(major >= REQUIRED_MAJOR)) {
   );
   process.exit(2);
 }
+const { enableCompileCache } = await import('node:module');
+enableCompileCache();
 await import('./main.js');

@@ -1,16 +1,30 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { registerDemo } from './demo.js';
 import { CliError, Exit } from './exit.js';
-import { registerExplain } from './explain.js';
-import { registerMemorySpire } from './memory-spire.js';
-import { registerPlan } from './plan.js';
-import { registerRender } from './render.js';
-import { registerRun } from './run.js';
-import { registerValidate } from './validate.js';
 import { fromUpstreamArgv } from './upstream-argv.js';
 import { errorMessage } from '../api/errors.js';
+
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module, by the commands it registers, in the order help lists
+ * them. A command's module is loaded when that command runs, all of them for
+ * help or a name that is none of these: `run` then loads none of the other
+ * commands' code (the in-memory SPIRE server, the demo, explain).
+ */
+const loadPlan = async (): Promise<Register> => (await import('./plan.js')).registerPlan;
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  run: async () => (await import('./run.js')).registerRun,
+  plan: loadPlan,
+  reconcile: loadPlan,
+  render: async () => (await import('./render.js')).registerRender,
+  explain: async () => (await import('./explain.js')).registerExplain,
+  validate: async () => (await import('./validate.js')).registerValidate,
+  demo: async () => (await import('./demo.js')).registerDemo,
+  'memory-spire': async () => (await import('./memory-spire.js')).registerMemorySpire,
+};
+export const COMMAND_NAMES: ReadonlySet<string> = new Set(Object.keys(COMMANDS));
 
 /** The package's version: package.json sits two levels up from both src/cli and dist/cli. */
 function packageVersion(): string {
@@ -18,33 +32,30 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-export function buildProgram(): Command {
+/** The program with the command named (its module alone loaded), or with every command. */
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('spire-reconciler')
     .description('Registers Kubernetes workloads with SPIRE: a drop-in replacement for spire-controller-manager')
     .version(packageVersion(), '-V, --version', 'print the version')
     .option('--debug', 'print stack traces with errors')
     .showHelpAfterError()
     .exitOverride();
-  registerRun(program);
-  registerPlan(program);
-  registerRender(program);
-  registerExplain(program);
-  registerValidate(program);
-  registerDemo(program);
-  registerMemorySpire(program);
+  const loaders = only !== undefined && Object.hasOwn(COMMANDS, only) ? [COMMANDS[only]!] : [...new Set(Object.values(COMMANDS))];
+  for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
   return program;
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  let program: Command | undefined;
   try {
     // Upstream's container arguments (flags, no command) mean `run`.
-    const commands = new Set(program.commands.map((c) => c.name()));
-    await program.parseAsync(fromUpstreamArgv(argv.slice(2), commands), { from: 'user' });
+    const args = fromUpstreamArgv(argv.slice(2), COMMAND_NAMES);
+    program = await buildProgram(args.find((a) => a !== '--debug'));
+    await program.parseAsync(args, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? Exit.ok : Exit.cannotRun);
     // Operators read this in a pod log or a terminal: one line, no stack trace unless asked.
-    const debug = program.opts<{ debug?: boolean }>().debug === true;
+    const debug = program?.opts<{ debug?: boolean }>().debug === true;
     console.error(`spire-reconciler: ${debug ? (err as Error).stack : errorMessage(err)}`);
     process.exit(err instanceof CliError ? err.exitCode : Exit.cannotRun);
   }

@@ -9,7 +9,7 @@ import { startLive } from '../manager/live.js';
 import { runManifestMode as runManifestController } from '../manager/manifest-mode.js';
 import { ControllerMetrics } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
-import { startWebhook } from '../webhook/index.js';
+import type { startWebhook } from '../webhook/index.js';
 import { addConfigOptions, type ConfigFlags, loadContext, type LoadedContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
 import { checkSocketPath, spireClientFor } from '../manager/spire-client.js';
@@ -88,8 +88,10 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
   let webhookSpire: SpireClient | undefined;
   let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
   if (config.webhook.enabled) {
+    // Loaded here, only when enabled: its certificate handling and its server are code a controller without it never runs.
+    const { startWebhook: start } = await import('../webhook/index.js');
     webhookSpire = spireClientFor(config);
-    webhook = await startWebhook({ config, kc, spire: webhookSpire, log, onOptionalAccess: (resource, denied) => metrics.setForbidden(resource, denied !== undefined) });
+    webhook = await start({ config, kc, spire: webhookSpire, log, onOptionalAccess: (resource, denied) => metrics.setForbidden(resource, denied !== undefined) });
   }
   // Readiness is the initial sync only: a sidecar's readiness is the SPIRE server pod's, so
   // leadership and SPIRE reachability must not take SPIRE out of its Service.

@@ -6,7 +6,7 @@
  * the machine's /usr/bin/node (Debian's Node 20 on the project's machines).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +89,40 @@ describe('the spire-reconciler bin', () => {
     const r = spawnSync(process.execPath, [bin, 'plan', '--config', 'x.yaml'], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('main plan --config x.yaml');
+    expect(r.status).toBe(0);
+  });
+
+  it("keeps compiled code in Node's compile cache, under the temporary directory unless NODE_COMPILE_CACHE names one", () => {
+    writeFileSync(join(dir, 'cli/main.js'), "process.stdout.write('main');\n");
+    const tmp = mkdtempSync(join(tmpdir(), 'sr-bin-tmp-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
+      delete env.NODE_COMPILE_CACHE;
+      delete env.NODE_DISABLE_COMPILE_CACHE;
+      const r = spawnSync(process.execPath, [bin], { encoding: 'utf8', env });
+      expect(r.stdout).toBe('main');
+      expect(r.status).toBe(0);
+      // One directory per Node version and V8 configuration, holding a file per module compiled
+      // once the cache was on: main.js (bin.js itself was compiled before).
+      const [versionDir, ...others] = readdirSync(join(tmp, 'node-compile-cache'));
+      expect(others).toEqual([]);
+      expect(versionDir).toMatch(/^v24\./);
+      expect(readdirSync(join(tmp, 'node-compile-cache', versionDir!)).length).toBe(1);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('runs main.js all the same when the compile cache cannot be written', () => {
+    writeFileSync(join(dir, 'cli/main.js'), "process.stdout.write('main');\n");
+    // A file where the temporary directory should be: no cache directory can be made under it.
+    const notADir = join(dir, 'not-a-directory');
+    writeFileSync(notADir, '');
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: notADir };
+    delete env.NODE_COMPILE_CACHE;
+    const r = spawnSync(process.execPath, [bin], { encoding: 'utf8', env });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('main');
     expect(r.status).toBe(0);
   });
 

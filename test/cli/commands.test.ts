@@ -547,6 +547,14 @@ describe('a --config whose parentIDTemplate does not parse stops the command, na
 });
 
 describe('every command answers --help', () => {
+  // main.ts loads a command's module only when that command runs, and every one for help.
+  it('--help lists every command, in order', async () => {
+    const cli = spawnCli(['--help']);
+    expect(await exitCode(cli)).toBe(0);
+    const listed = [...cli.output().split('Commands:')[1]!.matchAll(/^ {2}([a-z-]+)(?= )/gm)].map((m) => m[1]);
+    expect(listed).toEqual(['run', 'plan', 'reconcile', 'render', 'explain', 'validate', 'demo', 'memory-spire', 'help']);
+  });
+
   it.each(['run', 'plan', 'reconcile', 'explain', 'render', 'validate', 'demo', 'memory-spire'])('%s --help', async (cmd) => {
     const cli = spawnCli([cmd, '--help']);
     expect(await exitCode(cli)).toBe(0);
