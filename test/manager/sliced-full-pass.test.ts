@@ -25,6 +25,21 @@ const pod = (name: string, v: string): Pod => ({
 const snapshotOf = (pods: Pod[]): ClusterSnapshot => ({ clusterSPIFFEIDs: [csid], clusterStaticEntries: [], namespaces: [namespace], pods, nodes: [node], endpointSlices: [], endpoints: [] });
 const lookup: PodLookup = { clusterSPIFFEIDs: [csid], namespace: () => namespace, node: () => node, services: () => indexServices([], []) };
 
+const passOptions = (): EntryPassOptions => ({
+  settings: {
+    trustDomain: td,
+    clusterName: 'demo',
+    clusterDomain: 'cluster.local',
+    parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
+    ignoreNamespaces: IgnoredNamespaces.compile([]),
+    className: '',
+    watchClassless: false,
+    renderCache: new RenderCache(),
+  },
+  ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
+  policy: 'sync',
+});
+
 // Enough pods that rendering and planning them take many slices, so that a pod pass started after the snapshot ends before the plan does.
 const PODS = 5_000;
 
@@ -32,20 +47,7 @@ describe('a full pass that renders and plans in slices, with pod passes between 
   const t = spireForEachTest();
 
   it('does not undo what a pod pass wrote meanwhile, nor create an entry a pod pass created', async () => {
-    const options: EntryPassOptions = {
-      settings: {
-        trustDomain: td,
-        clusterName: 'demo',
-        clusterDomain: 'cluster.local',
-        parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
-        ignoreNamespaces: IgnoredNamespaces.compile([]),
-        className: '',
-        watchClassless: false,
-        renderCache: new RenderCache(),
-      },
-      ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
-      policy: 'sync',
-    };
+    const options = passOptions();
     const state = new CurrentState(3_600_000);
     const scheduler = new PassScheduler();
     const pods = Array.from({ length: PODS }, (_, i) => pod(`p-${i}`, 'v1'));
@@ -102,19 +104,7 @@ describe('a full pass that renders and plans in slices, with pod passes between 
   });
 
   it('writes what its plan decided for pods no pod pass took meanwhile', async () => {
-    const options: EntryPassOptions = {
-      settings: {
-        trustDomain: td,
-        clusterName: 'demo',
-        clusterDomain: 'cluster.local',
-        parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
-        ignoreNamespaces: IgnoredNamespaces.compile([]),
-        className: '',
-        watchClassless: false,
-      },
-      ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
-      policy: 'sync',
-    };
+    const options = passOptions();
     const state = new CurrentState(3_600_000);
     const scheduler = new PassScheduler();
     scheduler.next(ready);
