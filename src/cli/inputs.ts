@@ -196,7 +196,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
     let endWait = waitForApiServer();
     try {
       read = await readCluster(kc, {
-        ...(opts.pod ? { pod: opts.pod } : {}),
+        pod: opts.pod,
         scope: cacheScope(config),
         log: opts.log,
         onProgress: (resource, listed) => {

@@ -58,7 +58,7 @@ export function registerMemorySpire(program: Command): void {
       const server = await MemorySpireServer.start({
         socketPath: resolve(opts.socket),
         trustDomain: opts.trustDomain,
-        ...(seed ? { seed } : {}),
+        seed,
       });
       if (opts.delay) server.faults.delay(opts.delay);
       console.log(`in-memory SPIRE server for ${server.trustDomain} listening on ${server.address} (${server.entries.size} entries)`);

@@ -63,9 +63,9 @@ export async function prepare(flags: ConfigFlags & { manifests?: string[] }, opt
   const inputs = await readInputs(flags.manifests, config, {
     log,
     waits,
-    ...(opts.kubeConfig ? { kubeConfig: opts.kubeConfig } : {}),
-    ...(opts.pod ? { pod: opts.pod } : {}),
-    ...(opts.progress ? { progress: opts.progress } : {}),
+    kubeConfig: opts.kubeConfig,
+    pod: opts.pod,
+    progress: opts.progress,
   });
   return { config, log, options: { ...options, ...(inputs.suppressDeletes ? { suppressDeletes: inputs.suppressDeletes } : {}) }, inputs, waits };
 }

@@ -108,7 +108,7 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
   try {
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (cache = c), ...(namespace ? { namespace } : {}) });
+    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (cache = c), namespace });
     await live.done;
   } catch (err) {
     throw asCliError(err);

@@ -173,8 +173,8 @@ export class ClusterCache {
       onChange: (kind, obj, previous, listed) => this.changed(r, kind, obj, previous, informer, listed),
       // Once each wider pod informer's cache holds its list, they replace those serving.
       onListed: () => this.widened(informer),
-      ...(compact ? { compact } : {}),
-      ...(onFirstListPage ? { onFirstListPage } : {}),
+      compact,
+      onFirstListPage,
       onResync: () => this.resynced(r, informer),
       onError: (err, retryInMs) => this.opts.log.warn({ err, informer: r.key, ...(retryInMs ? { retryInMs } : {}) }, retryInMs ? 'informer failed; restarting' : 'informer failed'),
       ...(this.opts.onRelist ? { onRelist: (reason: RelistReason) => this.opts.onRelist!(r.key, reason) } : {}),

@@ -189,8 +189,8 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
   const metricsAddress = addressOf('metrics');
   const healthAddress = addressOf('probes');
   return {
-    ...(metricsAddress !== undefined ? { metricsAddress } : {}),
-    ...(healthAddress !== undefined ? { healthAddress } : {}),
+    metricsAddress,
+    healthAddress,
     close: async () => {
       await Promise.all(servers.map(closeServer));
     },

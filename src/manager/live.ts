@@ -178,7 +178,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     pass: passOptions,
     term: () => leadership.term(),
     spireReady: () => spireReady,
-    ...(opts.onPass ? { onPass: opts.onPass } : {}),
+    onPass: opts.onPass,
   });
   metrics?.observeInformers(() => cache.staleSeconds());
 

@@ -9,7 +9,7 @@ export function spireClientFor(config: ControllerConfig, observe?: RpcObserver):
     socket: config.spireServerSocketPath,
     rpcTimeoutMs: config.spireRpcTimeoutMs,
     ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
-    ...(observe ? { observe } : {}),
+    observe,
   });
 }
 

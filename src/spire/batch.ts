@@ -78,7 +78,7 @@ export async function runBatches<I, R>(
         onBatchDone?.(chunk.length);
         stop ??= {
           notSent: { ok: false, code, codeName: codeName(code), message: `not sent: an earlier batch failed: ${message}` },
-          ...(rpcError ? { rpcError } : {}),
+          rpcError,
         };
       }
     }

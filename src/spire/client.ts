@@ -184,7 +184,7 @@ export class SpireClient {
       socketPath: path,
       deadlineMs: opts.rpcTimeoutMs ?? 30_000,
       waitForReady: true,
-      ...(opts.observe ? { observe: opts.observe } : {}),
+      observe: opts.observe,
     });
     this.entry = unaryApi<EntryDefinition>(entry, settings('Entry'));
     this.trustDomain = unaryApi<TrustDomainDefinition>(trustDomain, settings('TrustDomain'));

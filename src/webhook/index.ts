@@ -64,7 +64,7 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
         checkIntervalMs,
         ttlSeconds: opts.svidTtlSeconds ?? DEFAULT_SVID_TTL_SECONDS,
         install,
-        ...(opts.onOptionalAccess ? { onOptionalAccess: opts.onOptionalAccess } : {}),
+        onOptionalAccess: opts.onOptionalAccess,
       });
   source.start();
   wlog.info({ mode: config.webhook.certDir ? `files in ${config.webhook.certDir}` : 'SPIRE-minted X509-SVID' }, 'webhook starting');
