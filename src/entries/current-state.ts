@@ -207,8 +207,8 @@ export class CurrentState {
   /**
    * Converts a full list, reusing what is unchanged since the last one, and
    * replaces the state with it. Page by page, so the raw pages are garbage as
-   * soon as they are converted rather than all held at once (at 100,000
-   * entries, the difference in peak heap is over 100 MiB). A list that fails
+   * soon as they are converted rather than all held at once, which would
+   * be a second copy of the whole list at the peak. A list that fails
    * part way leaves the state as it was.
    */
   async replaceFromPages(pages: AsyncIterable<readonly EntryOut[]>): Promise<CurrentEntry[]> {

@@ -232,9 +232,9 @@ export class ClusterCache {
   }
 
   /**
-   * A change is compared with the object it replaced, as the informer hands it over (not with a copy
-   * or a digest kept for every object: at 100,000 pods a map of them cost 14 MiB, and digests a SHA-1
-   * and a serialization per pod at start).
+   * A change is compared with the object it replaced, as the informer hands it over, so no copy or
+   * digest of every object is kept: either would cost memory per pod, and a digest a hash and a
+   * serialization per pod at start.
    */
   private changed(r: Watched, kind: 'add' | 'update' | 'delete', obj: KubernetesObject, previous: KubernetesObject | undefined, informer: ResilientInformer<KubernetesObject>, listed: boolean): void {
     // A pod informer listing with a wider projection reports nothing until it replaces the one serving.

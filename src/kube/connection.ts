@@ -10,8 +10,8 @@ import { errorMessage } from '../api/errors.js';
  * a kubeconfig whose user has a token, a token file or a client
  * certificate), or client-node's KubeConfig for every other kubeconfig (exec
  * plugins, auth providers, username and password, a proxy), loaded only
- * then: client-node's generated API costs about 80 MiB of memory once
- * loaded.
+ * then: client-node loads its whole generated API, which is most of the
+ * process's memory at a small cluster (docs/performance.md).
  */
 export type KubeConfig = KubeConnection | ClientNodeKubeConfig;
 

@@ -11,8 +11,8 @@
  * opens a key: a quote inside a string would be escaped, and one closing a
  * string cannot be followed by `managedFields`. No other field of the objects
  * we list has that name. Anything unexpected (whitespace, an unterminated
- * array) leaves the rest of the body as it is, and the cache strips after
- * parsing as before.
+ * array) leaves the rest of the body as it is, and the cache strips the
+ * field after parsing instead.
  */
 
 const KEY = Buffer.from('"managedFields":[');
