@@ -391,15 +391,6 @@ function declareOne(spec: ParsedWithRenderKey, pod: Pod, namespace: string, ctx:
 
 const NO_SERVICES: ServiceIndex = new Map();
 
-/** What declarePods reads of the cluster besides the pods: the objects, and the namespaces and nodes by name. */
-export interface PodLookup {
-  clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
-  namespace: (name: string) => Namespace | undefined;
-  node: (name: string) => Node | undefined;
-  /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
-  services: () => ServiceIndex;
-}
-
 export interface PodDeclaration {
   entries: DeclaredEntry[];
   /** Pods whose entries could not all be computed: their current entries stay. */
