@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type ClusterSPIFFEID, IgnoredNamespaces, type Node, type Pod } from '../../src/api/index.js';
+import { type ClusterSPIFFEID, type Node, type Pod } from '../../src/api/index.js';
 import { type ApplyFailure, declareEntries, entryPassProblems, type RenderFailure } from '../../src/entries/index.js';
 import { CAUSES_PER_OBJECT, groupFailures, type GroupItem, spireRefusalCause } from '../../src/entries/problems.js';
-import { compileTemplate } from '../../src/template/index.js';
+import { selectionSettings } from '../support/selection.js';
 import { owner } from './fixtures.js';
 
 const problemsOf = (failures: RenderFailure[]) => entryPassProblems({ declared: { renderFailures: failures }, plan: { conflicts: [] } });
@@ -12,15 +12,7 @@ function declaredFailures(spec: Record<string, unknown>, pods: Pod[], nodes: Nod
   const obj = { apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name: 'web', uid: 'uid-web', creationTimestamp: '2026-01-01T00:00:00Z' }, spec } as unknown as ClusterSPIFFEID;
   return declareEntries(
     { clusterSPIFFEIDs: [obj], clusterStaticEntries: [], namespaces: [{ metadata: { name: 'shop', uid: 'ns-1' } }], pods, nodes, endpointSlices: [], endpoints: [] },
-    {
-      trustDomain: 'example.org',
-      clusterName: 'demo',
-      clusterDomain: 'cluster.local',
-      parentIdTemplate: compileTemplate(parentIDTemplate),
-      ignoreNamespaces: IgnoredNamespaces.none(),
-      className: '',
-      watchClassless: false,
-    },
+    selectionSettings({ parentIDTemplate }),
   ).renderFailures;
 }
 

@@ -1,8 +1,8 @@
 /** What parseClusterSPIFFEID refuses before any pod is rendered, and how a parent ID that cannot be rendered is reported. */
 import { describe, expect, it } from 'vitest';
-import { type ClusterSPIFFEID, IgnoredNamespaces, type Node, type Pod } from '../../src/api/index.js';
+import { type ClusterSPIFFEID, type Node, type Pod } from '../../src/api/index.js';
 import { declareEntries, parseClusterSPIFFEID } from '../../src/entries/index.js';
-import { compileTemplate } from '../../src/template/index.js';
+import { selectionSettings } from '../support/selection.js';
 
 const csid = (spiffeIDTemplate: string) => ({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name: 'c', uid: 'u' }, spec: { spiffeIDTemplate } }) as unknown as ClusterSPIFFEID;
 const errors = (r: ReturnType<typeof parseClusterSPIFFEID>) => ('errors' in r ? r.errors : []);
@@ -62,15 +62,7 @@ describe("a pod whose node the config's parentIDTemplate cannot be rendered for 
         endpointSlices: [],
         endpoints: [],
       },
-      {
-        trustDomain: 'example.org',
-        clusterName: 'demo',
-        clusterDomain: 'cluster.local',
-        parentIdTemplate: compileTemplate(parentIDTemplate),
-        ignoreNamespaces: IgnoredNamespaces.none(),
-        className: '',
-        watchClassless: false,
-      },
+      selectionSettings({ parentIDTemplate }),
     ).renderFailures.map((f) => `${f.pod}: ${f.message}`);
 
   it('when it renders an invalid SPIFFE ID (a node without the label it reads)', () => {

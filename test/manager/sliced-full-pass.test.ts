@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type ClusterSPIFFEID, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../../src/api/index.js';
-import { type ClusterSnapshot, CurrentState, DEFAULT_PARENT_ID_TEMPLATE, type EntryPassOptions, indexServices, type PodLookup, RenderCache, runEntryPass, runPodPass } from '../../src/entries/index.js';
+import { type ClusterSPIFFEID, type Namespace, type Node, type Pod } from '../../src/api/index.js';
+import { type ClusterSnapshot, CurrentState, type EntryPassOptions, indexServices, type PodLookup, RenderCache, runEntryPass, runPodPass } from '../../src/entries/index.js';
 import { type Conditions, PassScheduler } from '../../src/manager/scheduler.js';
-import { compileTemplate } from '../../src/template/index.js';
+import { selectionSettings } from '../support/selection.js';
 import { spireForEachTest } from '../support/spire.js';
 
 const td = 'example.org';
@@ -26,16 +26,7 @@ const snapshotOf = (pods: Pod[]): ClusterSnapshot => ({ clusterSPIFFEIDs: [csid]
 const lookup: PodLookup = { clusterSPIFFEIDs: [csid], namespace: () => namespace, node: () => node, services: () => indexServices([], []) };
 
 const passOptions = (): EntryPassOptions => ({
-  settings: {
-    trustDomain: td,
-    clusterName: 'demo',
-    clusterDomain: 'cluster.local',
-    parentIdTemplate: compileTemplate(DEFAULT_PARENT_ID_TEMPLATE),
-    ignoreNamespaces: IgnoredNamespaces.compile([]),
-    className: '',
-    watchClassless: false,
-    renderCache: new RenderCache(),
-  },
+  settings: selectionSettings({ trustDomain: td, renderCache: new RenderCache() }),
   ownership: { entryIDPrefix: 'scm-', entryScope: 'prefixed' },
   policy: 'sync',
 });
