@@ -17,7 +17,7 @@ import { stringify as toYaml } from 'yaml';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { eventually } from '../live/world.js';
 import { exitCode, httpGet as get, endProcessTest, logLines, servedAt, spawnCli, waitForOutput } from '../support/cli.js';
-import { deployedConfig, deployedWebhookConfiguration, ns, pod } from '../support/deployed.js';
+import { deployedTestConfig, deployedWebhookConfiguration, pod, seedDeployedCluster } from '../support/deployed.js';
 import { freePort } from '../support/ports.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { deniedByDeployRbac, usedVerbs } from '../support/rbac.js';
@@ -42,9 +42,7 @@ describe('under the heap deploy/ sets, a huge stored object and hostile admissio
     const socketPath = join(dir, 'api.sock');
     kube = await FakeKubeApiServer.start();
     kube.writeKubeconfig(join(dir, 'kubeconfig'));
-    kube.create(deployedWebhookConfiguration());
-    kube.create(ns('shop'));
-    kube.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, spec: {} });
+    seedDeployedCluster(kube);
     kube.create({ ...CSID, metadata: { name: 'workloads' }, spec: { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}', podSelector: { matchLabels: SELECTED } } });
     // Stored before any webhook could refuse it (or while it was down).
     kube.create({ ...CSID, metadata: { name: 'huge' }, spec: { spiffeIDTemplate: HUGE_TEMPLATE, podSelector: { matchLabels: { app: 'legacy' } } } });
@@ -67,14 +65,7 @@ describe('under the heap deploy/ sets, a huge stored object and hostile admissio
       },
     });
     webhookPort = await freePort();
-    const config = Object.assign(deployedConfig(), {
-      spireServerSocketPath: socketPath,
-      clusterDomain: 'cluster.local',
-      logEncoding: 'json',
-      metrics: { bindAddress: '127.0.0.1:0' },
-      health: { healthProbeBindAddress: '127.0.0.1:0' },
-      webhook: { host: '127.0.0.1', port: webhookPort },
-    });
+    const config = deployedTestConfig(socketPath, webhookPort);
     writeFileSync(join(dir, 'config.yaml'), toYaml(config));
   });
 

@@ -21,7 +21,7 @@ import { stringify as toYaml } from 'yaml';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { eventually } from '../live/world.js';
 import { endProcessTest, httpGet as get, servedAt, type spawnCli, waitForOutput } from '../support/cli.js';
-import { deployedConfig, deployedContainer, deployedWebhookConfiguration, ns, pod } from '../support/deployed.js';
+import { deployedConfig, deployedContainer, deployedTestConfig, deployedWebhookConfiguration, pod, seedDeployedCluster } from '../support/deployed.js';
 import { buildImageLayout, type ImageLayout } from '../support/image.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 import { freePort } from '../support/ports.js';
@@ -89,22 +89,12 @@ describe('fault: 100 concurrent 8 MB admission reviews (issue 25, item 3)', () =
     const socketPath = join(dir, 'api.sock');
     kube = await FakeKubeApiServer.start();
     kube.writeKubeconfig(join(dir, 'kubeconfig'));
-    kube.create(deployedWebhookConfiguration());
-    kube.create(ns('shop'));
-    kube.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, spec: {} });
+    seedDeployedCluster(kube);
     kube.create({ apiVersion: 'spire.spiffe.io/v1alpha1', kind: 'ClusterSPIFFEID', metadata: { name: 'workloads' }, spec: { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/pod/{{ .PodMeta.Name }}', podSelector: { matchLabels: SELECTED } } });
     kube.create(pod('shop', 'before', SELECTED));
     spire = await MemorySpireServer.start({ socketPath, trustDomain: TD });
     webhookPort = await freePort();
-    const config = Object.assign(deployedConfig(), {
-      spireServerSocketPath: socketPath,
-      clusterDomain: 'cluster.local',
-      logEncoding: 'json',
-      metrics: { bindAddress: '127.0.0.1:0' },
-      health: { healthProbeBindAddress: '127.0.0.1:0' },
-      webhook: { host: '127.0.0.1', port: webhookPort },
-      leaderElection: { ...leaderElection, leaderElect: true, ...LEASE },
-    });
+    const config = deployedTestConfig(socketPath, webhookPort, { leaderElection: { ...leaderElection, leaderElect: true, ...LEASE } });
     writeFileSync(join(dir, 'config.yaml'), toYaml(config));
   });
 

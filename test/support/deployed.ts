@@ -44,3 +44,23 @@ export function deployedContainer(): { env: Record<string, string>; memoryLimitB
   if (!limit) throw new Error(`deploy/sidecar: memory limit ${container.resources.limits.memory} is not in Mi`);
   return { env: Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value])), memoryLimitBytes: Number(limit[1]) * 1024 * 1024 };
 }
+
+/** What `run` tests put in a fake cluster first: deploy/'s webhook configuration, namespace shop and node node-1. */
+export function seedDeployedCluster(kube: { create(obj: object): unknown }): void {
+  kube.create(deployedWebhookConfiguration());
+  kube.create(ns('shop'));
+  kube.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, spec: {} });
+}
+
+/** deploy/'s config file pointed at test servers: SPIRE's socket, JSON logs, metrics and health on free ports, the webhook on localhost at `webhookPort`. */
+export function deployedTestConfig(socketPath: string, webhookPort: number, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return Object.assign(deployedConfig(), {
+    spireServerSocketPath: socketPath,
+    clusterDomain: 'cluster.local',
+    logEncoding: 'json',
+    metrics: { bindAddress: '127.0.0.1:0' },
+    health: { healthProbeBindAddress: '127.0.0.1:0' },
+    webhook: { host: '127.0.0.1', port: webhookPort },
+    ...over,
+  });
+}
