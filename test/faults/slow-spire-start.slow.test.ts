@@ -71,6 +71,15 @@ function touch(w: World, name: string): void {
   w.kube.update({ ...p, metadata: { ...p.metadata, labels: { ...p.metadata.labels, touched: 'yes' } } });
 }
 
+/** The fault begins: the ledger counts from now, protecting what SPIRE holds, and SPIRE answers every call DELAY_MS late. Returns where its call log stands. */
+function slowFrom(w: World, scenario: string): { ledger: FaultLedger; since: number } {
+  const ledger = new FaultLedger(scenario, w.spire.server);
+  ledger.seedForeign();
+  ledger.start();
+  w.spire.server.faults.delay(DELAY_MS);
+  return { ledger, since: w.spire.server.calls.length };
+}
+
 /** SPIRE fast again; every pod has its entry, the promises of the fault suite hold, and nothing was warned about. */
 async function settle(w: World, ledger: FaultLedger, live: LiveController, log: Log, pods: number): Promise<void> {
   w.spire.server.faults.delay(0);
@@ -97,12 +106,8 @@ describe('fault: a slow SPIRE server does not starve new pods at start, restart 
     await world();
     // None of these entries is ours: the controller creates every pod's entry, after listing all 5,000.
     seedOthers(w, OTHERS + PODS);
-    const ledger = new FaultLedger('SPIRE answers every call 2 s late while the controller starts', w.spire.server);
-    ledger.seedForeign();
-    ledger.start();
-    w.spire.server.faults.delay(DELAY_MS);
+    const { ledger, since } = slowFrom(w, 'SPIRE answers every call 2 s late while the controller starts');
     const log = memoryLog('debug');
-    const since = w.spire.server.calls.length;
     const live = await w.start({ log: log.log });
     await newPods(w, log, 'as the controller starts', since);
     await settle(w, ledger, live, log, PODS + 2);
@@ -116,12 +121,8 @@ describe('fault: a slow SPIRE server does not starve new pods at start, restart 
     await first.idle();
     w.controllers[0]!.stop.abort();
     await first.done;
-    const ledger = new FaultLedger('SPIRE answers every call 2 s late while the controller restarts', w.spire.server);
-    ledger.seedForeign();
-    ledger.start();
-    w.spire.server.faults.delay(DELAY_MS);
+    const { ledger, since } = slowFrom(w, 'SPIRE answers every call 2 s late while the controller restarts');
     const log = memoryLog('debug');
-    const since = w.spire.server.calls.length;
     const live = await w.start({ log: log.log });
     // A pod whose entry SPIRE holds changes too: the create-only pass finds it registered.
     touch(w, 'p-0');
@@ -138,11 +139,7 @@ describe('fault: a slow SPIRE server does not starve new pods at start, restart 
     await leader.idle();
     const log = memoryLog('debug');
     const standby = await w.start({ identity: 'second', log: log.log });
-    const ledger = new FaultLedger('SPIRE answers every call 2 s late while a standby takes over', w.spire.server);
-    ledger.seedForeign();
-    ledger.start();
-    w.spire.server.faults.delay(DELAY_MS);
-    const since = w.spire.server.calls.length;
+    const { ledger, since } = slowFrom(w, 'SPIRE answers every call 2 s late while a standby takes over');
     // A graceful stop releases the Lease: the standby takes it within a retry period.
     w.controllers[0]!.stop.abort();
     await leader.done;
