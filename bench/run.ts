@@ -25,10 +25,10 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
-import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { defaultConfig } from '../src/api/index.js';
 import { passOptions } from '../src/cli/context.js';
+import { loadKubeConfig } from '../src/kube/kubeconfig.js';
 import { startLive } from '../src/manager/live.js';
 import { stopByDisconnect } from './children.js';
 import { sideBySide } from './side-by-side-report.js';
@@ -242,8 +242,8 @@ async function oneRun(pods: number): Promise<RunResult> {
       kube.once('message', () => resolve());
       kube.once('exit', (code) => reject(new Error(`the API server child exited ${code}`)));
     });
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
+    // As `run` loads it: a plain kubeconfig does not load client-node, whose memory would count as the controller's.
+    const kc = await loadKubeConfig({ file: kubeconfig });
     // The pod list on its own, by a bare client in another process, before the controller starts.
     const podList = memoryOnly ? { pods, listMs: NaN } : JSON.parse(execFileSync(process.execPath, [...script('bench/list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { pods: number; listMs: number; cpuSeconds: number };
     if (podList.pods !== pods) throw new Error(`listed ${podList.pods} of ${pods} pods`);
