@@ -144,4 +144,4 @@ export async function sideBySide(o: { peer: string; apiserver: 'fake' | 'real'; 
   console.log(`\nwritten to ${file}`);
 }
 
-const summary = (l: number[]) => ({ count: l.length, p50: percentile(l, 50), p99: percentile(l, 99), max: Math.max(...l) });
+export const summary = (l: number[]) => ({ count: l.length, p50: percentile(l, 50), p99: percentile(l, 99), max: Math.max(...l) });
