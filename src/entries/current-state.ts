@@ -292,8 +292,10 @@ export class CurrentState {
     return [...this.state.byId.values()];
   }
 
+  /** The state may not hold what SPIRE holds: the next pass lists. A list in progress may have read its pages before the cause, so it does not make the state certain either. */
   invalidate(): void {
     this.uncertain = true;
+    if (this.journal) this.uncertainDuringList = true;
   }
 
   /** Due for a list now, as if it had aged past maxAgeMs: still certain (see isCertain). */

@@ -197,6 +197,26 @@ describe('a list installed in slices, pod passes writing meanwhile', () => {
     expect(state.isCertain()).toBe(true);
   });
 
+  it('stays uncertain when the state is invalidated while the list is installed', async () => {
+    const state = new CurrentState(10_000, Date.now, 0);
+    await relist(state, many);
+    let installed = false;
+    let invalidatedDuringInstall = false;
+    const listing = state
+      .replaceFromPages((async function* () {
+        yield [...many.slice(0, -1), raw(`e${many.length - 1}`, '1', '/w/renamed')];
+        setImmediate(() => {
+          invalidatedDuringInstall = !installed;
+          state.invalidate();
+        });
+      })())
+      .then(() => (installed = true));
+    await listing;
+    expect(invalidatedDuringInstall).toBe(true);
+    expect(state.isCertain()).toBe(false);
+    expect(state.needsList()).toBe(true);
+  });
+
   it('installs what an install in one step installs', async () => {
     const lists = [many, [...many.slice(0, 5), raw('e5', '1', '/w/e5-renamed'), ...many.slice(6)], many.slice(1), [...many, raw('extra', '0')]];
     const sliced = new CurrentState(10_000, Date.now, 0);
