@@ -376,15 +376,27 @@ async function oneRun(pods: number): Promise<RunResult> {
     let lastTurn = process.threadCpuUsage();
     // The longest garbage collection pause meanwhile: part of a stretch, and not the passes' own work.
     let longestGcMs = 0;
+    // With --stretches, BENCH_DEBUG=stretches: every stretch over 5 ms and every GC pause, to tell the passes' own work from the collector's.
+    const traceStretches = STRETCHES && process.env.BENCH_DEBUG === 'stretches';
+    const gcPauses: { at: number; ms: number; kind: number }[] = [];
+    const longStretches: { from: number; to: number; cpuMs: number }[] = [];
+    let lastTurnAt = performance.now();
     const gcs = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) longestGcMs = Math.max(longestGcMs, e.duration);
+      for (const e of list.getEntries()) {
+        longestGcMs = Math.max(longestGcMs, e.duration);
+        if (traceStretches) gcPauses.push({ at: e.startTime, ms: e.duration, kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0 });
+      }
     });
     gcs.observe({ entryTypes: ['gc'] });
     const turns = STRETCHES
       ? setInterval(() => {
           const now = process.threadCpuUsage();
-          longestStretchMs = Math.max(longestStretchMs, (now.user - lastTurn.user + now.system - lastTurn.system) / 1000);
+          const stretchMs = (now.user - lastTurn.user + now.system - lastTurn.system) / 1000;
+          longestStretchMs = Math.max(longestStretchMs, stretchMs);
           lastTurn = now;
+          const at = performance.now();
+          if (traceStretches && stretchMs > 5) longStretches.push({ from: lastTurnAt, to: at, cpuMs: stretchMs });
+          lastTurnAt = at;
         }, 1)
       : undefined;
     const cpu0 = process.cpuUsage();
@@ -407,6 +419,15 @@ async function oneRun(pods: number): Promise<RunResult> {
       ? `event-loop delay max ${(loopDelay.max / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms; longest stretch between turns ${longestStretchMs.toFixed(1)} ms of main-thread CPU; `
       : '';
     console.error(`  event phase (gcInterval ${GC_INTERVAL_SECONDS} s): ${stretches}longest GC pause ${longestGcMs.toFixed(1)} ms`);
+    if (traceStretches) {
+      const gcKind = (k: number) => ({ 1: 'scavenge', 2: 'minor mark-sweep', 4: 'mark-compact', 8: 'incremental marking', 16: 'weak callbacks' })[k] ?? `kind ${k}`;
+      for (const st of longStretches.sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 15)) {
+        const inside = gcPauses.filter((g) => g.at >= st.from && g.at < st.to);
+        const gcText = inside.map((g) => `${gcKind(g.kind)} ${g.ms.toFixed(1)} ms`).join(', ') || 'no GC';
+        console.error(`    stretch ${st.cpuMs.toFixed(1)} ms CPU, ${(st.to - st.from).toFixed(1)} ms wall, at ${(st.from / 1000).toFixed(2)} s: ${gcText}`);
+      }
+      console.error(`    GC pauses over 5 ms: ${gcPauses.filter((g) => g.ms > 5).map((g) => `${gcKind(g.kind)} ${g.ms.toFixed(1)}`).join(', ') || 'none'}`);
+    }
     const cpu = process.cpuUsage(cpu0);
     debug('after events');
     const latencyMs = created.filter((c) => acked.has(c.uid)).map((c) => acked.get(c.uid)! - c.at);

@@ -3,6 +3,7 @@ import { type EntryOut, rpcOutcome } from '../spire/index.js';
 import { changedFields, comparedFromSpire } from './compare.js';
 import { type CurrentEntry, type EntrySpec, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
+import { finish, finishInSlices, sliceCounter, type Steps } from './slices.js';
 
 
 /**
@@ -49,6 +50,32 @@ class Entries {
   // For planning a few pods: their entries, and who else holds a key.
   readonly byPod = new IdIndex();
   readonly byKey = new IdIndex();
+
+  /**
+   * A set of these entries, as adding each in turn makes it (a later entry
+   * replaces an earlier one with its ID). Index by index: every map doubles
+   * its table at the same sizes, and building them side by side would copy
+   * all three tables in one step.
+   */
+  static *of(entries: readonly CurrentEntry[]): Steps<Entries> {
+    const due = sliceCounter();
+    const set = new Entries();
+    for (const e of entries) {
+      // Deleted first, as remove does: the later entry takes the end of the order.
+      set.byId.delete(e.id);
+      set.byId.set(e.id, e);
+      if (due()) yield;
+    }
+    for (const e of entries) {
+      if (e.podUid !== undefined && set.byId.get(e.id) === e) set.byPod.add(e.podUid, e.id);
+      if (due()) yield;
+    }
+    for (const e of entries) {
+      if (set.byId.get(e.id) === e) set.byKey.add(e.key, e.id);
+      if (due()) yield;
+    }
+    return set;
+  }
 
   add(e: CurrentEntry): void {
     this.remove(e.id);
@@ -100,29 +127,35 @@ function holds(raw: EntryOut, spec: EntrySpec): boolean {
 /**
  * Reads a full list against the entries held. While every listed entry has
  * the revision held, nothing is built (an idle resync at 100,000 entries
- * costs lookups, not new maps); from the first difference on, a new set of
- * entries is built, reusing each held entry SPIRE still holds as it is, so
- * that it keeps sharing its spec with the declaration that wrote it.
+ * costs lookups, not new maps); from the first difference on, each entry is
+ * converted unless it is a held entry SPIRE still holds as it is, which is
+ * reused so that it keeps sharing its spec with the declaration that wrote
+ * it, and at the end a new set of entries is built from them. Its loops are
+ * Steps (entries/slices.ts), which live mode runs with the event loop
+ * turning, pod passes recording writes meanwhile (CurrentState's journal).
  */
 class ListMerge {
   readonly listed: CurrentEntry[] = [];
-  private next: Entries | undefined;
+  // An entry listed so far was not held at its revision: the list builds a new set.
+  private differs = false;
 
   constructor(private readonly held: Entries) {}
 
-  take(raw: EntryOut): void {
-    const known = this.held.byId.get(raw.id);
-    const sameRevision = known !== undefined && known.revision === raw.revision_number;
-    if (!this.next && sameRevision) {
-      this.listed.push(known);
-      return;
+  *take(page: readonly EntryOut[]): Steps<void> {
+    const due = sliceCounter();
+    for (const raw of page) {
+      const known = this.held.byId.get(raw.id);
+      const sameRevision = known !== undefined && known.revision === raw.revision_number;
+      if (!sameRevision) this.differs = true;
+      if (!this.differs) this.listed.push(known!);
+      else {
+        const entry = sameRevision || (known && holds(raw, known.spec)) ? known! : fromSpire(raw);
+        // A held entry SPIRE still holds as it is takes SPIRE's revision (true whether or not this list completes).
+        entry.revision = raw.revision_number;
+        this.listed.push(entry);
+      }
+      if (due()) yield;
     }
-    const next = (this.next ??= this.rebuild());
-    const entry = sameRevision || (known && holds(raw, known.spec)) ? known! : fromSpire(raw);
-    // A held entry SPIRE still holds as it is takes SPIRE's revision (true whether or not this list completes).
-    entry.revision = raw.revision_number;
-    next.add(entry);
-    this.listed.push(entry);
   }
 
   /**
@@ -130,17 +163,20 @@ class ListMerge {
    * revisions); and whether they are a new set with indexes built afresh
    * (the held set is kept when every entry listed is held at its revision).
    */
-  finish(): { entries: Entries; changed: boolean; built: boolean } {
+  *finish(): Steps<{ entries: Entries; changed: boolean; built: boolean }> {
     const sameCount = this.listed.length === this.held.byId.size;
-    if (!this.next) return sameCount ? { entries: this.held, changed: false, built: false } : { entries: this.rebuild(), changed: true, built: true };
-    return { entries: this.next, changed: !sameCount || this.listed.some((e) => this.held.byId.get(e.id) !== e), built: true };
+    if (!this.differs && sameCount) return { entries: this.held, changed: false, built: false };
+    const changed = !sameCount || (yield* this.anyNotHeld());
+    return { entries: yield* Entries.of(this.listed), changed, built: true };
   }
 
-  // The entries listed so far, all held unchanged, as the start of a new set.
-  private rebuild(): Entries {
-    const next = new Entries();
-    for (const e of this.listed) next.add(e);
-    return next;
+  private *anyNotHeld(): Steps<boolean> {
+    const due = sliceCounter();
+    for (const e of this.listed) {
+      if (this.held.byId.get(e.id) !== e) return true;
+      if (due()) yield;
+    }
+    return false;
   }
 }
 
@@ -176,9 +212,16 @@ export class CurrentState {
    */
   indexBuilds = 0;
 
+  /**
+   * `sliceMs`: read each page and install the list in stretches of about this
+   * many milliseconds, the event loop turning between them (live mode: pod
+   * passes go on meanwhile, their writes journaled); without it, each page
+   * and the install run in one synchronous step.
+   */
   constructor(
     private readonly maxAgeMs: number,
     private readonly now: () => number = Date.now,
+    private readonly sliceMs?: number,
   ) {}
 
   needsList(): boolean {
@@ -219,15 +262,21 @@ export class CurrentState {
     }
     try {
       const merge = new ListMerge(this.state);
-      for await (const page of pages) for (const raw of page) merge.take(raw);
-      return this.install(merge);
+      for await (const page of pages) await this.run(merge.take(page));
+      // Awaited here: the journal stays on until the install is done.
+      return await this.install(merge);
     } finally {
       if (outer) this.journal = undefined;
     }
   }
 
-  private install(merge: ListMerge): CurrentEntry[] {
-    const { entries, changed, built } = merge.finish();
+  private run<T>(steps: Steps<T>): T | Promise<T> {
+    return this.sliceMs === undefined ? finish(steps) : finishInSlices(steps, this.sliceMs);
+  }
+
+  private async install(merge: ListMerge): Promise<CurrentEntry[]> {
+    const { entries, changed, built } = await this.run(merge.finish());
+    // From here on in one step: the new set replaces the old one with every write journaled so far replayed onto it, and none in between.
     if (changed) this.version++;
     if (built) this.indexBuilds++;
     this.state = entries;
@@ -243,8 +292,10 @@ export class CurrentState {
     return [...this.state.byId.values()];
   }
 
+  /** The state may not hold what SPIRE holds: the next pass lists. A list in progress may have read its pages before the cause, so it does not make the state certain either. */
   invalidate(): void {
     this.uncertain = true;
+    if (this.journal) this.uncertainDuringList = true;
   }
 
   /** Due for a list now, as if it had aged past maxAgeMs: still certain (see isCertain). */

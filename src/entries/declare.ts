@@ -187,7 +187,9 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
   for (const i of invalid) reportInvalid(state, i.owner, i.errors, observe);
 
   const ctx: PodContext = { settings, cache, services, node: (name) => nodesByName.get(name) };
-  const coveredByNonFallback = new Set<string>();
+  // Pods a non-fallback object declared an entry for, by namespace: one set of every pod would double
+  // its table, a copy of tens of thousands of entries, within one slice.
+  const coveredByNonFallback = new Map<string, Set<string>>();
   // Object-major, for each object's statistics and for the observer, over valid and invalid objects
   // alike, fallback ones last, so that each one's counts are what it covers. The decisions are the
   // pod pass's: selectPod's two halves, the namespace one taken once per namespace.
@@ -205,10 +207,11 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
         stats.namespacesIgnored++;
         continue;
       }
+      const covered = coveredByNonFallback.get(ns.metadata.name) ?? new Set<string>();
       for (const pod of podsByNamespace.get(ns.metadata.name) ?? []) {
         const uid = pod.metadata.uid;
         if (due()) yield;
-        const v = podVerdict(rule, pod, ns.metadata.name, coveredByNonFallback.has(uid), ctx);
+        const v = podVerdict(rule, pod, ns.metadata.name, covered.has(uid), ctx);
         if (v.outcome === 'not-selected') {
           seen?.pod?.(owner, pod, v);
           continue;
@@ -228,7 +231,7 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
           state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, ...v.failure });
         } else if (v.outcome === 'declared') {
           state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
-          if (coversFallbacks(rule, v)) coveredByNonFallback.add(uid);
+          if (coversFallbacks(rule, v)) coveredByNonFallback.set(ns.metadata.name, covered.add(uid));
         }
       }
     }

@@ -21,7 +21,7 @@ export { applyPlan, type ApplyFailure, type ApplyResult, type WriteProgress, WRI
 export { indexServices, serviceDnsNames, type ServiceIndex } from './endpoints.js';
 export * from './render.js';
 export * from './declare.js';
-export { computeStatus, type StatusReport } from './status.js';
+export { computeStatus, computeStatusInSteps, type StatusReport } from './status.js';
 export * from './pass.js';
 export * from './problems.js';
 export { IGNORED_IDS_WARNING, probeSpireServer, SPIRE_CUSTOM_ENTRY_IDS, SpireServerProbe, type ServerTraits } from './unsupported.js';

@@ -10,7 +10,7 @@ import type { Ownership, Policy } from './ownership.js';
 import type { ClaimedIds } from './claims.js';
 import { createsOnly, type Plan, planEntries, planEntriesInSteps, type PlanInput } from './plan.js';
 import { finish, finishInSlices, type Steps } from './slices.js';
-import { computeStatus, type StatusReport } from './status.js';
+import { computeStatus, computeStatusInSteps, type StatusReport } from './status.js';
 import { type MigrationNotes, migrationNotes } from './migration.js';
 
 export type PassPhase = 'list' | 'render' | 'plan' | 'apply';
@@ -180,9 +180,10 @@ export interface FullPassOptions {
    */
   beforeApply?: (plan: Plan) => Plan;
   /**
-   * Render and plan in stretches of about this many milliseconds, the event
-   * loop turning between them (live mode: pod passes and watch events go on
-   * meanwhile). Without it, both run in one synchronous step.
+   * Render, plan and compute the status in stretches of about this many
+   * milliseconds, the event loop turning between them (live mode: pod passes
+   * and watch events go on meanwhile). Without it, each runs in one
+   * synchronous step.
    */
   sliceMs?: number;
   /**
@@ -231,7 +232,9 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
   opts.state?.record(planned.plan, applied);
   opts.claims?.record(planned.plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
-  const result: EntryPassResult = { ...planned, applied, status: computeStatus(planned.declared, planned.plan, applied) };
+  const status =
+    opts.sliceMs === undefined ? computeStatus(planned.declared, planned.plan, applied) : await finishInSlices(computeStatusInSteps(planned.declared, planned.plan, applied), opts.sliceMs);
+  const result: EntryPassResult = { ...planned, applied, status };
   // From the plan as decided: one that beforeApply cut down to nothing still had work to do.
   const { creates, updates, deletes } = decided.plan;
   if (inputs !== undefined && creates.length + updates.length + deletes.length === 0 && applied.failures.length === 0) {

@@ -2,6 +2,7 @@ import type { ClusterSPIFFEIDStats, ClusterStaticEntryStatus } from '../api/inde
 import type { ApplyResult } from './apply.js';
 import type { DeclaredState } from './declare.js';
 import type { Plan } from './plan.js';
+import { finish, sliceCounter, type Steps } from './slices.js';
 
 export interface StatusReport {
   /** By object name. */
@@ -15,6 +16,12 @@ export interface StatusReport {
  * whenever its entry is on the server, not only in the pass that created it.
  */
 export function computeStatus(declared: DeclaredState, plan: Plan, applied?: ApplyResult): StatusReport {
+  return finish(computeStatusInSteps(declared, plan, applied));
+}
+
+/** computeStatus as Steps: the same report, yielding between keys of the plan (entries/slices.ts). */
+export function* computeStatusInSteps(declared: DeclaredState, plan: Plan, applied?: ApplyResult): Steps<StatusReport> {
+  const due = sliceCounter();
   const spiffe = new Map<string, ClusterSPIFFEIDStats>();
   for (const [uid, sel] of declared.selection) {
     spiffe.set(uid, { ...sel, entriesMasked: 0, entriesToSet: 0, entryFailures: 0, entriesWithoutFederation: 0 });
@@ -36,6 +43,7 @@ export function computeStatus(declared: DeclaredState, plan: Plan, applied?: App
       const mst = statics.get(m.owner.uid);
       if (mst) mst.masked = true;
     }
+    if (due()) yield;
   }
   const countFailure = (uid: string) => {
     const s = spiffe.get(uid);

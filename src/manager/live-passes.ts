@@ -35,11 +35,11 @@ import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
 /**
- * How long a full pass renders or plans before the event loop turns: pod
- * events wait at most about this long for a full pass (the event latency's
- * target is a p99 under 25 ms).
+ * How long a full pass installs SPIRE's list, renders, plans or computes
+ * statuses before the event loop turns: pod events wait at most about this
+ * long for a full pass (the event latency's target is a p99 under 25 ms).
  */
-const FULL_PASS_SLICE_MS = 5;
+export const FULL_PASS_SLICE_MS = 5;
 
 /** The keys a plan writes. */
 const writtenKeys = (plan: Plan): string[] => [...plan.creates, ...plan.updates, ...plan.deletes].map((w) => w.key);

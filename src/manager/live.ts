@@ -9,7 +9,7 @@ import { StatusWriter } from '../kube/status.js';
 import { StatusPublisher } from '../kube/status-publisher.js';
 import { Leadership } from './leadership.js';
 import { boundAfter, untilAborted } from './lifecycle.js';
-import { LivePasses } from './live-passes.js';
+import { FULL_PASS_SLICE_MS, LivePasses } from './live-passes.js';
 import type { ControllerMetrics } from './metrics.js';
 import { ProgressReporter } from './progress.js';
 import { Reconciler } from './reconcile.js';
@@ -117,8 +117,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   );
   const statusWriter = new StatusWriter(opts.kc, log);
   const renderCache = new RenderCache();
-  // SPIRE's entries between full lists (every gcInterval, or after an uncertain write).
-  const currentState = new CurrentState(config.gcIntervalMs);
+  // SPIRE's entries between full lists (every gcInterval, or after an uncertain write), installed in slices as a full pass renders.
+  const currentState = new CurrentState(config.gcIntervalMs, Date.now, FULL_PASS_SLICE_MS);
   // Entries ours although their IDs do not say so (an older SPIRE, adopted entries): remembered across passes.
   const claims = new ClaimedIds();
   const events = new EventRecorder(opts.kc, log);

@@ -158,6 +158,79 @@ describe('writes recorded while a list is in progress survive it', () => {
   });
 });
 
+describe('a list installed in slices, pod passes writing meanwhile', () => {
+  const owner = { kind: 'ClusterSPIFFEID' as const, name: 'x', uid: 'x', creationTimestamp: '' };
+  const ok = { created: 1, updated: 0, deleted: 1, failures: [], failedKeys: new Set<string>(), heldBack: [], assigned: new Map<string, string>() };
+  // Enough entries for the install to yield several times; a budget of 0 turns the event loop at every yield.
+  const many = Array.from({ length: 2000 }, (_, i) => raw(`e${i}`, '0'));
+
+  it('replays a create and a delete recorded while the list is installed onto the new set', async () => {
+    const state = new CurrentState(10_000, Date.now, 0);
+    const [first] = await relist(state, many);
+    // The last entry at a new revision: the list builds a new set.
+    const changed = [...many.slice(0, -1), raw(`e${many.length - 1}`, '1', '/w/renamed')];
+    let installed = false;
+    let recordedDuringInstall = false;
+    const listing = state
+      .replaceFromPages((async function* () {
+        yield changed;
+        // The list is read: the next turn of the event loop falls in the install.
+        setImmediate(() => {
+          // The entries held are still the old ones.
+          recordedDuringInstall = !installed && state.related([`e${many.length - 1}`], [])[0]!.spec.spiffeId === `spiffe://example.org/w/e${many.length - 1}`;
+          const spec = { ...first!.spec, spiffeId: 'spiffe://example.org/w/new', selectors: [{ type: 'k8s', value: 'pod-uid:new' }] };
+          state.record({ creates: [{ id: 'new', key: 'k-new', spec, owner, podUid: 'new' }], updates: [], deletes: [{ id: 'e0', key: first!.key, current: first!.spec, reason: 'undeclared', podUid: 'e0' }], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 }, ok);
+        });
+      })())
+      .then((listed) => {
+        installed = true;
+        return listed;
+      });
+    const listed = await listing;
+    expect(recordedDuringInstall).toBe(true);
+    const ids = listed.map((e) => e.id);
+    expect(ids).toContain('new');
+    expect(ids).not.toContain('e0');
+    expect(ids).toHaveLength(many.length);
+    expect(state.related(['new', 'e0'], []).map((e) => e.id)).toEqual(['new']);
+    expect(state.related([`e${many.length - 1}`], []).map((e) => e.spec.spiffeId)).toEqual(['spiffe://example.org/w/renamed']);
+    expect(state.isCertain()).toBe(true);
+  });
+
+  it('stays uncertain when the state is invalidated while the list is installed', async () => {
+    const state = new CurrentState(10_000, Date.now, 0);
+    await relist(state, many);
+    let installed = false;
+    let invalidatedDuringInstall = false;
+    const listing = state
+      .replaceFromPages((async function* () {
+        yield [...many.slice(0, -1), raw(`e${many.length - 1}`, '1', '/w/renamed')];
+        setImmediate(() => {
+          invalidatedDuringInstall = !installed;
+          state.invalidate();
+        });
+      })())
+      .then(() => (installed = true));
+    await listing;
+    expect(invalidatedDuringInstall).toBe(true);
+    expect(state.isCertain()).toBe(false);
+    expect(state.needsList()).toBe(true);
+  });
+
+  it('installs what an install in one step installs', async () => {
+    const lists = [many, [...many.slice(0, 5), raw('e5', '1', '/w/e5-renamed'), ...many.slice(6)], many.slice(1), [...many, raw('extra', '0')]];
+    const sliced = new CurrentState(10_000, Date.now, 0);
+    const whole = new CurrentState(10_000);
+    for (const list of lists) {
+      const [a, b] = [await relist(sliced, list), await relist(whole, list)];
+      expect(a.map((e) => [e.id, e.key, e.revision])).toEqual(b.map((e) => [e.id, e.key, e.revision]));
+      expect(sliced.values().map((e) => e.id)).toEqual(whole.values().map((e) => e.id));
+      expect(sliced.related(['e1', 'e5', 'extra'], [a[3]!.key]).map((e) => e.id)).toEqual(whole.related(['e1', 'e5', 'extra'], [b[3]!.key]).map((e) => e.id));
+      expect([sliced.version, sliced.indexBuilds]).toEqual([whole.version, whole.indexBuilds]);
+    }
+  });
+});
+
 describe('writes record the revision SPIRE stored them under, so the list after them reuses the index', () => {
   const ownership = { entryIDPrefix: 'scm-', entryScope: 'prefixed' } as const;
 

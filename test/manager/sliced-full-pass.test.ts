@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ClusterSPIFFEID, type Namespace, type Node, type Pod } from '../../src/api/index.js';
-import { type ClusterSnapshot, CurrentState, type EntryPassOptions, indexServices, type PodLookup, RenderCache, runEntryPass, runPodPass } from '../../src/entries/index.js';
+import { type ClusterSnapshot, computeStatus, CurrentState, type EntryPassOptions, indexServices, type PodLookup, RenderCache, runEntryPass, runPodPass } from '../../src/entries/index.js';
 import { type Conditions, PassScheduler } from '../../src/manager/scheduler.js';
 import { selectionSettings } from '../support/selection.js';
 import { spireForEachTest } from '../support/spire.js';
@@ -85,6 +85,9 @@ describe('a full pass that renders and plans in slices, with pod passes between 
     expect(result.applied).toMatchObject({ created: 0, updated: 0, deleted: 0, failures: [] });
     // Nor does it leave a memo saying that these inputs need no writes: they needed some, which the pod pass made.
     expect(result.memo).toBeUndefined();
+    // Its status, computed in slices too, is the one computed in one step.
+    expect(result.status).toEqual(computeStatus(result.declared, result.plan, result.applied));
+    expect(result.status.clusterSPIFFEIDs.all).toMatchObject({ entriesToSet: PODS + 1, entryFailures: 0 });
 
     const entries = t.spire.server.entries.all();
     expect(entries).toHaveLength(PODS + 1);
