@@ -143,7 +143,14 @@ async function getListPage(url: URL, server: string, path: string, headers: Reco
     throw new Error(`GET ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
   }
   const encoding = res.headers['content-encoding'];
-  const body = await allBytes(res.body, Array.isArray(encoding) ? encoding.join(',') : encoding);
+  let body: Buffer;
+  try {
+    body = await allBytes(res.body, Array.isArray(encoding) ? encoding.join(',') : encoding);
+  } catch (err) {
+    // A body left half read would keep its connection from the next request.
+    res.body.destroy();
+    throw err;
+  }
   return { ok: res.statusCode >= 200 && res.statusCode < 300, status: res.statusCode, body };
 }
 
