@@ -123,10 +123,9 @@ async function allBytes(body: Readable, contentEncoding: string | undefined): Pr
 
 /**
  * A GET whose body is a list page, by undici's own request API rather than
- * its fetch: fetch hands a body over through WHATWG streams, which cost a
- * list of 100,000 pods about a CPU-second more on the same connection. It
- * asks for and decodes content codings as fetch does, so the API server
- * answers it as before.
+ * its fetch: fetch hands a body over through WHATWG streams, whose cost per
+ * chunk is a large share of a big list's CPU. It asks for and decodes
+ * content codings as fetch does, so the API server answers it as before.
  */
 async function getListPage(url: URL, server: string, path: string, headers: Record<string, string>, dispatcher: Dispatcher | undefined, kc: KubeConfig, signal: AbortSignal | undefined): Promise<{ ok: boolean; status: number; body: Buffer }> {
   let res: Dispatcher.ResponseData;
