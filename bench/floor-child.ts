@@ -3,7 +3,7 @@
  * bare client on the same socket and batch sizes, so none of our engine runs:
  * pushing the pre-rendered entries (cold convergence) and a paged list of all
  * of them (idle pass). Prints one JSON line, with the wall-clock moment the
- * push finished (for the list-and-push floor, see barrier.ts).
+ * push finished and its CPU seconds (for the list-and-push floor, see barrier.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { declareEntries, toSpire, WRITE_MASK } from '../src/entries/index.js';
@@ -21,11 +21,13 @@ const entries = declared.map((d, i) => toSpire(d.spec, `scm-floor-${i}`));
 const spire = new SpireClient({ socket, rpcTimeoutMs: 120_000 });
 await spire.waitUntilReady({ timeoutMs: 60_000 });
 await barrier();
+const cpu0 = process.cpuUsage();
 let t = performance.now();
 // As the controller writes: the revision and the compared fields echoed back.
 const outcome = await spire.createEntries(entries, { outputMask: WRITE_MASK });
 const pushMs = performance.now() - t;
 const pushEndAt = Date.now();
+const pushCpu = process.cpuUsage(cpu0);
 const failed = outcome.results.filter((r) => !r.status.ok).length;
 const listMs: number[] = [];
 for (let i = 0; i < lists; i++) {
@@ -35,4 +37,4 @@ for (let i = 0; i < lists; i++) {
   if (all.length !== entries.length) throw new Error(`listed ${all.length} of ${entries.length}`);
 }
 spire.close();
-console.log(JSON.stringify({ entries: entries.length, failed, pushMs, pushEndAt, listMs }));
+console.log(JSON.stringify({ entries: entries.length, failed, pushMs, pushEndAt, pushCpuSeconds: (pushCpu.user + pushCpu.system) / 1e6, listMs }));

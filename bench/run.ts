@@ -22,8 +22,9 @@
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
@@ -133,6 +134,23 @@ function treeCpuSeconds(pid: number | undefined): number {
   return total;
 }
 
+/** The inspector's sampling profiler on this thread, from now until stop() writes the profile to `file` (node --cpu-prof's format). */
+async function startProfile(): Promise<{ stop(file: string): Promise<string> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -185,21 +203,31 @@ function readyChild(name: string, args: string[]): Promise<{ child: ChildProcess
   });
 }
 
+/** What the list-and-push floor took: its wall time, and the CPU seconds of the lister, the pusher, the API server and SPIRE meanwhile. */
+interface ListAndPush {
+  ms: number;
+  cpu: { list: number; push: number; api: number; spire: number };
+}
+
 /**
  * The least any controller could take for a cold start here: a bare client
  * listing every pod and another pushing the pre-rendered entries, started
  * together, on the same two cores the controller shares with both servers.
- * No rendering, planning or waiting for one to feed the other.
+ * No rendering, planning or waiting for one to feed the other. Its CPU
+ * seconds are the budget's floor: on two cores a cold start within a ratio r
+ * of its time can use at most 2 * r * ms CPU-s, all four processes together.
  */
-async function measureListAndPush(pods: number, kubeconfig: string, socket: string): Promise<number> {
+async function measureListAndPush(pods: number, kubeconfig: string, socket: string, kubePid: number | undefined, spirePid: number | undefined): Promise<ListAndPush> {
   const [list, push] = await Promise.all([readyChild('list-child.ts', [kubeconfig]), readyChild('floor-child.ts', [String(pods), socket, '0'])]);
+  const servers0 = [treeCpuSeconds(kubePid), cpuSeconds(spirePid)];
   const started = Date.now();
   list.child.stdin!.write('go\n');
   push.child.stdin!.write('go\n');
-  const last = async (out: Promise<string>) => JSON.parse((await out).trim().split('\n').pop()!) as { endAt?: number; pushEndAt?: number; failed?: number; pods?: number };
+  const last = async (out: Promise<string>) => JSON.parse((await out).trim().split('\n').pop()!) as { endAt?: number; pushEndAt?: number; failed?: number; pods?: number; cpuSeconds?: number; pushCpuSeconds?: number };
   const [l, p] = await Promise.all([last(list.output), last(push.output)]);
+  const servers = [treeCpuSeconds(kubePid) - servers0[0]!, cpuSeconds(spirePid) - servers0[1]!];
   if (l.pods !== pods || p.failed !== 0) throw new Error(`list-and-push floor: listed ${l.pods} of ${pods} pods, ${p.failed} entries failed`);
-  return Math.max(l.endAt!, p.pushEndAt!) - started;
+  return { ms: Math.max(l.endAt!, p.pushEndAt!) - started, cpu: { list: l.cpuSeconds!, push: p.pushCpuSeconds!, api: servers[0]!, spire: servers[1]! } };
 }
 
 interface Floors {
@@ -220,6 +248,8 @@ interface RunResult {
   podListMs: number;
   /** The pod list and the push together, by bare clients (measureListAndPush). */
   listAndPushMs: number;
+  /** CPU seconds during list ∥ push: lister, pusher, API server, SPIRE. */
+  listAndPushCpu: number[];
   /** CPU seconds during the cold start: controller, API server, SPIRE. */
   coldCpu: number[];
   idleMs: number;
@@ -258,12 +288,13 @@ async function oneRun(pods: number): Promise<RunResult> {
     // The pod list on its own, by a bare client in another process, before the controller starts.
     const podList = memoryOnly ? { pods, listMs: NaN } : JSON.parse(execFileSync(process.execPath, [...script('bench/list-child.ts'), kubeconfig], { encoding: 'utf8' }).trim().split('\n').pop()!) as { pods: number; listMs: number; cpuSeconds: number };
     if (podList.pods !== pods) throw new Error(`listed ${podList.pods} of ${pods} pods`);
-    let listAndPushMs = NaN;
+    let listAndPush: ListAndPush = { ms: NaN, cpu: { list: NaN, push: NaN, api: NaN, spire: NaN } };
     if (!memoryOnly) {
       const c = await startSpire(join(dir, 'c'));
-      listAndPushMs = await measureListAndPush(pods, kubeconfig, c.socket);
+      listAndPush = await measureListAndPush(pods, kubeconfig, c.socket, kube.pid, c.child.pid);
       await stop(c.child);
     }
+    const listAndPushMs = listAndPush.ms;
     debug('before controller start');
 
     const config = { ...defaultConfig(), trustDomain: 'example.org', clusterName: 'bench', clusterDomain: 'cluster.local', spireServerSocketPath: b.socket, gcIntervalMs: GC_INTERVAL_SECONDS * 1000, spireRpcTimeoutMs: 120_000 };
@@ -285,6 +316,8 @@ async function oneRun(pods: number): Promise<RunResult> {
     // Set for the event phase, the only one whose acknowledgements are timed.
     let timingEvents = false;
     const stopper = new AbortController();
+    // BENCH_CPU_PROFILE=DIR: a CPU profile of this process (the controller) from its start to the last entry created.
+    const profiler = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined;
     const cpuAtStart = [treeCpuSeconds(kube.pid), cpuSeconds(b.child.pid), process.cpuUsage()] as const;
     const started = performance.now();
     // BENCH_DEBUG=timeline: each process's share of a core, every 250 ms of the cold start, to see who waits for whom.
@@ -330,6 +363,7 @@ async function oneRun(pods: number): Promise<RunResult> {
       await nextPass();
     }
     const coldMs = performance.now() - started;
+    if (profiler) console.error(`  CPU profile of the cold start: ${await profiler.stop(join(process.env.BENCH_CPU_PROFILE!, `cold-${pods}-${Date.now()}.cpuprofile`))}`);
     clearInterval(tick);
     if (timeline.length) console.error(timeline.map((l) => `    ${l}`).join('\n'));
     // Who used the two cores during the cold start (Linux only; the children read 0 elsewhere).
@@ -339,7 +373,8 @@ async function oneRun(pods: number): Promise<RunResult> {
     debug('after cold convergence');
     // BENCH_COLD_ONLY=1: one line per run and nothing after the cold start, to compare changes to it quickly.
     if (process.env.BENCH_COLD_ONLY) {
-      console.error(`  cold ${Math.round(coldMs)} ms; push floor ${Math.round(floors.pushMs)} ms; list alone ${Math.round(podList.listMs)} ms; list ∥ push ${listAndPushMs} ms; CPU s ours/API/SPIRE ${coldCpu.map((x) => x.toFixed(1)).join('/')}`);
+      const f = listAndPush.cpu;
+      console.error(`  cold ${Math.round(coldMs)} ms; push floor ${Math.round(floors.pushMs)} ms; list alone ${Math.round(podList.listMs)} ms; list ∥ push ${listAndPushMs} ms; CPU s ours/API/SPIRE ${coldCpu.map((x) => x.toFixed(2)).join('/')} (total ${(coldCpu[0] + coldCpu[1] + coldCpu[2]).toFixed(2)}); list ∥ push CPU s list/push/API/SPIRE ${[f.list, f.push, f.api, f.spire].map((x) => x.toFixed(2)).join('/')} (total ${(f.list + f.push + f.api + f.spire).toFixed(2)})`);
       stopper.abort();
       await live.done;
       await stopKube(kube);
@@ -457,6 +492,7 @@ async function oneRun(pods: number): Promise<RunResult> {
       coldFloorMs: floors.pushMs,
       podListMs: podList.listMs,
       listAndPushMs,
+      listAndPushCpu: [listAndPush.cpu.list, listAndPush.cpu.push, listAndPush.cpu.api, listAndPush.cpu.spire],
       coldCpu: [...coldCpu],
       idleMs: median(idleTimes),
       idleFloorMs: median(floors.listMs),
@@ -484,6 +520,7 @@ interface Row {
   podListMs: number;
   listAndPushMs: number;
   coldToListAndPush: number;
+  listAndPushCpu: number[];
   coldCpu: number[];
   idleMs: number;
   idleFloorMs: number;
@@ -518,6 +555,7 @@ for (const pods of sizes) {
     podListMs: med((x) => x.podListMs),
     listAndPushMs: med((x) => x.listAndPushMs),
     coldToListAndPush: med((x) => x.coldMs / x.listAndPushMs),
+    listAndPushCpu: [0, 1, 2, 3].map((i) => med((x) => x.listAndPushCpu[i]!)),
     coldCpu: [0, 1, 2].map((i) => med((x) => x.coldCpu[i]!)),
     idleMs: med((x) => x.idleMs),
     idleFloorMs: med((x) => x.idleFloorMs),

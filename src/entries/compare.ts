@@ -45,6 +45,11 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/** Whether two values of a compared field are equal, as that field compares (its row's `compare`). */
+export function sameField(compare: Row['compare'], a: unknown, b: unknown): boolean {
+  return compare === 'set' ? sameSet(a as string[], b as string[]) : compare === 'list' ? sameList(a as string[], b as string[]) : a === b;
+}
+
 const NONE: ReadonlySet<OptionalField> = new Set();
 
 /**
@@ -56,10 +61,7 @@ export function changedFields(current: EntrySpec, declared: EntrySpec, unsupport
   const out: ComparedField[] = [];
   for (const r of ENTRY_FIELDS) {
     if (r.optional && unsupported.has(r.field)) continue;
-    const a = current[r.field];
-    const b = declared[r.field];
-    const same = r.compare === 'set' ? sameSet(a as string[], b as string[]) : r.compare === 'list' ? sameList(a as string[], b as string[]) : a === b;
-    if (!same) out.push(r.field);
+    if (!sameField(r.compare, current[r.field], declared[r.field])) out.push(r.field);
   }
   return out;
 }

@@ -1,3 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kubeRequest, listAll } from '../../src/kube/rest.js';
 import { eventually } from '../kube-apiserver/helpers.js';
@@ -41,6 +45,54 @@ describe('requests to the API server reuse their connection and page through lis
     expect(list.items.every((item, i) => item === seen[i])).toBe(true);
     expect(list.items.map((p) => p.metadata?.name)).toEqual(Array.from({ length: 250 }, (_, i) => `p-${String(i).padStart(3, '0')}`));
     expect(list.metadata?.resourceVersion).toMatch(/^\d+$/);
+  });
+});
+
+describe('list pages are asked for and decoded as fetch does', () => {
+  it('asks for compressed pages and decodes a gzip one, managedFields cut', async () => {
+    const asked: (string | undefined)[] = [];
+    const page = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'a', managedFields: [{ manager: 'm' }] } }, { metadata: { name: 'b' } }] };
+    const server = createServer((req, res) => {
+      asked.push(req.headers['accept-encoding']);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(JSON.stringify(page)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const kc = new KubeConfig();
+      const server_ = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      kc.loadFromOptions({ clusters: [{ name: 'c', server: server_, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+      const list = await listAll(kc, '/api/v1/pods', { dropManagedFields: true });
+      expect(list.items.map((p) => p.metadata)).toEqual([{ name: 'a' }, { name: 'b' }]);
+      expect(list.metadata?.resourceVersion).toBe('7');
+      expect(asked).toEqual(['gzip, deflate']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('names the status and message of a page the server refuses', async () => {
+    const kube = await FakeKubeApiServer.start();
+    try {
+      await expect(listAll(kube.kubeConfig(), '/api/v1/namespaces/default/nonesuch', { dropManagedFields: true })).rejects.toThrow(/GET \/api\/v1\/namespaces\/default\/nonesuch: 404/);
+    } finally {
+      await kube.close();
+    }
+  });
+
+  it('rejects a page at the caller signal', async () => {
+    const kube = await FakeKubeApiServer.start();
+    try {
+      const kc = kube.kubeConfig();
+      kube.faults.hangNext(1, { pathIncludes: '/api/v1/pods' });
+      const caller = new AbortController();
+      const hung = kubeRequest(kc, 'GET', '/api/v1/pods', { dropManagedFields: true, signal: caller.signal });
+      await eventually(() => kube.requests.some((r) => r.path === '/api/v1/pods'), 'the request reaches the server');
+      caller.abort(new Error('deadline'));
+      await expect(hung).rejects.toThrow('deadline');
+    } finally {
+      await kube.close();
+    }
   });
 });
 
