@@ -48,7 +48,7 @@ describe('requests to the API server reuse their connection and page through lis
   });
 });
 
-describe('list pages are asked for and decoded as fetch does', () => {
+describe('list pages are asked for gzip and decoded', () => {
   it('asks for compressed pages and decodes a gzip one, managedFields cut', async () => {
     const asked: (string | undefined)[] = [];
     const page = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'a', managedFields: [{ manager: 'm' }] } }, { metadata: { name: 'b' } }] };
@@ -65,7 +65,22 @@ describe('list pages are asked for and decoded as fetch does', () => {
       const list = await listAll(kc, '/api/v1/pods', { dropManagedFields: true });
       expect(list.items.map((p) => p.metadata)).toEqual([{ name: 'a' }, { name: 'b' }]);
       expect(list.metadata?.resourceVersion).toBe('7');
-      expect(asked).toEqual(['gzip, deflate']);
+      expect(asked).toEqual(['gzip']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('refuses a page in a coding it did not ask for, naming it', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' });
+      res.end('not brotli');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const kc = new KubeConfig();
+      kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+      await expect(listAll(kc, '/api/v1/pods', { dropManagedFields: true })).rejects.toThrow('GET /api/v1/pods: the API server answered with content-encoding "br", and only gzip was asked for');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
