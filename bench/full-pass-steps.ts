@@ -36,16 +36,8 @@ import { StatusPublisher } from '../src/kube/status-publisher.js';
 import { PassScheduler } from '../src/manager/scheduler.js';
 import type { EntryOut } from '../src/spire/index.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
+import { numberArg, threadCpuMs } from './micro.js';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
-
-const cpuMs = () => {
-  const u = process.threadCpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 interface Stretch {
   from: number;
@@ -77,10 +69,10 @@ async function longest(stretches: Stretch[]): Promise<string> {
 /** Runs the steps to the end, cutting a stretch wherever finishInSlices would let the event loop turn. */
 function stepsStretches<T>(steps: Steps<T>, sliceMs: number): { value: T; stretches: Stretch[] } {
   const stretches: Stretch[] = [];
-  let since = { wall: performance.now(), cpu: cpuMs() };
+  let since = { wall: performance.now(), cpu: threadCpuMs() };
   for (;;) {
     const r = steps.next();
-    const now = { wall: performance.now(), cpu: cpuMs() };
+    const now = { wall: performance.now(), cpu: threadCpuMs() };
     if (r.done || now.wall - since.wall >= sliceMs) {
       stretches.push({ from: since.wall, to: now.wall, cpu: now.cpu - since.cpu });
       since = now;
@@ -92,10 +84,10 @@ function stepsStretches<T>(steps: Steps<T>, sliceMs: number): { value: T; stretc
 /** The CPU stretches between two turns of the event loop (a setImmediate chain) while `fn` runs. */
 async function turnStretches<T>(fn: () => Promise<T>): Promise<{ value: T; stretches: Stretch[] }> {
   const stretches: Stretch[] = [];
-  let since = { wall: performance.now(), cpu: cpuMs() };
+  let since = { wall: performance.now(), cpu: threadCpuMs() };
   let on = true;
   const cut = () => {
-    const now = { wall: performance.now(), cpu: cpuMs() };
+    const now = { wall: performance.now(), cpu: threadCpuMs() };
     stretches.push({ from: since.wall, to: now.wall, cpu: now.cpu - since.cpu });
     since = now;
   };
@@ -112,15 +104,15 @@ async function turnStretches<T>(fn: () => Promise<T>): Promise<{ value: T; stret
 
 /** One synchronous call as a stretch. */
 function timed<T>(fn: () => T): { value: T; stretches: Stretch[] } {
-  const from = { wall: performance.now(), cpu: cpuMs() };
+  const from = { wall: performance.now(), cpu: threadCpuMs() };
   const value = fn();
-  return { value, stretches: [{ from: from.wall, to: performance.now(), cpu: cpuMs() - from.cpu }] };
+  return { value, stretches: [{ from: from.wall, to: performance.now(), cpu: threadCpuMs() - from.cpu }] };
 }
 
-const pods = arg('pods', 100_000);
-const runs = arg('runs', 3);
-const sliceMs = arg('slice-ms', 5);
-const fresh = arg('fresh', 100);
+const pods = numberArg('pods', 100_000);
+const runs = numberArg('runs', 3);
+const sliceMs = numberArg('slice-ms', 5);
+const fresh = numberArg('fresh', 100);
 const PAGE = 200;
 const settings = { ...benchSettings(), renderCache: new RenderCache() };
 const snapshot = syntheticCluster(pods);

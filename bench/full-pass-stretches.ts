@@ -10,26 +10,18 @@
  */
 import { declareEntriesInSteps, planEntriesInSteps, RenderCache, type Steps } from '../src/entries/index.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
+import { numberArg, threadCpuMs } from './micro.js';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
-
-const cpuMs = () => {
-  const u = process.threadCpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 /** Runs the steps to the end, cutting a stretch wherever finishInSlices would let the event loop turn; returns the longest and the count. */
 function stretches<T>(steps: Steps<T>, sliceMs: number): { value: T; longestMs: number; totalMs: number; stretches: number } {
   let longestMs = 0;
   let totalMs = 0;
   let count = 0;
-  let since = cpuMs();
+  let since = threadCpuMs();
   for (;;) {
     const r = steps.next();
-    const now = cpuMs();
+    const now = threadCpuMs();
     if (r.done || now - since >= sliceMs) {
       longestMs = Math.max(longestMs, now - since);
       totalMs += now - since;
@@ -40,9 +32,9 @@ function stretches<T>(steps: Steps<T>, sliceMs: number): { value: T; longestMs: 
   }
 }
 
-const pods = arg('pods', 100_000);
-const runs = arg('runs', 3);
-const sliceMs = arg('slice-ms', 5);
+const pods = numberArg('pods', 100_000);
+const runs = numberArg('runs', 3);
+const sliceMs = numberArg('slice-ms', 5);
 const settings = { ...benchSettings(), renderCache: new RenderCache() };
 const snapshot = syntheticCluster(pods);
 const ownership = { entryIDPrefix: 'scm-', entryScope: 'prefixed' as const };
