@@ -1,8 +1,7 @@
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
-import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { type Dispatcher, fetch, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { type KubeConfig, KubeConnection } from './connection.js';
 import { textWithoutManagedFields } from './managed-fields.js';
 
@@ -91,51 +90,66 @@ function apiError(method: string, path: string, statusCode: number, text: string
 
 const gunzipped = promisify(gunzip);
 
+/** Every request but a watch is given this long unless its caller ends it sooner. */
+const REQUEST_DEADLINE_MS = 60_000;
+
+type Method = 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
+
 /**
- * A list page's bytes, decoded. List pages ask for gzip only, as client-go
- * does: the API server compresses a large answer, and gzip is the coding it
- * offers. Any other coding was not asked for, so it is an error, not data.
+ * Sends a request authenticated as the KubeConfig says, by undici's own
+ * request API: fetch hands a body over through WHATWG streams, whose cost
+ * per chunk is a large share of a big list's CPU. A connection that fails (a
+ * rotated CA, a server gone) is not reused: the next request starts afresh.
+ * The error names the server and the reason, unless the caller ended it.
  */
-async function listPageBytes(body: Readable, contentEncoding: string | undefined, path: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  const bytes = Buffer.concat(chunks);
-  const coding = contentEncoding?.trim().toLowerCase() ?? '';
-  if (coding === '' || coding === 'identity') return bytes;
-  if (coding === 'gzip' || coding === 'x-gzip') return gunzipped(bytes);
-  throw new Error(`GET ${path}: the API server answered with content-encoding "${contentEncoding}", and only gzip was asked for`);
+async function send(
+  kc: KubeConfig,
+  method: Method,
+  path: string,
+  opts: { query?: Record<string, string> | undefined; body?: string | undefined; headers?: Record<string, string>; signal?: AbortSignal | undefined },
+): Promise<Dispatcher.ResponseData> {
+  const { url, server } = requestUrl(kc, path, opts.query);
+  const { headers, dispatcher } = await authenticated(kc, method, url);
+  try {
+    return await request(url, {
+      method,
+      headers: { ...headers, ...opts.headers },
+      ...(dispatcher ? { dispatcher } : {}),
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    forgetDispatcher(kc);
+    throw new Error(`${method} ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
+  }
 }
 
 /**
- * A GET whose body is a list page, by undici's own request API rather than
- * its fetch: fetch hands a body over through WHATWG streams, whose cost per
- * chunk is a large share of a big list's CPU.
+ * An answer's bytes, decoded. Requests ask for gzip only, as client-go
+ * does: the API server compresses a large answer (a list page), and gzip is
+ * the coding it offers. Any other coding was not asked for, so it is an
+ * error, not data. A body left half read would keep its connection from
+ * the next request, so it is destroyed on failure.
  */
-async function getListPage(url: URL, server: string, path: string, headers: Record<string, string>, dispatcher: Dispatcher | undefined, kc: KubeConfig, signal: AbortSignal | undefined): Promise<{ ok: boolean; status: number; body: Buffer }> {
-  let res: Dispatcher.ResponseData;
+async function answerBytes(res: Dispatcher.ResponseData, method: Method, path: string): Promise<Buffer> {
+  const header = res.headers['content-encoding'];
+  const encoding = Array.isArray(header) ? header.join(',') : header;
   try {
-    res = await request(url, {
-      method: 'GET',
-      headers: { 'accept-encoding': 'gzip', ...headers },
-      ...(dispatcher ? { dispatcher } : {}),
-      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000),
-    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of res.body) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    const coding = encoding?.trim().toLowerCase() ?? '';
+    if (coding === '' || coding === 'identity') return bytes;
+    if (coding === 'gzip' || coding === 'x-gzip') return await gunzipped(bytes);
+    throw new Error(`${method} ${path}: the API server answered with content-encoding "${encoding}", and only gzip was asked for`);
   } catch (err) {
-    forgetDispatcher(kc);
-    if (signal?.aborted) throw err;
-    throw new Error(`GET ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
-  }
-  const encoding = res.headers['content-encoding'];
-  let body: Buffer;
-  try {
-    body = await listPageBytes(res.body, Array.isArray(encoding) ? encoding.join(',') : encoding, path);
-  } catch (err) {
-    // A body left half read would keep its connection from the next request.
     res.body.destroy();
     throw err;
   }
-  return { ok: res.statusCode >= 200 && res.statusCode < 300, status: res.statusCode, body };
 }
+
+const ok = (res: Dispatcher.ResponseData) => res.statusCode >= 200 && res.statusCode < 300;
 
 /**
  * A request authenticated as the KubeConfig says (as client-node's Watch
@@ -145,34 +159,17 @@ async function getListPage(url: URL, server: string, path: string, headers: Reco
  * filled from both would hold two shapes, and templates read the JSON one.
  * `signal` ends the request sooner than the 60 s every request is given.
  */
-export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string; dropManagedFields?: boolean; signal?: AbortSignal } = {}): Promise<T> {
-  const { url, server } = requestUrl(kc, path, opts.query);
-  const { headers, dispatcher } = await authenticated(kc, method, url);
-  if (opts.dropManagedFields && method === 'GET' && opts.body === undefined) {
-    const page = await getListPage(url, server, path, headers, dispatcher, kc, opts.signal);
-    if (!page.ok) throw apiError(method, path, page.status, page.body.toString('utf8'));
-    return JSON.parse(textWithoutManagedFields(page.body)) as T;
-  }
-  if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
-  let res: Awaited<ReturnType<typeof fetch>>;
-  try {
-    res = await fetch(url, {
-      method,
-      headers,
-      dispatcher,
-      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-      signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000),
-    });
-  } catch (err) {
-    // A connection that failed (a rotated CA, a server gone) is not reused: the next request starts afresh.
-    forgetDispatcher(kc);
-    // undici says only "fetch failed": name the server, and the reason it keeps in `cause`.
-    if (opts.signal?.aborted) throw err;
-    throw new Error(`${method} ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
-  }
-  const text = opts.dropManagedFields && res.ok ? textWithoutManagedFields(Buffer.from(await res.arrayBuffer())) : await res.text();
-  if (!res.ok) throw apiError(method, path, res.status, text);
-  return JSON.parse(text) as T;
+export async function kubeRequest<T>(kc: KubeConfig, method: Method, path: string, opts: { query?: Record<string, string>; body?: unknown; contentType?: string; dropManagedFields?: boolean; signal?: AbortSignal } = {}): Promise<T> {
+  const deadline = AbortSignal.timeout(REQUEST_DEADLINE_MS);
+  const res = await send(kc, method, path, {
+    query: opts.query,
+    headers: { 'accept-encoding': 'gzip', ...(opts.body !== undefined ? { 'content-type': opts.contentType ?? 'application/json' } : {}) },
+    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+    signal: opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline,
+  });
+  const bytes = await answerBytes(res, method, path);
+  if (!ok(res)) throw apiError(method, path, res.statusCode, bytes.toString('utf8'));
+  return JSON.parse(opts.dropManagedFields ? textWithoutManagedFields(bytes) : bytes.toString('utf8')) as T;
 }
 
 /**
@@ -183,17 +180,8 @@ export async function kubeRequest<T>(kc: KubeConfig, method: 'GET' | 'PATCH' | '
  * it, which also ends the body's iteration.
  */
 export async function kubeStream(kc: KubeConfig, path: string, opts: { query?: Record<string, string>; signal: AbortSignal }): Promise<AsyncIterable<Uint8Array>> {
-  const { url, server } = requestUrl(kc, path, opts.query);
-  const { headers, dispatcher } = await authenticated(kc, 'GET', url);
-  let res: Awaited<ReturnType<typeof fetch>>;
-  try {
-    res = await fetch(url, { method: 'GET', headers, dispatcher, signal: opts.signal });
-  } catch (err) {
-    if (opts.signal.aborted) throw err;
-    forgetDispatcher(kc);
-    throw new Error(`GET ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
-  }
-  if (!res.ok || !res.body) throw apiError('GET', path, res.status, await res.text());
+  const res = await send(kc, 'GET', path, { query: opts.query, signal: opts.signal });
+  if (!ok(res)) throw apiError('GET', path, res.statusCode, (await answerBytes(res, 'GET', path)).toString('utf8'));
   return res.body;
 }
 

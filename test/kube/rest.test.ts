@@ -48,7 +48,7 @@ describe('requests to the API server reuse their connection and page through lis
   });
 });
 
-describe('list pages are asked for gzip and decoded', () => {
+describe('answers are asked for gzip and decoded', () => {
   it('asks for compressed pages and decodes a gzip one, managedFields cut', async () => {
     const asked: (string | undefined)[] = [];
     const page = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'a', managedFields: [{ manager: 'm' }] } }, { metadata: { name: 'b' } }] };
