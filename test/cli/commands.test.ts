@@ -9,6 +9,7 @@ import { renderCommand } from '../../src/cli/render.js';
 import { createCertificateAuthority } from '../../src/memspire/ca.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { exitCode, spawnCli } from '../support/cli.js';
+import { ZERO_ENTRY_FIELDS } from '../support/entry-view.js';
 import { pino } from 'pino';
 
 const quiet = pino({ level: 'silent' });
@@ -16,17 +17,7 @@ const demoFlags = { config: join(DEMO_DIR, 'config.yaml'), manifests: [join(DEMO
 const nodeA = 'spiffe://demo.example/spire/agent/k8s_psat/demo/6a1c0f4e-5b7d-4e2a-9c3b-00000000000a';
 const nodeB = 'spiffe://demo.example/spire/agent/k8s_psat/demo/6a1c0f4e-5b7d-4e2a-9c3b-00000000000b';
 const nodeC = 'spiffe://demo.example/spire/agent/k8s_psat/demo/6a1c0f4e-5b7d-4e2a-9c3b-00000000000c';
-const entry = (over: Record<string, unknown>) => ({
-  dnsNames: [],
-  federatesWith: [],
-  x509SVIDTTL: 0,
-  jwtSVIDTTL: 0,
-  admin: false,
-  downstream: false,
-  hint: '',
-  storeSVID: false,
-  ...over,
-});
+const entry = (over: Record<string, unknown>) => ({ ...ZERO_ENTRY_FIELDS, ...over });
 const NEW_ID = expect.stringMatching(/^scm-demo\.[0-9a-f-]{36}$/);
 
 describe('`plan --entries` prints exactly what a reconcile would do, from a snapshot and an entries dump', () => {

@@ -12,20 +12,14 @@ import { type PodView, podView } from '../../src/cli/explain-pod.js';
 import { type PlanView, planView } from '../../src/cli/plan-view.js';
 import { alignColumns, plural, REPORT_TEMPLATES, renderReport, TEMPLATE_DIR } from '../../src/cli/report-templates.js';
 import type { EntryView, PlanReport } from '../../src/cli/report.js';
+import { ZERO_ENTRY_FIELDS } from '../support/entry-view.js';
 
 const entry = (over: Partial<EntryView>): EntryView => ({
   id: 'rec-1',
   spiffeID: 'spiffe://td/ns/a/sa/b',
   parentID: 'spiffe://td/agent/n1',
   selectors: ['k8s:ns:a', 'k8s:sa:b'],
-  dnsNames: [],
-  federatesWith: [],
-  x509SVIDTTL: 0,
-  jwtSVIDTTL: 0,
-  admin: false,
-  downstream: false,
-  hint: '',
-  storeSVID: false,
+  ...ZERO_ENTRY_FIELDS,
   ...over,
 });
 
