@@ -3,7 +3,7 @@ import { type EntryOut, rpcOutcome } from '../spire/index.js';
 import { changedFields, comparedFromSpire } from './compare.js';
 import { type CurrentEntry, type EntrySpec, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
-import { finish, finishInSlices, sliceCounter, type Steps } from './slices.js';
+import { runSteps, sliceCounter, type Steps } from './slices.js';
 
 
 /**
@@ -262,7 +262,7 @@ export class CurrentState {
     }
     try {
       const merge = new ListMerge(this.state);
-      for await (const page of pages) await this.run(merge.take(page));
+      for await (const page of pages) await runSteps(merge.take(page), this.sliceMs);
       // Awaited here: the journal stays on until the install is done.
       return await this.install(merge);
     } finally {
@@ -270,12 +270,8 @@ export class CurrentState {
     }
   }
 
-  private run<T>(steps: Steps<T>): T | Promise<T> {
-    return this.sliceMs === undefined ? finish(steps) : finishInSlices(steps, this.sliceMs);
-  }
-
   private async install(merge: ListMerge): Promise<CurrentEntry[]> {
-    const { entries, changed, built } = await this.run(merge.finish());
+    const { entries, changed, built } = await runSteps(merge.finish(), this.sliceMs);
     // From here on in one step: the new set replaces the old one with every write journaled so far replayed onto it, and none in between.
     if (changed) this.version++;
     if (built) this.indexBuilds++;

@@ -9,7 +9,7 @@ import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
 import type { ClaimedIds } from './claims.js';
 import { createsOnly, type Plan, planEntries, planEntriesInSteps, type PlanInput } from './plan.js';
-import { finish, finishInSlices, type Steps } from './slices.js';
+import { finish, runSteps, type Steps } from './slices.js';
 import { computeStatus, computeStatusInSteps, type StatusReport } from './status.js';
 import { type MigrationNotes, migrationNotes } from './migration.js';
 
@@ -225,16 +225,14 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
       : undefined;
   if (inputs !== undefined && opts.last?.inputs === inputs) return { ...opts.last.result, applied: NOTHING_APPLIED(), reused: true, memo: opts.last };
   const steps = declareAndPlanInSteps(snapshot, current, opts, bundles);
-  const decided = opts.sliceMs === undefined ? finish(steps) : await finishInSlices(steps, opts.sliceMs);
+  const decided = await runSteps(steps, opts.sliceMs);
   const planned = opts.beforeApply ? { ...decided, plan: opts.beforeApply(decided.plan) } : decided;
   started = performance.now();
   const applied = await applyPlan(planned.plan, spire, opts.signal, opts.onWritten);
   opts.state?.record(planned.plan, applied);
   opts.claims?.record(planned.plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
-  const status =
-    opts.sliceMs === undefined ? computeStatus(planned.declared, planned.plan, applied) : await finishInSlices(computeStatusInSteps(planned.declared, planned.plan, applied), opts.sliceMs);
-  const result: EntryPassResult = { ...planned, applied, status };
+  const result: EntryPassResult = { ...planned, applied, status: await runSteps(computeStatusInSteps(planned.declared, planned.plan, applied), opts.sliceMs) };
   // From the plan as decided: one that beforeApply cut down to nothing still had work to do.
   const { creates, updates, deletes } = decided.plan;
   if (inputs !== undefined && creates.length + updates.length + deletes.length === 0 && applied.failures.length === 0) {

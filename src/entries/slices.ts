@@ -40,3 +40,8 @@ export async function finishInSlices<T>(steps: Steps<T>, budgetMs: number): Prom
     }
   }
 }
+
+/** Runs the steps to the end: in one synchronous step without a budget, in slices of `budgetMs` with one. */
+export function runSteps<T>(steps: Steps<T>, budgetMs: number | undefined): T | Promise<T> {
+  return budgetMs === undefined ? finish(steps) : finishInSlices(steps, budgetMs);
+}
