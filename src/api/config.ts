@@ -24,6 +24,16 @@ export interface ControllerConfig {
   validatingWebhookConfigurationName: string;
   gcIntervalMs: number;
   spireServerSocketPath: string;
+  /**
+   * Ours: the SPIRE server's TCP (agent-facing) port, "host:port", dialed with
+   * SPIFFE mTLS instead of the admin socket (the standalone layout,
+   * docs/standalone.md); '' means the socket.
+   */
+  spireServerAddress: string;
+  /** Ours: the SPIRE agent's Workload API socket, where the controller takes its SVID; '' means SPIFFE_ENDPOINT_SOCKET. */
+  workloadAPISocketPath: string;
+  /** Ours: the SPIFFE ID the SPIRE server must present; '' means spiffe://<trustDomain>/spire/server. */
+  spireServerID: string;
   /** Ours: deadline of every SPIRE RPC. */
   spireRpcTimeoutMs: number;
   /** '' (written so by OpenShift's operator) means unset: the zap flags or the default decide. */
@@ -86,6 +96,9 @@ export function defaultConfig(): ControllerConfig {
     validatingWebhookConfigurationName: 'spire-controller-manager-webhook',
     gcIntervalMs: 10_000,
     spireServerSocketPath: '/spire-server/api.sock',
+    spireServerAddress: '',
+    workloadAPISocketPath: '',
+    spireServerID: '',
     spireRpcTimeoutMs: 30_000,
     logLevel: 'info',
     logEncoding: 'console',
@@ -307,6 +320,9 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
     validatingWebhookConfigurationName: str(p),
     gcInterval: duration(p),
     spireServerSocketPath: str(p),
+    spireServerAddress: str(p),
+    workloadAPISocketPath: str(p),
+    spireServerID: str(p),
     spireRpcTimeout: duration(p),
     // Upstream accepts an empty value as unset (its logger then keeps the zap flags' settings).
     logLevel: (v, f) => (v === '' ? '' : oneOf(p, ['debug', 'info', 'warn', 'error'])(typeof v === 'string' ? v.toLowerCase() : v, f)),
@@ -373,6 +389,9 @@ function applyFields(o: Record<string, never>, p: Problems): ControllerConfig {
     'ignoreNamespaces',
     'validatingWebhookConfigurationName',
     'spireServerSocketPath',
+    'spireServerAddress',
+    'workloadAPISocketPath',
+    'spireServerID',
     'logLevel',
     'logEncoding',
     'className',
@@ -469,6 +488,44 @@ function checkSemantics(c: ControllerConfig, o: Record<string, never>, p: Proble
   if (o.filterByClassName === true && !c.className) p.errors.push('filterByClassName: requires className to be set');
   if (c.spireRpcTimeoutMs <= 0) p.errors.push('spireRpcTimeout: must be positive');
   if (c.webhook.port < 1 || c.webhook.port > 65535) p.errors.push(`webhook.port: must be 1-65535, got ${c.webhook.port}`);
+  checkSpireServerTarget(c, o, p);
+}
+
+/**
+ * The SPIRE server is reached one way: its admin socket (beside it in its
+ * pod) or its TCP port (from a pod of its own, with SPIFFE mTLS). A config
+ * naming both is refused rather than one silently winning.
+ */
+function checkSpireServerTarget(c: ControllerConfig, o: Record<string, never>, p: Problems): void {
+  const socketGiven = typeof o.spireServerSocketPath === 'string' && o.spireServerSocketPath !== '';
+  if (c.spireServerAddress) {
+    if (socketGiven) {
+      p.errors.push(
+        'spireServerAddress: set spireServerSocketPath (the admin socket, in the SPIRE server\'s pod) or spireServerAddress (its TCP port over SPIFFE mTLS, from a pod of its own), not both',
+      );
+    }
+    const problem = hostPortProblem(c.spireServerAddress);
+    if (problem) p.errors.push(`spireServerAddress: ${problem}`);
+  } else {
+    if (c.workloadAPISocketPath) p.warnings.push('workloadAPISocketPath: has no effect without spireServerAddress (the admin socket needs no SVID)');
+    if (c.spireServerID) p.warnings.push('spireServerID: has no effect without spireServerAddress (the admin socket is not authenticated)');
+  }
+  if (c.workloadAPISocketPath) {
+    const path = c.workloadAPISocketPath.replace(/^unix:(\/\/)?/, '');
+    if (!path.startsWith('/')) p.errors.push(`workloadAPISocketPath: must be an absolute path or unix:///absolute/path, got "${c.workloadAPISocketPath}"`);
+  }
+  if (c.spireServerID && c.trustDomain && !c.spireServerID.startsWith(`spiffe://${c.trustDomain}/`)) {
+    p.errors.push(`spireServerID: must be a SPIFFE ID in trust domain ${c.trustDomain} (spiffe://${c.trustDomain}/...), got "${c.spireServerID}"`);
+  }
+}
+
+/** Why "host:port" is not a dialable address, or undefined. A bare IPv6 address is written in brackets, as Go's net.Dial takes it. */
+export function hostPortProblem(address: string): string | undefined {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]\s/]+):(\d+)$/.exec(address);
+  if (!m) return `must be host:port (e.g. spire-server.spire-server.svc:8081, or [::1]:8081), got "${address}"`;
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) return `port must be 1-65535, got ${m[2]}`;
+  return undefined;
 }
 
 export function loadConfigFile(path: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {

@@ -4,7 +4,7 @@ import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/k
 import type { Command } from 'commander';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
 import type { ClusterCache } from '../kube/cluster.js';
-import { type Check, informersSynced, ping, serveObservability } from '../manager/health.js';
+import { type Check, informersSynced, type Layout, ping, readinessGates, serveObservability } from '../manager/health.js';
 import { startLive } from '../manager/live.js';
 import { runManifestMode as runManifestController } from '../manager/manifest-mode.js';
 import { ControllerMetrics } from '../manager/metrics.js';
@@ -26,37 +26,54 @@ interface RunFlags extends ConfigFlags, ZapFlags {
   kubeconfig?: string;
 }
 
-/** The metrics and health servers of `run`, in either mode, as the config places them. */
-function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, readiness: Check[], log: Logger) {
+/**
+ * What the probe server reports of a live controller, filled in as its parts
+ * start: the probe server starts before them, so that a restarted container
+ * answers the kubelet's first readiness probe (docs/observability.md).
+ */
+interface LiveParts {
+  cache?: ClusterCache;
+  webhook?: Awaited<ReturnType<typeof startWebhook>>;
+}
+
+/** The conditions live mode reports: the informers' initial sync and, with the webhook on, its serving certificate (upstream #389). */
+function liveConditions(config: LoadedContext['config'], parts: LiveParts): Check[] {
+  return [
+    informersSynced(() => parts.cache),
+    ...(config.webhook.enabled ? [{ name: 'webhook-certificate', check: () => parts.webhook?.ready() ?? { ok: false, detail: 'starting' } }] : []),
+  ];
+}
+
+/**
+ * The metrics and health servers of `run`, in either mode, as the config
+ * places them. Readiness follows the layout (health.ts:readinessGates): in
+ * the SPIRE server's pod nothing of ours decides it; in a pod of our own the
+ * conditions do.
+ */
+function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, conditions: Check[], log: Logger) {
+  const layout: Layout = config.spireServerAddress ? 'standalone' : 'sidecar';
   return serveObservability({
     metricsBindAddress: config.metricsBindAddress,
     healthProbeBindAddress: config.healthProbeBindAddress,
     readinessPath: config.readinessEndpointName,
     livenessPath: config.livenessEndpointName,
     metrics,
-    readiness,
+    readiness: readinessGates(layout, conditions),
     liveness: [ping],
+    conditions,
     log,
   });
 }
 
-/**
- * Manifest mode (manager/manifest-mode.ts) with the metrics and health
- * servers: nothing to sync, so ready once serving (a sidecar's readiness is
- * the SPIRE server pod's, so SPIRE is not part of it).
- */
-async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal): Promise<void> {
+/** Manifest mode (manager/manifest-mode.ts): nothing to sync, so nothing to report beside the ping. */
+async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal, metrics: ControllerMetrics): Promise<void> {
   for (const w of manifestScopeWarnings(config)) log.warn(w);
-  const metrics = new ControllerMetrics();
   // This process is the only writer: it leads.
   metrics.setLeader(true);
-  const observability = await serveFor(config, metrics, [], log);
   try {
     await runManifestController({ paths, config, pass: passOptions(config), log, waits, signal, metrics, read: (p) => readManifests(p, config) });
   } catch (err) {
     throw asCliError(err);
-  } finally {
-    await observability.close();
   }
   log.info('stopped');
 }
@@ -65,7 +82,7 @@ async function runManifestMode(paths: string[], { config }: LoadedContext, log: 
  * Live Kubernetes mode: KUBECONFIG, ~/.kube/config or the in-cluster service
  * account, as client-go would choose. Resolves after a graceful shutdown.
  */
-async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal): Promise<void> {
+async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal, metrics: ControllerMetrics, parts: LiveParts): Promise<void> {
   let kc: KubeConfig;
   try {
     // --kubeconfig as controller-runtime takes it (the chart's external controller managers pass one).
@@ -81,41 +98,24 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     if (detected) log.info(`cluster domain ${detected} (detected)`);
     else log.warn('cluster domain not detected and clusterDomain is not set: templates see it as "", so a DNS name template using .ClusterDomain gives a name ending in "." and its pods\' entries fail to render (autoPopulateDNSNames leaves out its names with the domain)');
   }
-  const metrics = new ControllerMetrics();
-  // Set before SPIRE answers (startLive waits for it): readiness must not.
-  let cache: ClusterCache | undefined;
   // The webhook serves on every replica, leader or not (upstream #450), with its own SPIRE client.
   let webhookSpire: SpireClient | undefined;
-  let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
-  if (config.webhook.enabled) {
-    // Loaded here, only when enabled: its certificate handling and its server are code a controller without it never runs.
-    const { startWebhook: start } = await import('../webhook/index.js');
-    webhookSpire = spireClientFor(config);
-    webhook = await start({ config, kc, spire: webhookSpire, log, onOptionalAccess: (resource, denied) => metrics.setForbidden(resource, denied !== undefined) });
-  }
-  // Readiness is the initial sync only: a sidecar's readiness is the SPIRE server pod's, so
-  // leadership and SPIRE reachability must not take SPIRE out of its Service.
-  const observability = await serveFor(
-    config,
-    metrics,
-    [
-      informersSynced(() => cache),
-      // Ready to serve admission requests only with a certificate (upstream #389).
-      ...(webhook ? [{ name: 'webhook-certificate', check: () => webhook.ready() }] : []),
-    ],
-    log,
-  );
   try {
+    if (config.webhook.enabled) {
+      // Loaded here, only when enabled: its certificate handling and its server are code a controller without it never runs.
+      const { startWebhook: start } = await import('../webhook/index.js');
+      webhookSpire = spireClientFor(config);
+      parts.webhook = await start({ config, kc, spire: webhookSpire, log, onOptionalAccess: (resource, denied) => metrics.setForbidden(resource, denied !== undefined) });
+    }
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (cache = c), namespace });
+    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (parts.cache = c), namespace });
     await live.done;
   } catch (err) {
     throw asCliError(err);
   } finally {
-    await webhook?.close();
+    await parts.webhook?.close();
     webhookSpire?.close();
-    await observability.close();
   }
 }
 
@@ -145,8 +145,16 @@ export function registerRun(program: Command): void {
       checkSocketPath(parseSocket(context.config.spireServerSocketPath).path);
       const paths = manifestPaths(flags.manifests, context.config);
       const waits = cliWaits(settings.encoding, log);
-      if (paths) await runManifestMode(paths, context, log, waits, stop.signal);
-      else await runLiveMode(flags, context, log, waits, stop.signal);
+      // Serving first: a restarted container answers the kubelet's probes before anything else starts.
+      const metrics = new ControllerMetrics();
+      const parts: LiveParts = {};
+      const observability = await serveFor(context.config, metrics, paths ? [] : liveConditions(context.config, parts), log);
+      try {
+        if (paths) await runManifestMode(paths, context, log, waits, stop.signal, metrics);
+        else await runLiveMode(flags, context, log, waits, stop.signal, metrics, parts);
+      } finally {
+        await observability.close();
+      }
       // Stopped gracefully. A request still in flight (a first list an API server never
       // answers) must not keep the process alive; a second is left for the logs to flush.
       setTimeout(() => process.exit(0), 1_000).unref();

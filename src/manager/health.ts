@@ -12,11 +12,10 @@ export interface Check {
 }
 
 /**
- * Readiness of live mode's caches: every informer has listed once. A synced
- * cache that may have fallen behind stays ready (a sidecar's readiness is
- * the SPIRE server pod's, and taking SPIRE out of its Service would not help
- * the cache) but says so, in /readyz?verbose: which informers, since when
- * and why.
+ * Live mode's caches: every informer has listed once. A synced cache that
+ * may have fallen behind still passes, but says so in its detail: which
+ * informers, since when and why (a relist is under way; nothing a restart
+ * would fix).
  */
 export function informersSynced(cache: () => ClusterCache | undefined): Check {
   return {
@@ -35,6 +34,22 @@ export function informersSynced(cache: () => ClusterCache | undefined): Check {
 /** Always passes: liveness that proves only that the event loop answers (upstream's healthz.Ping). */
 export const ping: Check = { name: 'ping', check: () => ({ ok: true }) };
 
+/**
+ * Which conditions decide readiness. In the SPIRE server's pod (the sidecar
+ * layout, the chart's) the pod's readiness is the SPIRE server's place in its
+ * Service: a condition of ours that fails there takes SPIRE out of service
+ * and fixes nothing, so readiness is a ping, as spire-controller-manager's
+ * (healthz.Ping) is. In a Deployment of its own (the standalone layout) the
+ * controller's readiness is only its own: it keeps the webhook Service and a
+ * rollout off a replica that has not synced or has no serving certificate.
+ */
+export type Layout = 'sidecar' | 'standalone';
+
+/** The conditions that gate readiness in a layout: none in the SPIRE server's pod, all of them in a pod of its own. */
+export function readinessGates(layout: Layout, conditions: readonly Check[]): Check[] {
+  return layout === 'standalone' ? [...conditions] : [];
+}
+
 export interface ObservabilityOptions {
   /** ":8080", "0.0.0.0:8082", "127.0.0.1:0", "[::1]:8080"; "0" or "" switches metrics off. */
   metricsBindAddress: string;
@@ -43,8 +58,18 @@ export interface ObservabilityOptions {
   readinessPath: string;
   livenessPath: string;
   metrics: ControllerMetrics;
+  /** Decide the readiness probe's status. */
   readiness: Check[];
+  /** Decide the liveness probe's status. */
   liveness: Check[];
+  /**
+   * What the controller knows of its own state (initial sync, webhook
+   * certificate, ...), for people and alerts: each is listed by the
+   * readiness path's `?verbose`, served alone at `<readinessPath>/<name>`
+   * (200 or 503) and exported as `spire_reconciler_check_ok`. It decides the
+   * readiness probe only if it is in `readiness` too.
+   */
+  conditions?: Check[];
   log?: Logger;
 }
 
@@ -61,35 +86,51 @@ interface Result {
   detail: string;
 }
 
-function run(checks: readonly Check[]): Result[] {
-  return checks.map((c) => {
-    try {
-      const r = c.check();
-      return { name: c.name, ok: r.ok, detail: r.detail ?? (r.ok ? 'ok' : 'failed') };
-    } catch (err) {
-      // A check that throws is a failing check, not a crashed probe endpoint.
-      return { name: c.name, ok: false, detail: `check threw: ${errorMessage(err)}` };
-    }
-  });
+function runCheck(c: Check): Result {
+  try {
+    const r = c.check();
+    return { name: c.name, ok: r.ok, detail: r.detail ?? (r.ok ? 'ok' : 'failed') };
+  } catch (err) {
+    // A check that throws is a failing check, not a crashed probe endpoint.
+    return { name: c.name, ok: false, detail: `check threw: ${errorMessage(err)}` };
+  }
+}
+
+/** One probe: the checks that decide its status, and those it only reports. */
+interface Probe {
+  kind: 'readiness' | 'liveness';
+  gates: readonly Check[];
+  reports: readonly Check[];
 }
 
 /**
  * The probe body. Plain: "ok", or one "<name>: <detail>" line per failing
- * check. Verbose (`?verbose`): every check as Kubernetes' healthz prints them,
- * "[+]name ok" / "[-]name failed: detail", then a summary line.
+ * gating check. Verbose (`?verbose`): every check as Kubernetes' healthz
+ * prints them, "[+]name ok" / "[-]name failed: detail", those that do not
+ * decide the probe marked so, then a summary line.
  */
-function probeResponse(kind: string, checks: readonly Check[], verbose: boolean): { status: number; body: string } {
-  const results = run(checks);
-  const failing = results.filter((r) => !r.ok);
+function probeResponse(probe: Probe, verbose: boolean): { status: number; body: string } {
+  const gating = probe.gates.map(runCheck);
+  const failing = gating.filter((r) => !r.ok);
   const status = failing.length === 0 ? 200 : 503;
   if (verbose) {
-    // A passing check may still have something to say (a cache that may be stale): after "ok".
-    const lines = results.map((r) => (r.ok ? `[+]${r.name} ok${r.detail === 'ok' ? '' : `: ${r.detail}`}` : `[-]${r.name} failed: ${r.detail}`));
-    lines.push(`${kind} check ${status === 200 ? 'passed' : 'failed'}`);
+    const line = (r: Result, note = '') =>
+      // A passing check may still have something to say (a cache that may be stale): after "ok".
+      r.ok ? `[+]${r.name} ok${r.detail === 'ok' ? '' : `: ${r.detail}`}${note}` : `[-]${r.name} failed: ${r.detail}${note}`;
+    const gatingNames = new Set(probe.gates.map((c) => c.name));
+    const reported = probe.reports.filter((c) => !gatingNames.has(c.name)).map(runCheck);
+    const lines = [...gating.map((r) => line(r)), ...reported.map((r) => line(r, ` (does not decide ${probe.kind})`))];
+    lines.push(`${probe.kind} check ${status === 200 ? 'passed' : 'failed'}`);
     return { status, body: `${lines.join('\n')}\n` };
   }
   if (status === 200) return { status, body: 'ok' };
   return { status, body: `${failing.map((r) => `${r.name}: ${r.detail}`).join('\n')}\n` };
+}
+
+/** One check alone, at `<probe path>/<name>`: its own status, whatever decides the probe. */
+function checkResponse(check: Check): { status: number; body: string } {
+  const r = runCheck(check);
+  return r.ok ? { status: 200, body: r.detail } : { status: 503, body: `${r.name}: ${r.detail}\n` };
 }
 
 function reply(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
@@ -103,9 +144,18 @@ function reply(res: ServerResponse, status: number, body: string, contentType = 
   res.end(body);
 }
 
+interface ProbeRoutes {
+  readinessPath: string;
+  livenessPath: string;
+  readiness: Probe;
+  liveness: Probe;
+  /** `<probe path>/<check name>` to the check. */
+  single: Map<string, Check>;
+}
+
 interface Routes {
   metrics?: ControllerMetrics;
-  probes?: { readinessPath: string; livenessPath: string; readiness: Check[]; liveness: Check[] };
+  probes?: ProbeRoutes;
   log?: Logger;
 }
 
@@ -114,14 +164,17 @@ function handler(routes: Routes): RequestListener {
     // The host part is irrelevant: only the path and query are read.
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
-    const known = (routes.metrics && path === '/metrics') || (routes.probes && (path === routes.probes.readinessPath || path === routes.probes.livenessPath));
-    if (!known) return reply(res, 404, 'not found\n');
+    const probes = routes.probes;
+    const probe = probes && (path === probes.readinessPath ? probes.readiness : path === probes.livenessPath ? probes.liveness : undefined);
+    const single = probes?.single.get(path);
+    const metrics = path === '/metrics' ? routes.metrics : undefined;
+    if (!metrics && !probe && !single) return reply(res, 404, 'not found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return reply(res, 405, 'method not allowed\n');
     }
-    if (path === '/metrics' && routes.metrics) {
-      routes.metrics.expose().then(
+    if (metrics) {
+      metrics.expose().then(
         ({ contentType, body }) => reply(res, 200, body, contentType),
         (err: unknown) => {
           routes.log?.error({ err }, 'collecting metrics failed');
@@ -130,10 +183,7 @@ function handler(routes: Routes): RequestListener {
       );
       return;
     }
-    const probes = routes.probes!;
-    const verbose = url.searchParams.has('verbose');
-    const { status, body } =
-      path === probes.readinessPath ? probeResponse('readiness', probes.readiness, verbose) : probeResponse('liveness', probes.liveness, verbose);
+    const { status, body } = probe ? probeResponse(probe, url.searchParams.has('verbose')) : checkResponse(single!);
     reply(res, status, body);
   };
 }
@@ -157,7 +207,18 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
   const readinessPath = asPath(opts.readinessPath);
   const livenessPath = asPath(opts.livenessPath);
   if (healthBind && readinessPath === livenessPath) throw new Error(`readiness and liveness endpoints must differ, both are ${readinessPath}`);
-  const probes = { readinessPath, livenessPath, readiness: opts.readiness, liveness: opts.liveness };
+  const conditions = opts.conditions ?? [];
+  const single = new Map<string, Check>();
+  for (const c of [...opts.readiness, ...conditions]) single.set(`${readinessPath}/${c.name}`, c);
+  for (const c of opts.liveness) single.set(`${livenessPath}/${c.name}`, c);
+  const probes: ProbeRoutes = {
+    readinessPath,
+    livenessPath,
+    readiness: { kind: 'readiness', gates: opts.readiness, reports: conditions },
+    liveness: { kind: 'liveness', gates: opts.liveness, reports: [] },
+    single,
+  };
+  opts.metrics.observeChecks(() => [...new Map([...opts.readiness, ...conditions].map((c) => [c.name, c])).values()].map((c) => ({ check: c.name, ok: runCheck(c).ok })));
   const log = opts.log;
 
   const plan: { bind: BindAddress; written: string; what: string; routes: Routes }[] = [];

@@ -104,6 +104,7 @@ export class ControllerMetrics {
   private readonly passWrites: Gauge<'state'>;
   private readonly relists: Counter;
   private informerStaleness: (() => Iterable<{ informer: string; seconds: number }>) | undefined;
+  private checks: (() => Iterable<{ check: string; ok: boolean }>) | undefined;
   /**
    * Monotonic clock reading of the last successful pass; before the first
    * one, of the start. A monotonic clock, so a wall-clock step (NTP) cannot
@@ -237,6 +238,17 @@ export class ControllerMetrics {
       },
     });
 
+    const checks = () => this.checks?.() ?? [];
+    new Gauge({
+      name: 'spire_reconciler_check_ok',
+      help: 'Each condition the probe server reports (informers-synced, webhook-certificate, ...): 1 while it passes, 0 while it fails. In the SPIRE server\'s pod none of them decides readiness, so alert on this instead.',
+      labelNames: ['check'],
+      registers,
+      collect() {
+        for (const { check, ok } of checks()) this.set({ check }, ok ? 1 : 0);
+      },
+    });
+
     // Every series exists from the start, so rate() and absent() work before the first event.
     for (const op of ENTRY_OPS) this.entries.inc({ op }, 0);
     for (const kind of INVALID_KINDS) this.invalidObjects.set({ kind }, 0);
@@ -282,6 +294,11 @@ export class ControllerMetrics {
   /** Where the informer staleness gauge reads from at scrape time: every informer, 0 when current. */
   observeInformers(source: () => Iterable<{ informer: string; seconds: number }>): void {
     this.informerStaleness = source;
+  }
+
+  /** Where the check gauge reads from at scrape time: every condition the probe server reports. */
+  observeChecks(source: () => Iterable<{ check: string; ok: boolean }>): void {
+    this.checks = source;
   }
 
   passFailed(): void {

@@ -95,7 +95,7 @@ describe('under the heap deploy/ sets, a huge stored object and hostile admissio
     expect(entryIds()).toContain('scm-legacy');
 
     // The webhook, whose certificate SPIRE minted and whose CA is in the configuration.
-    await eventually(async () => (await get(`${health}/readyz`)).status === 200, 'ready, webhook certificate included', 60_000);
+    await eventually(async () => (await get(`${health}/readyz/webhook-certificate`)).status === 200, 'a webhook certificate', 60_000);
     const vwc = kube.get('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', deployedWebhookConfiguration().metadata.name) as { webhooks: { clientConfig: { caBundle?: string } }[] };
     const tls = { ca: Buffer.from(vwc.webhooks[0]!.clientConfig.caBundle ?? '', 'base64').toString('utf8'), servername: SERVICE_DNS };
 

@@ -87,7 +87,7 @@ describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics
   const stats = () => (kube.get(CSID.apiVersion, CSID.kind, 'workloads') as { status?: { stats?: Partial<ClusterSPIFFEIDStats> } }).status?.stats;
   const lease = () => kube.get(LEASE.apiVersion, LEASE.kind, 'spire-reconciler-leader-election', 'spire-server') as { spec: { holderIdentity?: string | null } } | undefined;
 
-  it('is not ready until SPIRE has minted the webhook certificate, then keeps SPIRE equal to the cluster, reports it, and stops cleanly on SIGTERM', { timeout: 120_000 }, async () => {
+  it('is ready at once in the SPIRE server pod, says it has no webhook certificate until SPIRE mints one, then keeps SPIRE equal to the cluster, reports it, and stops cleanly on SIGTERM', { timeout: 120_000 }, async () => {
     // Started before SPIRE, as a sidecar may be.
     cli = spawnCli(['run', '--config', join(dir, 'config.yaml')], { env });
     const health = await servedAt(cli, 'health probes');
@@ -95,18 +95,24 @@ describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics
     expect(health).not.toBe(metricsUrl.replace(/\/metrics$/, ''));
     await waitForOutput(cli, /waiting for the SPIRE server at /);
 
-    // Alive, but not ready: no serving certificate without SPIRE, and the line says so.
+    // Alive and ready (the SPIRE server pod's readiness is SPIRE's), but no serving certificate without SPIRE: its condition says so.
     expect(await get(`${health}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
-    const notReady = await get(`${health}/readyz`);
-    expect(notReady.status).toBe(503);
-    expect(notReady.body).toMatch(/^webhook-certificate: no serving certificate yet: .+$/m);
+    expect(await get(`${health}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
+    const noCert = await get(`${health}/readyz/webhook-certificate`);
+    expect(noCert.status).toBe(503);
+    expect(noCert.body).toMatch(/^webhook-certificate: no serving certificate yet: .+$/m);
     expect(entries()).toEqual([]);
 
     spire = await MemorySpireServer.start({ socketPath, trustDomain: TD });
-    await eventually(async () => (await get(`${health}/readyz`)).status === 200, '/readyz answers 200');
+    await eventually(async () => (await get(`${health}/readyz/webhook-certificate`)).status === 200, '/readyz/webhook-certificate answers 200');
     expect(await get(`${health}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
     const verbose = await get(`${health}/readyz?verbose`);
-    expect(verbose.body.split('\n')).toEqual(['[+]informers-synced ok', '[+]webhook-certificate ok', 'readiness check passed', '']);
+    expect(verbose.body.split('\n')).toEqual([
+      '[+]informers-synced ok (does not decide readiness)',
+      '[+]webhook-certificate ok (does not decide readiness)',
+      'readiness check passed',
+      '',
+    ]);
     await waitForOutput(cli, /"msg":"live mode started"/);
 
     // The one selected pod, outside the ignored namespaces, has its entry: the ClusterSPIFFEID's template,
@@ -167,16 +173,17 @@ describe('`run` in live mode, as deployed beside SPIRE: probes, entries, metrics
     expect(entries().map((e) => e.id)).toEqual(before);
   });
 
-  // Readiness is the informers' initial sync only (docs/observability.md, "Health probes"): a sidecar's readiness is
-  // the SPIRE server pod's, so waiting for SPIRE would keep SPIRE out of its own Service.
-  it('without the webhook configuration, is ready once its caches have synced, even before SPIRE answers', { timeout: 60_000 }, async () => {
+  // A sidecar's readiness is the SPIRE server pod's (docs/observability.md, "Health probes"): waiting for SPIRE
+  // would keep SPIRE out of its own Service. What it waits for is still said, condition by condition.
+  it('without the webhook configuration, says its caches have synced, even before SPIRE answers', { timeout: 60_000 }, async () => {
     kube.delete('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', deployedWebhookConfiguration().metadata.name);
     cli = spawnCli(['run', '--config', join(dir, 'config.yaml')], { env });
     const health = await servedAt(cli, 'health probes');
     await waitForOutput(cli, /waiting for the SPIRE server at /);
     // The informers list, then watch: once they watch, the caches sync within moments.
     await eventually(() => kube.openWatches > 0, 'the informers watch');
-    await eventually(async () => (await get(`${health}/readyz`)).status === 200, '/readyz answers 200 without SPIRE', 10_000);
+    await eventually(async () => (await get(`${health}/readyz/informers-synced`)).status === 200, '/readyz/informers-synced answers 200 without SPIRE', 10_000);
+    expect((await get(`${health}/readyz/webhook-certificate`)).status).toBe(200);
     // Stopped before SPIRE ever answered: a clean exit, and no claim that live mode started.
     cli.kill('SIGTERM');
     expect(await exitCode(cli)).toBe(0);

@@ -184,3 +184,52 @@ describe('a bad config file is reported in full, each problem naming its field',
     }
   });
 });
+
+describe('the SPIRE server is reached one way: its admin socket or its TCP port over SPIFFE mTLS', () => {
+  const base = 'trustDomain: example.org\nclusterName: c\n';
+  const problems = (text: string) => {
+    try {
+      parseConfig(base + text, 'x');
+    } catch (e) {
+      return (e as ConfigError).problems;
+    }
+    return [];
+  };
+
+  it('reads the address, the Workload API socket and the server ID, with nothing set by default', () => {
+    expect(defaultConfig()).toMatchObject({ spireServerAddress: '', workloadAPISocketPath: '', spireServerID: '' });
+    const { config, warnings } = parseConfig(
+      `${base}spireServerAddress: spire-server.spire-server.svc:8081\nworkloadAPISocketPath: unix:///spiffe-workload-api/spire-agent.sock\nspireServerID: spiffe://example.org/spire/server\n`,
+      'x',
+    );
+    expect(warnings).toEqual([]);
+    expect(config).toMatchObject({
+      spireServerAddress: 'spire-server.spire-server.svc:8081',
+      workloadAPISocketPath: 'unix:///spiffe-workload-api/spire-agent.sock',
+      spireServerID: 'spiffe://example.org/spire/server',
+    });
+    expect(parseConfig(`${base}spireServerAddress: "[fd00::5]:8081"\n`, 'x').config.spireServerAddress).toBe('[fd00::5]:8081');
+  });
+
+  it('refuses a config that names both the socket and an address, and addresses that cannot be dialed', () => {
+    expect(problems('spireServerSocketPath: /tmp/api.sock\nspireServerAddress: spire:8081\n')).toEqual([
+      "spireServerAddress: set spireServerSocketPath (the admin socket, in the SPIRE server's pod) or spireServerAddress (its TCP port over SPIFFE mTLS, from a pod of its own), not both",
+    ]);
+    expect(problems('spireServerAddress: spire-server\n')).toEqual(['spireServerAddress: must be host:port (e.g. spire-server.spire-server.svc:8081, or [::1]:8081), got "spire-server"']);
+    expect(problems('spireServerAddress: spire:0\n')).toEqual(['spireServerAddress: port must be 1-65535, got 0']);
+    expect(problems('spireServerAddress: ::1:8081\n')).toHaveLength(1);
+    expect(problems('spireServerAddress: spire:8081\nworkloadAPISocketPath: agent.sock\n')).toEqual([
+      'workloadAPISocketPath: must be an absolute path or unix:///absolute/path, got "agent.sock"',
+    ]);
+    expect(problems('spireServerAddress: spire:8081\nspireServerID: spiffe://other.org/spire/server\n')).toEqual([
+      'spireServerID: must be a SPIFFE ID in trust domain example.org (spiffe://example.org/...), got "spiffe://other.org/spire/server"',
+    ]);
+  });
+
+  it('warns that the Workload API socket and server ID do nothing beside the admin socket', () => {
+    expect(parseConfig(`${base}workloadAPISocketPath: /run/agent.sock\nspireServerID: spiffe://example.org/spire/server\n`, 'x').warnings).toEqual([
+      'workloadAPISocketPath: has no effect without spireServerAddress (the admin socket needs no SVID)',
+      'spireServerID: has no effect without spireServerAddress (the admin socket is not authenticated)',
+    ]);
+  });
+});

@@ -113,7 +113,7 @@ describe('fault: 100 concurrent 8 MB admission reviews (issue 25, item 3)', () =
     const health = await servedAt(cli, 'health probes');
     await waitForOutput(cli, /became leader/, 120_000);
     await eventually(() => entryPaths().includes('/ns/shop/pod/before'), 'the first pod has its entry', 60_000);
-    await eventually(async () => (await get(`${health}/readyz`)).status === 200, 'ready, webhook certificate included', 60_000);
+    await eventually(async () => (await get(`${health}/readyz/webhook-certificate`)).status === 200, 'a webhook certificate', 60_000);
     const vwc = kube.get('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', deployedWebhookConfiguration().metadata.name) as { webhooks: { clientConfig: { caBundle?: string } }[] };
     const tls = { ca: Buffer.from(vwc.webhooks[0]!.clientConfig.caBundle ?? '', 'base64').toString('utf8'), servername: SERVICE_DNS };
     const holder = lease().spec.holderIdentity;

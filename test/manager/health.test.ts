@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Check, type Observability, ping, serveObservability } from '../../src/manager/health.js';
+import { type Check, type Observability, ping, readinessGates, serveObservability } from '../../src/manager/health.js';
 import { parseBindAddress } from '../../src/net/http.js';
 import { ControllerMetrics } from '../../src/manager/metrics.js';
 
@@ -242,5 +242,42 @@ describe('bind addresses are read in upstream’s forms', () => {
 
   it.each(['8080', '::1:8080', '[::1]8080', '[::1', ':http', ':65536', 'host:'])('refuses %j', (input) => {
     expect(() => parseBindAddress(input, 'metrics bind address')).toThrow(`metrics bind address "${input}"`);
+  });
+});
+
+describe('conditions that do not decide readiness are still served, for people and alerts', () => {
+  it('lists them in ?verbose marked so, serves each alone at /readyz/<name>, and exports spire_reconciler_check_ok', async () => {
+    const synced = toggle('informers-synced', 'waiting for pods');
+    const cert = toggle('webhook-certificate', 'no certificate yet');
+    const metrics = new ControllerMetrics();
+    const o = await serve({ metrics, readiness: readinessGates('sidecar', [synced, cert]), conditions: [synced, cert] });
+
+    // The probe a kubelet runs: nothing of ours decides it in the SPIRE server's pod.
+    expect(await get(o.healthAddress!, '/readyz')).toEqual({ status: 200, body: 'ok' });
+    const verbose = await get(o.healthAddress!, '/readyz?verbose');
+    expect(verbose.status).toBe(200);
+    expect(verbose.body.trim().split('\n')).toEqual([
+      '[-]informers-synced failed: waiting for pods (does not decide readiness)',
+      '[-]webhook-certificate failed: no certificate yet (does not decide readiness)',
+      'readiness check passed',
+    ]);
+    // What an alert or a person asks of one condition: its own status.
+    expect(await get(o.healthAddress!, '/readyz/informers-synced')).toEqual({ status: 503, body: 'informers-synced: waiting for pods\n' });
+    expect((await get(o.metricsAddress!, '/metrics')).body).toMatch(/^spire_reconciler_check_ok\{check="informers-synced"\} 0$/m);
+
+    synced.failing = false;
+    expect(await get(o.healthAddress!, '/readyz/informers-synced')).toEqual({ status: 200, body: 'ok' });
+    expect((await get(o.metricsAddress!, '/metrics')).body).toMatch(/^spire_reconciler_check_ok\{check="informers-synced"\} 1$/m);
+    expect((await get(o.metricsAddress!, '/metrics')).body).toMatch(/^spire_reconciler_check_ok\{check="webhook-certificate"\} 0$/m);
+    expect((await get(o.healthAddress!, '/readyz/no-such-check')).status).toBe(404);
+  });
+
+  it('in a pod of its own (standalone), the same conditions decide readiness', async () => {
+    const synced = toggle('informers-synced', 'waiting for pods');
+    const o = await serve({ readiness: readinessGates('standalone', [synced]), conditions: [synced] });
+    expect(await get(o.healthAddress!, '/readyz')).toEqual({ status: 503, body: 'informers-synced: waiting for pods\n' });
+    expect((await get(o.healthAddress!, '/readyz?verbose')).body.trim().split('\n')).toEqual(['[-]informers-synced failed: waiting for pods', 'readiness check failed']);
+    synced.failing = false;
+    expect(await get(o.healthAddress!, '/readyz')).toEqual({ status: 200, body: 'ok' });
   });
 });

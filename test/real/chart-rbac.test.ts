@@ -77,7 +77,7 @@ describe("`run` under the SPIRE helm chart's ClusterRole, on a real API server",
   });
 
   it('is ready, creates entries with Service DNS names from core Endpoints, and reports the EndpointSlice denial', async () => {
-    await eventually(async () => (await httpGet(`${health}/readyz`)).status === 200, `/readyz answers 200: ${cli!.output()}`, 60_000);
+    await eventually(async () => (await httpGet(`${health}/readyz/webhook-certificate`)).status === 200, `a webhook certificate: ${cli!.output()}`, 60_000);
     const entry = () => spire.entries.all().find((e) => e.spiffeId.path === '/svc/api');
     await eventually(() => entry()?.dnsNames.length === 4, 'the entry with the Service names', 60_000);
     expect(entry()?.dnsNames).toEqual(['api', 'api.shop', 'api.shop.svc', 'api.shop.svc.cluster.local']);

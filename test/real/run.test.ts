@@ -99,7 +99,7 @@ describe('`run` on a real API server, under deploy/ RBAC', () => {
     const port = (vwc as Obj & { webhooks: { clientConfig: { service: { port: number } } }[] }).webhooks[0]!.clientConfig.service.port;
     const cli = start(writeConfig('webhook.yaml', { webhook: { host: '127.0.0.1', port }, leaderElection: { leaderElect: false } }));
     const health = await servedAt(cli, 'health probes');
-    await eventually(async () => (await httpGet(`${health}/readyz`)).status === 200, '/readyz answers 200', 60_000);
+    await eventually(async () => (await httpGet(`${health}/readyz/webhook-certificate`)).status === 200, 'a webhook certificate', 60_000);
     // The caBundle the API server verifies our certificate with was written by the controller, under deploy/ RBAC.
     const stored = await o.get<{ webhooks: { clientConfig: { caBundle?: string } }[] }>(vwc);
     for (const w of stored!.webhooks) expect(Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString()).toContain('-----BEGIN CERTIFICATE-----');
