@@ -69,12 +69,15 @@ export interface Ports {
   webhook: number;
 }
 
-/** The env every pod gets: the API server on loopback instead of the `kubernetes` Service's ClusterIP. */
-function apiEnv(plane: ControlPlane) {
+/**
+ * The env every pod gets: the API server on loopback instead of the `kubernetes` Service's ClusterIP
+ * (or `via`, a proxy in front of it that a test can cut).
+ */
+function apiEnv(plane: ControlPlane, via?: { host: string; port: number }) {
   const url = new URL(plane.url);
   return [
-    { name: 'KUBERNETES_SERVICE_HOST', value: url.hostname },
-    { name: 'KUBERNETES_SERVICE_PORT', value: url.port },
+    { name: 'KUBERNETES_SERVICE_HOST', value: via?.host ?? url.hostname },
+    { name: 'KUBERNETES_SERVICE_PORT', value: String(via?.port ?? url.port) },
   ];
 }
 
@@ -205,7 +208,7 @@ function controllerConfig(ports: Ports): string {
 export type ControllerKind = 'ours' | 'peer';
 
 /** The SPIRE server's pod: spire-server and the controller manager container, as the chart runs them. */
-function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller: ControllerKind, controllerCpu?: string): Obj {
+function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller: ControllerKind, opts: DeploymentOptions): Obj {
   const probe = (port: number, path: string) => ({ httpGet: { host: '127.0.0.1', port, path }, periodSeconds: 2, failureThreshold: 3 });
   return {
     apiVersion: 'v1',
@@ -240,10 +243,10 @@ function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller
           name: CONTROLLER,
           image: controller === 'ours' ? IMAGES.ours : IMAGES.peer,
           // The chart sets none by default (a BestEffort pod); a request gives the container its CPU share.
-          ...(controllerCpu ? { resources: { requests: { cpu: controllerCpu } } } : {}),
+          ...(opts.controllerCpu ? { resources: { requests: { cpu: opts.controllerCpu } } } : {}),
           imagePullPolicy: 'Never',
           args: chartContainer.args,
-          env: [...chartContainer.env, ...apiEnv(plane)],
+          env: [...chartContainer.env, ...apiEnv(plane, opts.controllerApi)],
           livenessProbe: probe(ports.controllerHealth, '/healthz'),
           readinessProbe: probe(ports.controllerHealth, '/readyz'),
           securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
@@ -391,11 +394,21 @@ export interface Deployment {
   healthUrl: string;
   /** Deploys the SPIRE server pod (with this controller) and the agent pod, and waits for both to be ready. */
   deploy(controller: ControllerKind): Promise<void>;
-  /** Replaces the controller container's image in the running server pod, as a values change of the chart would roll it. */
-  swapController(controller: ControllerKind): Promise<void>;
+  /**
+   * Replaces the controller container's image in the running server pod, as a values change of the chart would roll it;
+   * `image` names another tag of that controller's image (RealNode.tagImage), so the kubelet sees a new container.
+   */
+  swapController(controller: ControllerKind, image?: string): Promise<void>;
   /** The server pod's status for one container. */
   containerStatus(name: string): Promise<{ ready: boolean; restartCount: number; image: string; containerID?: string } | undefined>;
   serverReady(): Promise<boolean>;
+}
+
+export interface DeploymentOptions {
+  agentSync?: string;
+  controllerCpu?: string;
+  /** Where the controller container reaches the API server (a proxy a test cuts for an outage of its own); default the API server itself. */
+  controllerApi?: { host: string; port: number };
 }
 
 /**
@@ -404,7 +417,7 @@ export interface Deployment {
  * access, ConfigMaps, the webhook configuration and Service), imports the
  * images, and returns a handle to deploy the pods.
  */
-export async function prepareDeployment(plane: ControlPlane, node: RealNode, opts: { agentSync?: string; controllerCpu?: string } = {}): Promise<Deployment> {
+export async function prepareDeployment(plane: ControlPlane, node: RealNode, opts: DeploymentOptions = {}): Promise<Deployment> {
   const o = objects(plane);
   const archives = imageArchives();
   for (const archive of Object.values(archives)) await node.importImage(archive);
@@ -469,13 +482,13 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
     metricsUrl,
     healthUrl,
     async deploy(controller) {
-      await o.create(serverPod(plane, node, ports, controller, opts.controllerCpu));
+      await o.create(serverPod(plane, node, ports, controller, opts));
       await eventuallyPod(plane, node, SERVER_NS, SERVER_POD, () => podReady(SERVER_NS, SERVER_POD), `the SPIRE server pod is ready (${controller})`, 120_000);
       await o.create(agentPod(plane, node, ports));
       await eventuallyPod(plane, node, AGENT_NS, 'spire-agent-0', () => podReady(AGENT_NS, 'spire-agent-0'), 'the SPIRE agent pod is ready', 120_000);
     },
-    async swapController(controller) {
-      const image = controller === 'ours' ? IMAGES.ours : IMAGES.peer;
+    async swapController(controller, tagged) {
+      const image = tagged ?? (controller === 'ours' ? IMAGES.ours : IMAGES.peer);
       const before = (await containerStatus(CONTROLLER))?.containerID;
       await plane.request('PATCH', podPath, {
         body: { spec: { containers: [{ name: CONTROLLER, image }] } },

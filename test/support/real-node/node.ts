@@ -39,6 +39,8 @@ export interface RealNode {
   readonly kubeletReadOnlyPort: number;
   /** Imports a docker-archive into containerd's k8s.io namespace, where the kubelet finds it. */
   importImage(archive: string): Promise<void>;
+  /** Gives an imported image another name (the same content): a pod spec naming it is a new container to the kubelet. */
+  tagImage(source: string, target: string): Promise<void>;
   /** Kills a container's process (its ID as the pod's status gives it, `containerd://` or not) as an out-of-memory kill or a crash would: SIGKILL. */
   killContainer(id: string): Promise<void>;
   stop(): Promise<void>;
@@ -228,6 +230,9 @@ export async function startNode(plane: ControlPlane, opts: NodeOptions = {}): Pr
       kubeletReadOnlyPort: readOnlyPort,
       async importImage(archive) {
         await ctr('images', 'import', '--no-unpack', archive);
+      },
+      async tagImage(source, target) {
+        await ctr('images', 'tag', '--force', source, target);
       },
       async killContainer(id) {
         await ctr('tasks', 'kill', '--signal', 'SIGKILL', id.replace(/^containerd:\/\//, ''));
