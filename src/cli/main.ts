@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   validate: async () => (await import('./validate.js')).registerValidate,
   demo: async () => (await import('./demo.js')).registerDemo,
   'memory-spire': async () => (await import('./memory-spire.js')).registerMemorySpire,
+  bootstrap: async () => (await import('./bootstrap.js')).registerBootstrap,
 };
 export const COMMAND_NAMES: ReadonlySet<string> = new Set(Object.keys(COMMANDS));
 

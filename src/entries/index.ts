@@ -28,3 +28,4 @@ export { IGNORED_IDS_WARNING, probeSpireServer, SPIRE_CUSTOM_ENTRY_IDS, SpireSer
 export { CurrentState } from './current-state.js';
 export { newEntryId } from './ids.js';
 export { finish, finishInSlices, type Steps } from './slices.js';
+export { BOOTSTRAP_ID_PREFIX, type BootstrapEntries, bootstrapEntries, type BootstrapOptions, bootstrapProblem, controllerSpiffeId, entryCreateCommand } from './bootstrap.js';

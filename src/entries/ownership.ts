@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { ControllerConfig } from '../api/index.js';
 import type { CompiledTemplate } from '../template/index.js';
 import { type AgentAttribution, agentAttribution } from './agents.js';
+import { BOOTSTRAP_ID_PREFIX } from './bootstrap.js';
 import type { CurrentEntry } from './model.js';
 
 export type EntryScope = 'prefixed' | 'all';
@@ -123,6 +124,8 @@ export type EntryClass = 'managed' | 'adoptable' | 'cleanup' | 'foreign';
 
 /** Which current entries the controller may change, may only delete, or must leave alone. */
 export function classifyEntry(e: Pick<CurrentEntry, 'id' | 'spec' | 'podUid'>, o: Ownership): EntryClass {
+  // The controller's own admin entries (standalone layout): deleting them would cut its own access, whatever the scope.
+  if (e.id.startsWith(BOOTSTRAP_ID_PREFIX)) return 'foreign';
   // The empty prefix is upstream's "no prefix": every entry is ours, as with entryScope all.
   if (o.entryScope === 'all' || o.entryIDPrefix === '') return 'managed';
   if (provenOurs(e, o)) return 'managed';
