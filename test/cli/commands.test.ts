@@ -543,10 +543,10 @@ describe('every command answers --help', () => {
     const cli = spawnCli(['--help']);
     expect(await exitCode(cli)).toBe(0);
     const listed = [...cli.output().split('Commands:')[1]!.matchAll(/^ {2}([a-z-]+)(?= )/gm)].map((m) => m[1]);
-    expect(listed).toEqual(['run', 'plan', 'reconcile', 'render', 'explain', 'validate', 'demo', 'memory-spire', 'help']);
+    expect(listed).toEqual(['run', 'plan', 'reconcile', 'render', 'explain', 'validate', 'demo', 'memory-spire', 'bootstrap', 'help']);
   });
 
-  it.each(['run', 'plan', 'reconcile', 'explain', 'render', 'validate', 'demo', 'memory-spire'])('%s --help', async (cmd) => {
+  it.each(['run', 'plan', 'reconcile', 'explain', 'render', 'validate', 'demo', 'memory-spire', 'bootstrap'])('%s --help', async (cmd) => {
     const cli = spawnCli([cmd, '--help']);
     expect(await exitCode(cli)).toBe(0);
     expect(cli.output()).toContain(`Usage: spire-reconciler ${cmd}`);
