@@ -4,4 +4,5 @@ export { FaultInjector } from './faults.js';
 export type { DroppableField } from './entries.js';
 export { MemoryWorkloadApi } from './workload-api.js';
 export type { MemoryWorkloadApiOptions, WorkloadApiMode } from './workload-api.js';
-export type { IssuedSvid } from './tls.js';
+export type { Caller, IssuedSvid } from './tls.js';
+export type { MemorySpireTcpOptions } from './server.js';

@@ -34,18 +34,23 @@ export async function issueSvid(ca: CertificateAuthority, spiffeId: string, ttlS
 
 type Provider = grpc.experimental.CertificateProvider;
 
-/** A certificate provider that never changes: the server's CA and its own SVID. */
+/**
+ * A certificate provider that never changes: the server's CA and its own
+ * SVID. It answers a new listener on the next turn, not during the call:
+ * grpc-js's server adds its listeners before the watcher that takes the
+ * result, and would miss an answer given at once.
+ */
 class FixedCertificates implements Provider {
   constructor(
     private readonly ca: Buffer,
     private readonly identity: { certificate: Buffer; privateKey: Buffer },
   ) {}
   addCaCertificateListener(listener: Parameters<Provider['addCaCertificateListener']>[0]): void {
-    listener({ caCertificate: this.ca });
+    setImmediate(() => listener({ caCertificate: this.ca }));
   }
   removeCaCertificateListener(): void {}
   addIdentityCertificateListener(listener: Parameters<Provider['addIdentityCertificateListener']>[0]): void {
-    listener(this.identity);
+    setImmediate(() => listener(this.identity));
   }
   removeIdentityCertificateListener(): void {}
 }
