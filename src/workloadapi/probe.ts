@@ -62,7 +62,11 @@ export function probeServer(context: X509Context, target: ProbeTarget): Promise<
       resolve(why);
     };
     const timer = setTimeout(() => finish(`no TLS handshake with ${address} within ${(target.timeoutMs ?? 5000) / 1000}s`), target.timeoutMs ?? 5000);
-    socket.once('secureConnect', () => finish(undefined));
+    // Under TLS 1.3 the server checks our certificate after our side of the handshake is done, and
+    // refuses it with an alert that comes later; a gRPC server that accepts sends its HTTP/2
+    // SETTINGS at once. So the first bytes from the server, not the handshake, mean success.
+    socket.once('data', () => finish(undefined));
+    socket.once('end', () => finish(`${address} closed the connection after the TLS handshake: it may not accept the SVID presented`));
     socket.once('error', (err: NodeJS.ErrnoException) => finish(refusal ?? describe(err, address, target.trustDomain)));
   });
 }
@@ -73,6 +77,9 @@ function describe(err: NodeJS.ErrnoException, address: string, trustDomain: stri
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host of ${address} cannot be resolved (${code})`;
   if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `${address} cannot be reached (${code})`;
   if (UNVERIFIED.has(code)) return `the server's certificate does not verify against the X.509 authorities of ${trustDomain} from the Workload API: ${err.message}`;
-  if (code.startsWith('ERR_SSL_') || /alert/i.test(err.message)) return `the server refused the TLS handshake: ${err.message}`;
+  // OpenSSL words an alert from the peer as "...:ssl/tls alert bad certificate:...".
+  const alert = /alert ([a-z ]+?)(?::|$)/i.exec(err.message)?.[1];
+  if (alert) return `the server refused the TLS handshake (alert "${alert}"): it did not accept the SVID presented`;
+  if (code.startsWith('ERR_SSL_')) return `the TLS handshake with ${address} failed: ${err.message}`;
   return `${address}: ${errorMessage(err)}`;
 }

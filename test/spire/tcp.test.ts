@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { type Entry, SpireClient, SpireConnectError, SpireRpcError } from '../../src/spire/index.js';
+import { createCertificateAuthority } from '../../src/memspire/ca.js';
+import { toPem } from '../../src/workloadapi/der.js';
 import { spiffeTransport, X509Source } from '../../src/workloadapi/index.js';
 import { CONTROLLER_ID, startWorkloadApi, type TestWorkloadApi, until } from '../support/workload-api.js';
 
@@ -134,6 +137,29 @@ describe("SpireClient over the SPIRE server's TCP port with SPIFFE mTLS", () => 
     expect(err.codeName).toBe('DEADLINE_EXCEEDED');
     expect(err.message).toMatch(/; no SVID to present: every X\.509 authority the SPIRE agent at \S+ gave for example\.org has expired \(the last at \S+Z\): is the agent connected to the SPIRE server\?$/);
     expect(tcpCalls()).toEqual([]);
+  });
+
+  it('says so when the server drops the connection after the handshake, refusing our certificate', async () => {
+    const { spire } = await setUp();
+    await source!.ready();
+    // The SPIRE server's own certificate, but client certificates checked against a CA that signed none of ours.
+    // Node closes such a connection after the handshake; a SPIRE server sends the alert "bad certificate" (seen on v1.15.3).
+    const stranger = await createCertificateAuthority(td, 3600);
+    const svid = spire.serverSvid!;
+    const refusing = createTlsServer({
+      key: toPem('PRIVATE KEY', [svid.privateKey]),
+      cert: toPem('CERTIFICATE', svid.certChain),
+      ca: toPem('CERTIFICATE', [stranger.der]),
+      requestCert: true,
+      rejectUnauthorized: true,
+      ALPNProtocols: ['h2'],
+    });
+    refusing.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    extra.push({ close: () => new Promise<void>((resolve) => refusing.close(() => resolve())) });
+    const address = `127.0.0.1:${(refusing.address() as { port: number }).port}`;
+    const err = (await client(address, { rpcTimeoutMs: 1500 }).countEntries().catch((e: unknown) => e)) as SpireRpcError;
+    expect(err.message.endsWith(`; ${address} closed the connection after the TLS handshake: it may not accept the SVID presented`)).toBe(true);
   });
 
   it('says "connection refused" when nothing listens on the port', async () => {
