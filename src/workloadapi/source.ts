@@ -52,8 +52,7 @@ export class X509Source {
   private retryTimer: NodeJS.Timeout | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** Responses accepted since start. */
-  updates = 0;
+  private accepted = 0;
 
   constructor(opts: X509SourceOptions) {
     const { target, path } = workloadApiSocket(opts.socket, opts.env);
@@ -63,6 +62,11 @@ export class X509Source {
     this.answerTimeoutMs = opts.answerTimeoutMs ?? 15_000;
     this.backoff = new Backoff(opts.backoff?.minMs ?? 1000, opts.backoff?.maxMs ?? 30_000);
     this.attempt();
+  }
+
+  /** Responses accepted since start (1 for the first SVID, then one per rotation or bundle change). */
+  get updates(): number {
+    return this.accepted;
   }
 
   /** The newest usable context, or undefined before the first one and after it expired. */
@@ -220,7 +224,7 @@ export class X509Source {
   private accept(context: X509Context): void {
     const hadProblem = this.lastProblem !== undefined;
     this.context = context;
-    this.updates++;
+    this.accepted++;
     if (hadProblem) this.report(undefined);
     this.armExpiry(context);
     for (const l of this.updateListeners) l(context);
