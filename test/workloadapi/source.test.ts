@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryWorkloadApi } from '../../src/memspire/index.js';
-import { loadWorkloadGrpc } from '../../src/workloadapi/proto.js';
+import type { ServiceDefinition } from '@grpc/proto-loader';
+import { loadWorkloadDefinition, loadWorkloadGrpc } from '../../src/workloadapi/proto.js';
 import { workloadApiSocket, type WorkloadApiProblem, X509Source, type X509SourceOptions } from '../../src/workloadapi/index.js';
 import { CONTROLLER_ID, startWorkloadApi, type TestWorkloadApi, until } from '../support/workload-api.js';
 
@@ -200,6 +201,52 @@ describe('X509Source classifies why it has no SVID, says what to do, and retries
     expect(problem.message).toBe(
       `the SPIRE agent at ${t.socketPath} issued ${CONTROLLER_ID}, which is not in trust domain other.org (trustDomain): the agent belongs to another trust domain, or trustDomain is wrong`,
     );
+  });
+});
+
+/** A Workload API on `path` that answers every FetchX509SVID with `answer`: for answers the fake does not give. */
+async function scriptedAgent(path: string, answer: (stream: grpc.ServerWritableStream<unknown, unknown>) => void): Promise<grpc.Server> {
+  const server = new grpc.Server();
+  server.addService(loadWorkloadDefinition()['SpiffeWorkloadAPI'] as ServiceDefinition, { FetchX509SVID: answer });
+  await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+  return server;
+}
+
+describe('X509Source says "agent-error" for any other answer', () => {
+  let t: TestWorkloadApi | undefined;
+  let source: X509Source | undefined;
+  let agent: grpc.Server | undefined;
+  afterEach(async () => {
+    source?.close();
+    agent?.forceShutdown();
+    await t?.close();
+    t = source = agent = undefined;
+  });
+
+  it('another status, with its code and details', async () => {
+    t = await startWorkloadApi();
+    const path = join(t.dir, 'scripted.sock');
+    agent = await scriptedAgent(path, (stream) => stream.emit('error', { code: grpc.status.INTERNAL, details: 'the cache is gone' }));
+    const s = (source = new X509Source({ socket: path, trustDomain: 'example.org', ...fast }));
+    await until(() => s.problem !== undefined, 'a problem');
+    expect(s.problem).toMatchObject({ cause: 'agent-error', message: `the SPIRE agent at ${path} answered INTERNAL: the cache is gone` });
+  });
+
+  it('an SVID whose key does not match its certificate', async () => {
+    t = await startWorkloadApi();
+    const other = t.api.svid;
+    const fresh = await t.api.rotate();
+    const path = join(t.dir, 'scripted.sock');
+    agent = await scriptedAgent(path, (stream) => {
+      stream.write({ svids: [{ spiffe_id: CONTROLLER_ID, x509_svid: fresh.certChain[0], x509_svid_key: other.privateKey, bundle: t!.spire.ca.der, hint: '' }], crl: [], federated_bundles: {} });
+    });
+    const s = (source = new X509Source({ socket: path, trustDomain: 'example.org', ...fast }));
+    await until(() => s.problem !== undefined, 'a problem');
+    expect(s.problem).toMatchObject({
+      cause: 'agent-error',
+      message: `the SPIRE agent at ${path} sent an X.509 SVID response that cannot be used: SVID 1 (${CONTROLLER_ID}): its private key cannot be used: it does not match the leaf certificate`,
+    });
+    expect(s.current()).toBeUndefined();
   });
 });
 
