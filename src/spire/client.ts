@@ -148,8 +148,7 @@ export class SpireClient {
   private readonly newConnection: () => Connection;
   private connection: Connection;
   private readonly stopRenewals: () => void;
-  /** Channels opened so far: 1, plus one per renewal of the credentials. */
-  connections = 1;
+  private opened = 1;
   private gate: WriteGate | undefined;
 
   /** Installs the check every write batch must pass first (see WriteGate); undefined removes it. */
@@ -190,11 +189,16 @@ export class SpireClient {
     this.stopRenewals = this.transport.tcp?.onRenewal?.(() => this.renew()) ?? (() => undefined);
   }
 
+  /** Channels opened so far: 1, plus one per renewal of the credentials. */
+  get connections(): number {
+    return this.opened;
+  }
+
   /** New calls go to a fresh channel; the old one closes once its calls are done. */
   private renew(): void {
     const old = this.connection;
     this.connection = this.newConnection();
-    this.connections++;
+    this.opened++;
     old.retire();
   }
 
