@@ -20,14 +20,15 @@ const MAY_IMPORT = {
   // The CRD and Kubernetes types, the config, the objects a pass reads and the problems it reports.
   api: [],
   spire: ['gen', 'api', 'spiffe', 'net', 'x509'],
+  workloadapi: ['gen', 'api', 'spiffe', 'net', 'x509'],
   manifests: ['api', 'spiffe', 'template'],
   kube: ['api', 'net', 'template'],
   entries: ['api', 'spire', 'spiffe', 'template', 'net'],
   federation: ['api', 'spire', 'spiffe', 'net', 'x509'],
-  memspire: ['gen', 'api', 'spire', 'spiffe', 'net', 'x509'],
+  memspire: ['gen', 'api', 'spire', 'workloadapi', 'spiffe', 'net', 'x509'],
   webhook: ['api', 'spire', 'kube', 'manifests', 'entries', 'federation', 'spiffe', 'net', 'x509', 'template'],
-  manager: ['api', 'spire', 'kube', 'manifests', 'entries', 'federation', 'spiffe', 'net', 'template'],
-  cli: ['gen', 'api', 'spire', 'kube', 'manifests', 'entries', 'federation', 'memspire', 'webhook', 'manager', 'spiffe', 'net', 'x509', 'template'],
+  manager: ['api', 'spire', 'workloadapi', 'kube', 'manifests', 'entries', 'federation', 'spiffe', 'net', 'template'],
+  cli: ['gen', 'api', 'spire', 'workloadapi', 'kube', 'manifests', 'entries', 'federation', 'memspire', 'webhook', 'manager', 'spiffe', 'net', 'x509', 'template'],
 };
 const FOLDERS = Object.keys(MAY_IMPORT);
 // A new folder goes on the map before anything may import it.

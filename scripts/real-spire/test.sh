@@ -17,6 +17,15 @@ else
   echo "real-spire: WARNING: the SPIRE server older than 1.8.0 could not be built; test/real-spire/old-server.test.ts is skipped" >&2
   unset SPIRE_OLD_SERVER_BIN
 fi
+# The agent backs one file (workload-api.test.ts: the Workload API and SPIFFE mTLS),
+# which runs only if the agent could be built.
+if SPIRE_AGENT_BIN="$(bash scripts/real-spire/install.sh --agent | tail -n 1)"; then
+  export SPIRE_AGENT_BIN
+  echo "real-spire: $("$SPIRE_AGENT_BIN" --version 2>&1 | head -n 1) (agent) at $SPIRE_AGENT_BIN"
+else
+  echo "real-spire: WARNING: spire-agent could not be built; test/real-spire/workload-api.test.ts is skipped" >&2
+  unset SPIRE_AGENT_BIN
+fi
 tests=$SECONDS
 SPIRE_CONFORMANCE_SERVER=real npx vitest run test/conformance test/real-spire "$@"
 echo "real-spire: tests took $((SECONDS - tests)) s"

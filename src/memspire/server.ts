@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { ServiceDefinition } from '@grpc/proto-loader';
-import { parseTrustDomain } from '../spiffe/index.js';
+import { formatSpiffeId, parseSpiffeId, parseTrustDomain } from '../spiffe/index.js';
 import { loadPackageDefinition } from '../spire/proto.js';
 import type { Bundle, Entry, FederationRelationship } from '../spire/types.js';
 import type { BundleHandlers } from '../gen/spire/api/server/bundle/v1/Bundle.js';
@@ -16,6 +16,7 @@ import { FaultInjector } from './faults.js';
 import { RelationshipStore } from './federation.js';
 import { Code, RpcFailure } from './status.js';
 import { mintX509Svid } from './svid.js';
+import { type Caller, callerOf, type IssuedSvid, issueSvid, serverCredentials } from './tls.js';
 import { errorMessage } from '../api/errors.js';
 
 export interface SpireSeed {
@@ -45,6 +46,19 @@ export interface MemorySpireServerOptions {
   extraSocketPaths?: readonly string[];
   /** Told about every call answered without an error, with its decoded request and response (the benchmark's observer). */
   onCall?: (method: string, request: unknown, response: unknown) => void;
+  /** Also serve on a TCP address with TLS and SPIRE's authorization, as a SPIRE server's agent-facing port. */
+  tcp?: MemorySpireTcpOptions;
+}
+
+export interface MemorySpireTcpOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a free port, read back as `tcpAddress`. */
+  port?: number;
+  /** Callers allowed every admin RPC by their SPIFFE ID, as SPIRE's `admin_ids`. */
+  adminIds?: readonly string[];
+  /** The SPIFFE ID of the certificate the listener presents. Default spiffe://<trust domain>/spire/server, as SPIRE's. */
+  serverId?: string;
 }
 
 export interface CallRecord {
@@ -55,8 +69,12 @@ export interface CallRecord {
   outputMask?: Record<string, boolean>;
   /** A list's page token ('' for the first page). */
   pageToken?: string;
-  /** The socket the call came in on. */
+  /** The socket the call came in on; `tcp:<host>:<port>` for the TCP listener. */
   socket: string;
+  /** On the TCP listener: the caller's SPIFFE ID and certificate serial, when it presented a certificate the CA verifies. */
+  caller?: Caller;
+  /** Refused by authorization (PERMISSION_DENIED) before it ran. */
+  denied?: true;
   /** When the call arrived (Date.now()), before any injected delay. */
   at: number;
 }
@@ -74,6 +92,38 @@ const PKG = {
   svid: 'spire.api.server.svid.v1.SVID',
 } as const;
 
+/** The key of the TCP listener among the servers (the others are keyed by socket path, always absolute). */
+const TCP_KEY = 'tcp';
+
+function bracketed(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The methods served here that SPIRE's default policy allows any caller (allow_any); every other one needs a local or admin caller. */
+const ALLOWED_ANY = new Set(['GetBundle']);
+
+let fullMethods: Map<string, string> | undefined;
+
+/** "/<service>/<method>" of a method served here, as SPIRE names it in an authorization denial. */
+function fullMethod(method: string): string {
+  if (!fullMethods) {
+    fullMethods = new Map();
+    const def = loadPackageDefinition();
+    for (const service of Object.values(PKG)) {
+      for (const [name, m] of Object.entries(def[service] as ServiceDefinition)) fullMethods.set(name, m.path);
+    }
+  }
+  return fullMethods.get(method) ?? method;
+}
+
+interface TcpListener {
+  readonly host: string;
+  port: number;
+  readonly adminIds: ReadonlySet<string>;
+  readonly svid: IssuedSvid;
+  readonly credentials: grpc.ServerCredentials;
+}
+
 /**
  * A SPIRE-compatible server held in memory, serving the Entry, TrustDomain,
  * Bundle and SVID APIs over a Unix socket with the behaviour of
@@ -90,6 +140,7 @@ export class MemorySpireServer {
   private readonly servers = new Map<string, grpc.Server>();
   private readonly socketPaths: readonly string[];
   private readonly onCall: MemorySpireServerOptions['onCall'];
+  private tcp: TcpListener | undefined;
 
   private constructor(
     readonly socketPath: string,
@@ -123,12 +174,34 @@ export class MemorySpireServer {
     const ca = await createCertificateAuthority(td, opts.caTtlSeconds ?? 24 * 3600);
     const s = new MemorySpireServer(opts.socketPath, td, ca, opts.defaultX509SvidTtlSeconds ?? 3600, opts);
     if (opts.seed) s.seed(opts.seed);
+    if (opts.tcp) {
+      const serverId = formatSpiffeId(parseSpiffeId(opts.tcp.serverId ?? `spiffe://${td}/spire/server`));
+      const svid = await issueSvid(ca, serverId, opts.caTtlSeconds ?? 24 * 3600);
+      const host = opts.tcp.host ?? '127.0.0.1';
+      s.tcp = {
+        host,
+        port: opts.tcp.port ?? 0,
+        adminIds: new Set((opts.tcp.adminIds ?? []).map((id) => formatSpiffeId(parseSpiffeId(id)))),
+        svid,
+        credentials: serverCredentials(ca, svid),
+      };
+    }
     await s.listen();
     return s;
   }
 
   get address(): string {
     return `unix://${this.socketPath}`;
+  }
+
+  /** "host:port" of the TCP listener, once bound; undefined without one. */
+  get tcpAddress(): string | undefined {
+    return this.tcp && this.tcp.port !== 0 ? `${bracketed(this.tcp.host)}:${this.tcp.port}` : undefined;
+  }
+
+  /** The SVID the TCP listener presents. */
+  get serverSvid(): IssuedSvid | undefined {
+    return this.tcp?.svid;
   }
 
   /** Loads state through the same code paths as the RPCs; throws on the first rejected item. */
@@ -162,24 +235,41 @@ export class MemorySpireServer {
   }
 
   private async listen(): Promise<void> {
-    for (const path of this.socketPaths) if (!this.servers.has(path)) this.servers.set(path, await this.serve(path));
+    for (const path of this.socketPaths) {
+      if (this.servers.has(path)) continue;
+      mkdirSync(dirname(path), { recursive: true });
+      // A socket left by a crashed process would make bind fail; a real SPIRE server clears it too.
+      if (existsSync(path) && lstatSync(path).isSocket()) unlinkSync(path);
+      const { server } = await this.bind(`unix://${path}`, grpc.ServerCredentials.createInsecure());
+      this.addServices(server, path);
+      this.servers.set(path, server);
+    }
+    const tcp = this.tcp;
+    if (tcp && !this.servers.has(TCP_KEY)) {
+      // The first bind takes a free port when asked for 0; a resume binds the same one again.
+      const { server, port } = await this.bind(`${bracketed(tcp.host)}:${tcp.port}`, tcp.credentials);
+      tcp.port = port;
+      this.addServices(server, `tcp:${this.tcpAddress}`);
+      this.servers.set(TCP_KEY, server);
+    }
   }
 
-  private async serve(socketPath: string): Promise<grpc.Server> {
-    mkdirSync(dirname(socketPath), { recursive: true });
-    // A socket left by a crashed process would make bind fail; a real SPIRE server clears it too.
-    if (existsSync(socketPath) && lstatSync(socketPath).isSocket()) unlinkSync(socketPath);
-    // Methods left out of the handler maps answer UNIMPLEMENTED, as grpc-js does by default.
+  private async bind(target: string, credentials: grpc.ServerCredentials): Promise<{ server: grpc.Server; port: number }> {
     const server = new grpc.Server();
-    const def = loadPackageDefinition();
-    server.addService(def[PKG.entry] as ServiceDefinition, this.entryHandlers(socketPath) as grpc.UntypedServiceImplementation);
-    server.addService(def[PKG.trustDomain] as ServiceDefinition, this.trustDomainHandlers(socketPath) as grpc.UntypedServiceImplementation);
-    server.addService(def[PKG.bundle] as ServiceDefinition, this.bundleHandlers(socketPath) as grpc.UntypedServiceImplementation);
-    server.addService(def[PKG.svid] as ServiceDefinition, this.svidHandlers(socketPath) as grpc.UntypedServiceImplementation);
-    await new Promise<void>((resolve, reject) => {
-      server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+    const port = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(target, credentials, (err, bound) => (err ? reject(err) : resolve(bound)));
     });
-    return server;
+    return { server, port };
+  }
+
+  /** The four services, their calls recorded under `socket` (a socket path, or tcp:<host>:<port>). */
+  private addServices(server: grpc.Server, socket: string): void {
+    // Methods left out of the handler maps answer UNIMPLEMENTED, as grpc-js does by default.
+    const def = loadPackageDefinition();
+    server.addService(def[PKG.entry] as ServiceDefinition, this.entryHandlers(socket) as grpc.UntypedServiceImplementation);
+    server.addService(def[PKG.trustDomain] as ServiceDefinition, this.trustDomainHandlers(socket) as grpc.UntypedServiceImplementation);
+    server.addService(def[PKG.bundle] as ServiceDefinition, this.bundleHandlers(socket) as grpc.UntypedServiceImplementation);
+    server.addService(def[PKG.svid] as ServiceDefinition, this.svidHandlers(socket) as grpc.UntypedServiceImplementation);
   }
 
   /** Stops serving; state is kept, so `start()` afterwards behaves like a SPIRE restart. */
@@ -200,7 +290,7 @@ export class MemorySpireServer {
             resolve();
           });
         });
-        if (existsSync(path)) unlinkSync(path);
+        if (path !== TCP_KEY && existsSync(path)) unlinkSync(path);
       }),
     );
   }
@@ -218,10 +308,26 @@ export class MemorySpireServer {
   }
 
   private unary<Req, Res>(socket: string, method: string, items: (req: Req) => number, handler: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+    const tcp = socket.startsWith('tcp:');
     return (call, callback) => {
       const req = call.request as { output_mask?: Record<string, boolean> | null; page_token?: string };
       const mask = req.output_mask;
-      this.calls.push({ method, items: items(call.request), ...(mask ? { outputMask: mask } : {}), ...(req.page_token !== undefined ? { pageToken: req.page_token } : {}), socket, at: Date.now() });
+      const caller = tcp ? callerOf(call) : undefined;
+      const denied = tcp && !this.authorized(method, caller);
+      this.calls.push({
+        method,
+        items: items(call.request),
+        ...(mask ? { outputMask: mask } : {}),
+        ...(req.page_token !== undefined ? { pageToken: req.page_token } : {}),
+        socket,
+        ...(caller ? { caller } : {}),
+        ...(denied ? { denied: true as const } : {}),
+        at: Date.now(),
+      });
+      if (denied) {
+        callback({ code: Code.PERMISSION_DENIED, details: `authorization denied for method ${fullMethod(method)}` });
+        return;
+      }
       void (async () => {
         try {
           const injected = await this.faults.before(method);
@@ -238,6 +344,19 @@ export class MemorySpireServer {
         }
       })();
     };
+  }
+
+  /**
+   * SPIRE's default policy on its TCP port, where no caller is local: a
+   * method open to any caller, or an admin caller, whose SVID's SPIFFE ID is
+   * in `adminIds` or is the SPIFFE ID of an entry marked admin. (A linear
+   * scan of the entries: the TCP listener serves tests, not the benchmark.)
+   */
+  private authorized(method: string, caller: Caller | undefined): boolean {
+    if (ALLOWED_ANY.has(method)) return true;
+    if (!caller || !this.tcp) return false;
+    if (this.tcp.adminIds.has(caller.spiffeId)) return true;
+    return this.entries.all().some((e) => e.admin && formatSpiffeId(e.spiffeId) === caller.spiffeId);
   }
 
   private entryHandlers(socket: string): Partial<EntryHandlers> {

@@ -1,15 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
-import type { EntryClient, EntryDefinition } from '../gen/spire/api/server/entry/v1/Entry.js';
-import type { ListEntriesRequest } from '../gen/spire/api/server/entry/v1/ListEntriesRequest.js';
-import type { ListEntriesResponse__Output as ListEntriesResponseOut } from '../gen/spire/api/server/entry/v1/ListEntriesResponse.js';
-import type { TrustDomainClient, TrustDomainDefinition } from '../gen/spire/api/server/trustdomain/v1/TrustDomain.js';
-import type { BundleClient, BundleDefinition } from '../gen/spire/api/server/bundle/v1/Bundle.js';
-import type { SVIDClient, SVIDDefinition } from '../gen/spire/api/server/svid/v1/SVID.js';
 import { abortReason, type BatchOutcome, type ItemStatus, itemStatus, runBatches } from './batch.js';
+import { Connection } from './connection.js';
 import { SpireConnectError } from './errors.js';
-import { listEntriesDecoder, loadSpireGrpc } from './proto.js';
-import { releasedUnary, type RpcObserver, type UnaryApi, unaryApi } from './rpc.js';
-import { DEFAULT_SOCKET, parseSocket } from './target.js';
+import type { RpcObserver } from './rpc.js';
+import { type ResolvedTransport, resolveTransport, type SpireTcpTransport } from './transport.js';
 import type {
   BundleMask,
   BundleOut,
@@ -58,8 +52,10 @@ export const DEFAULT_BATCH_SIZES: BatchSizes = {
 };
 
 export interface SpireClientOptions {
-  /** `unix:///path` or an absolute path. Default /spire-server/api.sock. */
+  /** `unix:///path` or an absolute path. Default /spire-server/api.sock (unless `transport` is given). */
   socket?: string;
+  /** The SPIRE server's TCP port instead of its admin socket (see SpireTcpTransport). */
+  transport?: SpireTcpTransport;
   /** Deadline of every RPC. Default 30 s. */
   rpcTimeoutMs?: number;
   /** Largest response accepted. Default 16 MiB (gRPC's own default is 4 MiB). */
@@ -135,19 +131,24 @@ async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
 
 /**
  * Typed clients for the SPIRE server APIs the controller uses, sharing one
- * channel over the server's Unix socket.
+ * channel: over the server's Unix socket (the admin socket), or over its TCP
+ * port with the credentials of a transport. Over TCP, each renewal of the
+ * credentials moves new calls to a fresh channel and closes the old one
+ * once its calls are done.
  */
 export class SpireClient {
+  /** The admin socket's path; '' over TCP (see `where`). */
   readonly socketPath: string;
+  /** Where the server is, for messages: the socket path, or "host:port (SPIFFE mTLS)". */
+  readonly where: string;
+  /** "host:port" over TCP; undefined over the admin socket. */
+  readonly tcpAddress: string | undefined;
   readonly batchSizes: BatchSizes;
-  private readonly channel: grpc.Channel;
-  private readonly clients: grpc.Client[];
-  private readonly entry: UnaryApi<EntryDefinition>;
-  private readonly trustDomain: UnaryApi<TrustDomainDefinition>;
-  private readonly bundle: UnaryApi<BundleDefinition>;
-  private readonly svidApi: UnaryApi<SVIDDefinition>;
-  /** ListEntries, its pages decoded by listEntriesDecoder. */
-  private readonly listEntriesPage: (req: ListEntriesRequest) => Promise<ListEntriesResponseOut>;
+  private readonly transport: ResolvedTransport;
+  private readonly newConnection: () => Connection;
+  private connection: Connection;
+  private readonly stopRenewals: () => void;
+  private opened = 1;
   private gate: WriteGate | undefined;
 
   /** Installs the check every write batch must pass first (see WriteGate); undefined removes it. */
@@ -161,64 +162,88 @@ export class SpireClient {
   }
 
   constructor(opts: SpireClientOptions = {}) {
-    const { target, path } = parseSocket(opts.socket ?? DEFAULT_SOCKET);
-    this.socketPath = path;
+    this.transport = resolveTransport(opts, () => grpc.credentials.createInsecure());
+    this.socketPath = this.transport.socketPath;
+    this.where = this.transport.where;
+    this.tcpAddress = this.transport.tcp?.address;
     this.batchSizes = { ...DEFAULT_BATCH_SIZES, ...opts.batchSizes };
     const channelOptions: grpc.ChannelOptions = {
       'grpc.max_receive_message_length': opts.maxReceiveMessageBytes ?? 16 * 1024 * 1024,
       // Reconnect quickly after a SPIRE restart; the socket is local, so retrying is cheap.
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 5000,
+      // Each channel its own connections: grpc-js's global subchannel pool may hand channels of
+      // equal target, options and credentials one connection, and a renewal's fresh channel must
+      // not reuse the connection made with the old certificate.
+      'grpc.use_local_subchannel_pool': 1,
     };
-    const creds = grpc.credentials.createInsecure();
-    this.channel = new grpc.Channel(target, creds, channelOptions);
-    const pkg = loadSpireGrpc();
-    const shared = { channelOverride: this.channel };
-    const entry: EntryClient = new pkg.spire.api.server.entry.v1.Entry(target, creds, shared);
-    const trustDomain: TrustDomainClient = new pkg.spire.api.server.trustdomain.v1.TrustDomain(target, creds, shared);
-    const bundle: BundleClient = new pkg.spire.api.server.bundle.v1.Bundle(target, creds, shared);
-    const svid: SVIDClient = new pkg.spire.api.server.svid.v1.SVID(target, creds, shared);
-    this.clients = [entry, trustDomain, bundle, svid];
-    const settings = (service: string) => ({
-      service,
-      socketPath: path,
+    const settings = {
+      where: this.where,
+      diagnose: () => this.transport.diagnose(),
       deadlineMs: opts.rpcTimeoutMs ?? 30_000,
       waitForReady: true,
       observe: opts.observe,
-    });
-    this.entry = unaryApi<EntryDefinition>(entry, settings('Entry'));
-    this.trustDomain = unaryApi<TrustDomainDefinition>(trustDomain, settings('TrustDomain'));
-    this.bundle = unaryApi<BundleDefinition>(bundle, settings('Bundle'));
-    this.svidApi = unaryApi<SVIDDefinition>(svid, settings('SVID'));
-    const listEntries = pkg.spire.api.server.entry.v1.Entry.service.ListEntries;
-    this.listEntriesPage = releasedUnary(entry, 'ListEntries', listEntries, listEntriesDecoder(), settings('Entry'));
+    };
+    this.newConnection = () => new Connection(this.transport, channelOptions, settings);
+    this.connection = this.newConnection();
+    this.stopRenewals = this.transport.tcp?.onRenewal?.(() => this.renew()) ?? (() => undefined);
+  }
+
+  /** Channels opened so far: 1, plus one per renewal of the credentials. */
+  get connections(): number {
+    return this.opened;
+  }
+
+  /** New calls go to a fresh channel; the old one closes once its calls are done. */
+  private renew(): void {
+    const old = this.connection;
+    this.connection = this.newConnection();
+    this.opened++;
+    old.retire();
+  }
+
+  private get entry() {
+    return this.connection.entry;
+  }
+  private get trustDomain() {
+    return this.connection.trustDomain;
+  }
+  private get bundle() {
+    return this.connection.bundle;
+  }
+  private get svidApi() {
+    return this.connection.svid;
+  }
+  private get listEntriesPage() {
+    return this.connection.listEntriesPage;
   }
 
   /**
-   * Resolves once the socket accepts a connection. At start-up the SPIRE
-   * server (a sibling container) may not be up yet: wait, don't crash. An
-   * aborted `signal` (SIGTERM while waiting) rejects with its reason within
-   * one 2 s round.
+   * Resolves once the server accepts a connection (over TCP: a completed
+   * mTLS handshake). At start-up the SPIRE server (a sibling container) may
+   * not be up yet: wait, don't crash. An aborted `signal` (SIGTERM while
+   * waiting) rejects with its reason within one 2 s round.
    */
   async waitUntilReady(opts: { timeoutMs?: number; onWaiting?: (waitedMs: number) => void; signal?: AbortSignal } = {}): Promise<void> {
     const started = Date.now();
     const timeoutMs = opts.timeoutMs ?? 60_000;
-    const client = this.clients[0] as grpc.Client;
     for (;;) {
       opts.signal?.throwIfAborted();
       const left = timeoutMs - (Date.now() - started);
-      if (left <= 0) throw new SpireConnectError(this.socketPath, Date.now() - started);
-      const ready = await new Promise<boolean>((resolve) => {
-        client.waitForReady(Date.now() + Math.min(left, 2000), (err) => resolve(!err));
-      });
-      if (ready) return;
+      if (left <= 0) throw new SpireConnectError(this.where, Date.now() - started, this.transport.diagnose() ?? this.silence());
+      if (await this.connection.waitForReady(Date.now() + Math.min(left, 2000))) return;
       opts.onWaiting?.(Date.now() - started);
     }
   }
 
+  /** What a server that does not answer is, when the transport cannot say more. */
+  private silence(): string {
+    return this.transport.tcp ? 'no connection could be made (is the SPIRE server running, and its port reachable?)' : 'the socket exists but the server does not answer';
+  }
+
   close(): void {
-    for (const c of this.clients) c.close();
-    this.channel.close();
+    this.stopRenewals();
+    this.connection.close();
   }
 
   // ---- Entry ----
@@ -384,7 +409,7 @@ export class SpireClient {
   async mintX509Svid(csrDer: Uint8Array, ttlSeconds = 0): Promise<MintedX509Svid> {
     const res = await this.svidApi.MintX509SVID({ csr: Buffer.from(csrDer), ttl: ttlSeconds });
     const svid = res.svid;
-    if (!svid || !svid.id) throw new Error(`SPIRE SVID.MintX509SVID on ${this.socketPath} returned no SVID`);
+    if (!svid || !svid.id) throw new Error(`SPIRE SVID.MintX509SVID on ${this.where} returned no SVID`);
     return {
       spiffeId: `spiffe://${svid.id.trust_domain}${svid.id.path}`,
       certChain: svid.cert_chain,

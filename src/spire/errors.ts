@@ -47,7 +47,10 @@ export function diagnoseSocket(path: string): string | undefined {
 
 /**
  * A failed SPIRE RPC. The message is one line naming the RPC, the gRPC code
- * and the socket, so logs and CLI output need no stack trace to be useful.
+ * and where the server is (the socket path, or "host:port (SPIFFE mTLS)"),
+ * so logs and CLI output need no stack trace to be useful. When the server
+ * did not answer, it adds what the transport can tell (no socket file, no
+ * SVID to present, a server that is not the configured one).
  */
 export class SpireRpcError extends Error {
   readonly code: number;
@@ -56,16 +59,17 @@ export class SpireRpcError extends Error {
 
   constructor(
     readonly rpc: string,
-    readonly socketPath: string,
+    readonly where: string,
     err: Partial<grpc.ServiceError> & { code?: number; details?: string },
+    diagnose?: () => string | undefined,
   ) {
     const code = err.code ?? grpc.status.UNKNOWN;
     let details = err.details ?? err.message ?? '';
     if (code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED) {
-      const why = diagnoseSocket(socketPath);
+      const why = diagnose?.();
       if (why) details = details ? `${details}; ${why}` : why;
     }
-    super(`SPIRE ${rpc} failed: ${codeName(code)} on ${socketPath}${details ? `: ${details}` : ''}`);
+    super(`SPIRE ${rpc} failed: ${codeName(code)} on ${where}${details ? `: ${details}` : ''}`);
     this.name = 'SpireRpcError';
     this.code = code;
     this.codeName = codeName(code);
@@ -73,14 +77,14 @@ export class SpireRpcError extends Error {
   }
 }
 
-/** The client gave up waiting for the SPIRE socket to accept connections. */
+/** The client gave up waiting for the SPIRE server to accept connections. */
 export class SpireConnectError extends Error {
   constructor(
-    readonly socketPath: string,
+    readonly where: string,
     waitedMs: number,
+    why: string,
   ) {
-    const why = diagnoseSocket(socketPath) ?? 'the socket exists but the server does not answer';
-    super(`SPIRE server not reachable at ${socketPath} after ${Math.round(waitedMs / 1000)}s: ${why}`);
+    super(`SPIRE server not reachable at ${where} after ${Math.round(waitedMs / 1000)}s: ${why}`);
     this.name = 'SpireConnectError';
   }
 }

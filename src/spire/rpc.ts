@@ -14,7 +14,10 @@ export type UnaryApi<D> = {
 export interface RpcSettings {
   /** Short service name used in errors, e.g. "Entry". */
   service: string;
-  socketPath: string;
+  /** Where the server is, in words for errors: the socket path, or "host:port (SPIFFE mTLS)". */
+  where: string;
+  /** Why the server may not answer, asked when a call fails UNAVAILABLE or DEADLINE_EXCEEDED. */
+  diagnose?: () => string | undefined;
   deadlineMs: number;
   /**
    * Queue calls while the channel reconnects instead of failing fast, so a
@@ -23,6 +26,8 @@ export interface RpcSettings {
   waitForReady: boolean;
   /** Told about every finished call, e.g. to record latency by method and code. */
   observe?: RpcObserver;
+  /** Given every call's promise as it starts (a connection counts its calls in flight). */
+  track?: <R>(call: Promise<R>) => Promise<R>;
 }
 
 /** `rpc` is "Service.Method"; `code` the gRPC code name ("OK" on success). */
@@ -32,16 +37,17 @@ type RawUnary = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e
 
 /** One unary call with the settings' metadata and deadline; its error wrapped and the observer told. */
 function call<R>(rpc: string, settings: RpcSettings, start: (md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: R) => void) => void): Promise<R> {
-  return new Promise((resolve, reject) => {
+  const promise = new Promise<R>((resolve, reject) => {
     const md = new grpc.Metadata({ waitForReady: settings.waitForReady });
     const started = performance.now();
     start(md, { deadline: Date.now() + settings.deadlineMs }, (err, res) => {
-      const error = err ? new SpireRpcError(rpc, settings.socketPath, err) : undefined;
+      const error = err ? new SpireRpcError(rpc, settings.where, err, settings.diagnose) : undefined;
       settings.observe?.(rpc, error?.codeName ?? 'OK', (performance.now() - started) / 1000);
       if (error) reject(error);
       else resolve(res as R);
     });
   });
+  return settings.track ? settings.track(promise) : promise;
 }
 
 export function unaryApi<D>(client: grpc.Client, settings: RpcSettings): UnaryApi<D> {

@@ -142,7 +142,7 @@ describe('the SPIRE client talks to a SPIRE server over its Unix socket', () => 
       spire.server.faults.stall();
       const err = await quick.countEntries().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SpireRpcError);
-      expect(err).toMatchObject({ rpc: 'Entry.CountEntries', codeName: 'DEADLINE_EXCEEDED', socketPath: spire.socketPath });
+      expect(err).toMatchObject({ rpc: 'Entry.CountEntries', codeName: 'DEADLINE_EXCEEDED', where: spire.socketPath });
       expect((err as Error).message).toMatch(/^SPIRE Entry\.CountEntries failed: DEADLINE_EXCEEDED on \/.*api\.sock/);
       expect((err as Error).message).not.toContain('\n');
     } finally {

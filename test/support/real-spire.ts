@@ -42,6 +42,13 @@ export function oldSpireServerBinary(): string {
   return join(cacheDir(), `spire-server-${v}`, 'spire-server');
 }
 
+/** `SPIRE_AGENT_BIN`, or where install.sh --agent puts the pinned spire-agent (beside the server). */
+export function spireAgentBinary(): string {
+  if (process.env.SPIRE_AGENT_BIN) return process.env.SPIRE_AGENT_BIN;
+  const v = realSpireVersions().SPIRE_VERSION;
+  return join(cacheDir(), `spire-server-${v}`, 'spire-agent');
+}
+
 /** Where install.sh --peer puts the pinned spire-controller-manager. */
 export function peerBinary(): string {
   const v = realSpireVersions().SPIRE_CONTROLLER_MANAGER_VERSION;
@@ -57,6 +64,8 @@ export interface RealSpireOptions {
   binary?: string;
   /** Milliseconds to wait for the server to answer. Default 60 s. */
   startTimeoutMs?: number;
+  /** The server's `admin_ids`: SPIFFE IDs allowed the admin API on its TCP port. */
+  adminIds?: readonly string[];
 }
 
 export interface RealSpire {
@@ -64,6 +73,8 @@ export interface RealSpire {
   readonly trustDomain: string;
   readonly dir: string;
   readonly pid: number;
+  /** "127.0.0.1:<port>" of the agent-facing TCP listener (a new port after a restart). */
+  readonly address: string;
   /** What the server wrote to stdout and stderr so far. */
   log(): string;
   /** Stops the server (SIGTERM, then SIGKILL after 10 s) and removes its folder. */
@@ -84,9 +95,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-function serverConfig(dir: string, port: number, o: Required<Pick<RealSpireOptions, 'trustDomain' | 'caTtl' | 'defaultX509SvidTtl'>>): string {
+function serverConfig(dir: string, port: number, o: Required<Pick<RealSpireOptions, 'trustDomain' | 'caTtl' | 'defaultX509SvidTtl'>> & Pick<RealSpireOptions, 'adminIds'>): string {
   // HCL; JSON strings are valid HCL strings.
   const s = JSON.stringify;
+  const adminIds = o.adminIds?.length ? `\n  admin_ids = ${s(o.adminIds)}` : '';
   return `server {
   bind_address = "127.0.0.1"
   bind_port = "${port}"
@@ -95,7 +107,7 @@ function serverConfig(dir: string, port: number, o: Required<Pick<RealSpireOptio
   data_dir = ${s(join(dir, 'data'))}
   log_level = "WARN"
   ca_ttl = ${s(o.caTtl)}
-  default_x509_svid_ttl = ${s(o.defaultX509SvidTtl)}
+  default_x509_svid_ttl = ${s(o.defaultX509SvidTtl)}${adminIds}
 }
 
 plugins {
@@ -146,11 +158,16 @@ export async function startRealSpire(opts: RealSpireOptions = {}): Promise<RealS
   const configPath = join(dir, 'server.conf');
   let output = '';
   let child!: ChildProcess;
+  let port = 0;
 
   const launch = async (): Promise<void> => {
     // The port is only free when checked; another process may take it before SPIRE binds, so retry.
     for (let attempt = 1; ; attempt++) {
-      writeFileSync(configPath, serverConfig(dir, await freePort(), { trustDomain, caTtl: opts.caTtl ?? '24h', defaultX509SvidTtl: opts.defaultX509SvidTtl ?? '1h' }));
+      port = await freePort();
+      writeFileSync(
+        configPath,
+        serverConfig(dir, port, { trustDomain, caTtl: opts.caTtl ?? '24h', defaultX509SvidTtl: opts.defaultX509SvidTtl ?? '1h', adminIds: opts.adminIds }),
+      );
       child = spawn(binary, ['run', '-config', configPath], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
       running.add(child);
       child.once('exit', () => running.delete(child));
@@ -188,6 +205,9 @@ export async function startRealSpire(opts: RealSpireOptions = {}): Promise<RealS
     dir,
     get pid() {
       return child.pid ?? -1;
+    },
+    get address() {
+      return `127.0.0.1:${port}`;
     },
     log: () => output,
     async stop() {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { MemorySpireServer, type MemorySpireServerOptions } from '../../src/memspire/index.js';
 import { SpireClient, type EntryOut } from '../../src/spire/index.js';
 import { loadSpireGrpc } from '../../src/spire/proto.js';
+import { diagnoseSocket } from '../../src/spire/errors.js';
 import { type UnaryApi, unaryApi } from '../../src/spire/rpc.js';
 import type { EntryDefinition } from '../../src/gen/spire/api/server/entry/v1/Entry.js';
 import type { TrustDomainDefinition } from '../../src/gen/spire/api/server/trustdomain/v1/TrustDomain.js';
@@ -42,7 +43,7 @@ export function openRawStubs(socketPath: string): { raw: RawStubs; closeStubs():
     new pkg.spire.api.server.bundle.v1.Bundle(target, creds),
     new pkg.spire.api.server.svid.v1.SVID(target, creds),
   ] as const;
-  const settings = (service: string) => ({ service, socketPath, deadlineMs: 10_000, waitForReady: false });
+  const settings = (service: string) => ({ service, where: socketPath, diagnose: () => diagnoseSocket(socketPath), deadlineMs: 10_000, waitForReady: false });
   return {
     raw: {
       entry: unaryApi<EntryDefinition>(clients[0], settings('Entry')),
