@@ -3,6 +3,7 @@ import {
   ConfigError,
   type ControllerConfig,
   defaultConfig,
+  hostPortProblem,
   ignoredNamespaces,
   loadConfigFile,
 } from '../api/index.js';
@@ -19,6 +20,10 @@ export interface ConfigFlags {
   clusterName?: string;
   clusterDomain?: string;
   socket?: string;
+  /** Over spireServerAddress: the SPIRE server's TCP port, over SPIFFE mTLS. */
+  spireServerAddress?: string;
+  /** Over workloadAPISocketPath. */
+  workloadApiSocket?: string;
   /** Upstream's deprecated flag: the socket when the config file gives none. */
   spireApiSocket?: string;
 }
@@ -69,9 +74,37 @@ export function loadContext(flags: ConfigFlags): LoadedContext {
   }
   if (config.spireServerSocketPath === '') config.spireServerSocketPath = defaultConfig().spireServerSocketPath;
   if (flags.socket) config.spireServerSocketPath = flags.socket;
+  applySpireTargetFlags(config, flags);
   if (!config.trustDomain) throw new CliError('no trust domain: give --config FILE or --trust-domain');
   if (!config.clusterName) throw new CliError('no cluster name: give --config FILE or --cluster-name');
   return { config, warnings };
+}
+
+/**
+ * --spire-server-address and --workload-api-socket over the file, checked as
+ * the file's keys are; the admin socket and an address are one or the other.
+ */
+function applySpireTargetFlags(config: ControllerConfig, flags: ConfigFlags): void {
+  if (flags.spireServerAddress !== undefined) {
+    const problem = hostPortProblem(flags.spireServerAddress);
+    if (problem) throw new CliError(`--spire-server-address: ${problem}`);
+    config.spireServerAddress = flags.spireServerAddress;
+  }
+  if (flags.workloadApiSocket !== undefined) {
+    if (!flags.workloadApiSocket.replace(/^unix:(\/\/)?/, '').startsWith('/')) throw new CliError(`--workload-api-socket: must be an absolute path or unix:///absolute/path, got "${flags.workloadApiSocket}"`);
+    config.workloadAPISocketPath = flags.workloadApiSocket;
+  }
+  if (flags.socket && config.spireServerAddress) {
+    throw new CliError('--socket names the SPIRE admin socket and spireServerAddress (or --spire-server-address) its TCP port: give one of them');
+  }
+}
+
+/** The options that say how to reach the SPIRE server: its admin socket, or its TCP port with an SVID from the agent. */
+export function addSpireTargetOptions(cmd: Command): Command {
+  return cmd
+    .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
+    .option('--spire-server-address <host:port>', "the SPIRE server's TCP port, over SPIFFE mTLS with an SVID from the agent (overrides spireServerAddress; docs/standalone.md)")
+    .option('--workload-api-socket <path>', "the SPIRE agent's Workload API socket, with --spire-server-address (overrides workloadAPISocketPath; default SPIFFE_ENDPOINT_SOCKET)");
 }
 
 /** The engine's options, derived from the config once per command. */

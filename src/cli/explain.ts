@@ -1,7 +1,7 @@
 import type { KubeConfig } from '../kube/connection.js';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { addConfigOptions, type ConfigFlags, describeClassRule } from './context.js';
+import { addConfigOptions, addSpireTargetOptions, type ConfigFlags, describeClassRule } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { explainObject, type ObjectExplanation, objectTable, ObjectTrace } from './explain-object.js';
 import { explainPod, type PodExplanation, podTable, PodTrace } from './explain-pod.js';
@@ -79,9 +79,8 @@ export async function explainObjectCommand(name: string, flags: ExplainFlags, op
 }
 
 function explainOptions(cmd: Command): Command {
-  return addConfigOptions(cmd)
+  return addSpireTargetOptions(addConfigOptions(cmd))
     .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath; without either, the cluster through KUBECONFIG)')
-    .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
     .option('--entries <file>', 'current entries from `spire-server entry show -output json` instead of the SPIRE socket')
     .option('-o, --output <format>', 'table, json or yaml', 'table');
 }

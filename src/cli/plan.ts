@@ -13,10 +13,11 @@ import {
 } from '../entries/index.js';
 import type { FederationPassResult } from '../federation/index.js';
 import { Reconciler } from '../manager/reconcile.js';
-import { spireClientFor, waitForSpire } from '../manager/spire-client.js';
+import { spireClientFor, spireIdentityFor, waitForSpire } from '../manager/spire-client.js';
 import { SILENT_WAITS, type WaitReporter } from '../manager/waiting.js';
-import { addConfigOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
+import { addConfigOptions, addSpireTargetOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
+import { errorMessage } from '../api/errors.js';
 import { federationJson } from './federation-report.js';
 import { asCliError, describeSource, type Inputs, readEntriesDump, readInputs, unreadDocumentsError } from './inputs.js';
 import { loggerFor } from './logger.js';
@@ -89,7 +90,11 @@ export async function onePass(p: Prepared, flags: { entries?: string }, opts: { 
     // The dump holds entries only, so relationships are not planned; bundles are unknown, so federatesWith is left as declared.
     return { result: planPass(inputs.snapshot, readEntriesDump(flags.entries), options) };
   }
-  const spire = spireClientFor(config);
+  // Against a remote SPIRE server (spireServerAddress), with an SVID from the agent, for this pass alone.
+  const identity = await spireIdentityFor(config, { log }).catch((err: unknown) => {
+    throw new CliError(errorMessage(err));
+  });
+  const spire = spireClientFor(config, undefined, identity);
   try {
     await waitForSpire(spire, { timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000), waits: p.waits });
     // A fresh start, as a new process: no claims, no relationships set, the migration explained (in the report).
@@ -112,6 +117,7 @@ export async function onePass(p: Prepared, flags: { entries?: string }, opts: { 
     throw asCliError(err);
   } finally {
     spire.close();
+    identity?.close();
   }
 }
 
@@ -219,9 +225,8 @@ export function printer(output: string | undefined): (s: string) => void {
 
 /** The options plan and reconcile share, and an action that runs one pass. */
 function oncePass(cmd: Command, apply: boolean): Command {
-  return addConfigOptions(cmd)
+  return addSpireTargetOptions(addConfigOptions(cmd))
     .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath; without either, the cluster through KUBECONFIG)')
-    .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
     .option('-o, --output <format>', 'table, json or yaml', 'table')
     .option('--allow-empty', 'go on when nothing declares an entry, though a sync then deletes every entry this controller owns')
     .action(async (flags: OnceFlags) => {

@@ -10,9 +10,11 @@ import { runManifestMode as runManifestController } from '../manager/manifest-mo
 import { ControllerMetrics } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
 import type { startWebhook } from '../webhook/index.js';
-import { addConfigOptions, type ConfigFlags, loadContext, type LoadedContext, passOptions } from './context.js';
+import { addConfigOptions, addSpireTargetOptions, type ConfigFlags, loadContext, type LoadedContext, passOptions } from './context.js';
 import { CliError } from './exit.js';
-import { checkSocketPath, spireClientFor } from '../manager/spire-client.js';
+import { checkSocketPath, spireClientFor, spireIdentityFor } from '../manager/spire-client.js';
+import type { SpireIdentity } from '../manager/spire-identity.js';
+import { errorMessage } from '../api/errors.js';
 import { parseSocket } from '../spire/target.js';
 import { asCliError, manifestPaths, manifestScopeWarnings, readManifests } from './inputs.js';
 import { loggerFor } from './logger.js';
@@ -48,9 +50,12 @@ function liveConditions(config: LoadedContext['config'], parts: LiveParts): Chec
  * The metrics and health servers of `run`, in either mode, as the config
  * places them. Readiness follows the layout (health.ts:readinessGates): in
  * the SPIRE server's pod nothing of ours decides it; in a pod of our own the
- * conditions do.
+ * conditions do. The SVID's condition (standalone) is only reported: a
+ * replica without one still serves the webhook with the certificate it holds
+ * and keeps a PodDisruptionBudget's count, and the log and the condition say
+ * why it has none.
  */
-function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, conditions: Check[], log: Logger) {
+function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, conditions: Check[], identity: SpireIdentity | undefined, log: Logger) {
   const layout: Layout = config.spireServerAddress ? 'standalone' : 'sidecar';
   return serveObservability({
     metricsBindAddress: config.metricsBindAddress,
@@ -60,18 +65,18 @@ function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, c
     metrics,
     readiness: readinessGates(layout, conditions),
     liveness: [ping],
-    conditions,
+    conditions: [...conditions, ...(identity ? [identity.condition()] : [])],
     log,
   });
 }
 
 /** Manifest mode (manager/manifest-mode.ts): nothing to sync, so nothing to report beside the ping. */
-async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal, metrics: ControllerMetrics): Promise<void> {
+async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal, metrics: ControllerMetrics, spireIdentity: SpireIdentity | undefined): Promise<void> {
   for (const w of manifestScopeWarnings(config)) log.warn(w);
   // This process is the only writer: it leads.
   metrics.setLeader(true);
   try {
-    await runManifestController({ paths, config, pass: passOptions(config), log, waits, signal, metrics, read: (p) => readManifests(p, config) });
+    await runManifestController({ paths, config, pass: passOptions(config), log, waits, signal, metrics, spireIdentity, read: (p) => readManifests(p, config) });
   } catch (err) {
     throw asCliError(err);
   }
@@ -82,7 +87,16 @@ async function runManifestMode(paths: string[], { config }: LoadedContext, log: 
  * Live Kubernetes mode: KUBECONFIG, ~/.kube/config or the in-cluster service
  * account, as client-go would choose. Resolves after a graceful shutdown.
  */
-async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal, metrics: ControllerMetrics, parts: LiveParts): Promise<void> {
+async function runLiveMode(
+  flags: RunFlags,
+  { config }: LoadedContext,
+  log: Logger,
+  waits: WaitReporter,
+  signal: AbortSignal,
+  metrics: ControllerMetrics,
+  parts: LiveParts,
+  spireIdentity: SpireIdentity | undefined,
+): Promise<void> {
   let kc: KubeConfig;
   try {
     // --kubeconfig as controller-runtime takes it (the chart's external controller managers pass one).
@@ -104,12 +118,12 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
     if (config.webhook.enabled) {
       // Loaded here, only when enabled: its certificate handling and its server are code a controller without it never runs.
       const { startWebhook: start } = await import('../webhook/index.js');
-      webhookSpire = spireClientFor(config);
+      webhookSpire = spireClientFor(config, undefined, spireIdentity);
       parts.webhook = await start({ config, kc, spire: webhookSpire, log, onOptionalAccess: (resource, denied) => metrics.setForbidden(resource, denied !== undefined) });
     }
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (parts.cache = c), namespace });
+    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (parts.cache = c), namespace, spireIdentity });
     await live.done;
   } catch (err) {
     throw asCliError(err);
@@ -120,10 +134,9 @@ async function runLiveMode(flags: RunFlags, { config }: LoadedContext, log: Logg
 }
 
 export function registerRun(program: Command): void {
-  addConfigOptions(program.command('run'))
+  addSpireTargetOptions(addConfigOptions(program.command('run')))
     .description('the long-running controller: live Kubernetes mode (KUBECONFIG or in-cluster), or manifest mode with staticManifestPath or --manifests. Without a command, spire-controller-manager\'s flags mean run')
     .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
-    .option('--socket <path>', 'SPIRE server API socket (overrides spireServerSocketPath)')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--spire-api-socket <path>', "upstream's deprecated flag: the SPIRE socket when the config file sets no spireServerSocketPath")
     .option('--zap-log-level <level>', 'log level over the config file\'s: debug, info, warn, error, panic, or N > 0 (more verbose than debug)')
@@ -142,18 +155,29 @@ export function registerRun(program: Command): void {
       const log = loggerFor(settings);
       for (const w of [...context.warnings, ...warnings]) log.warn(w);
       // Waiting will not turn a file or a directory into a socket: say so now rather than wait forever.
-      checkSocketPath(parseSocket(context.config.spireServerSocketPath).path);
+      if (!context.config.spireServerAddress) checkSocketPath(parseSocket(context.config.spireServerSocketPath).path);
       const paths = manifestPaths(flags.manifests, context.config);
       const waits = cliWaits(settings.encoding, log);
       // Serving first: a restarted container answers the kubelet's probes before anything else starts.
       const metrics = new ControllerMetrics();
       const parts: LiveParts = {};
-      const observability = await serveFor(context.config, metrics, paths ? [] : liveConditions(context.config, parts), log);
+      // The standalone layout's SVID, streamed from the agent from now on: it is in hand by the time SPIRE is called.
+      let spireIdentity: SpireIdentity | undefined;
       try {
-        if (paths) await runManifestMode(paths, context, log, waits, stop.signal, metrics);
-        else await runLiveMode(flags, context, log, waits, stop.signal, metrics, parts);
+        spireIdentity = await spireIdentityFor(context.config, { log, metrics });
+      } catch (err) {
+        throw new CliError(errorMessage(err));
+      }
+      try {
+        const observability = await serveFor(context.config, metrics, paths ? [] : liveConditions(context.config, parts), spireIdentity, log);
+        try {
+          if (paths) await runManifestMode(paths, context, log, waits, stop.signal, metrics, spireIdentity);
+          else await runLiveMode(flags, context, log, waits, stop.signal, metrics, parts, spireIdentity);
+        } finally {
+          await observability.close();
+        }
       } finally {
-        await observability.close();
+        spireIdentity?.close();
       }
       // Stopped gracefully. A request still in flight (a first list an API server never
       // answers) must not keep the process alive; a second is left for the logs to flush.

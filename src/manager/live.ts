@@ -15,6 +15,7 @@ import { ProgressReporter } from './progress.js';
 import { Reconciler } from './reconcile.js';
 import { PassScheduler } from './scheduler.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
+import type { SpireIdentity } from './spire-identity.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 import { periodicWaits, type WaitReporter } from './waiting.js';
 
@@ -48,6 +49,8 @@ export interface LiveOptions {
   onCache?: (cache: ClusterCache) => void;
   /** Where the waits for the API server's first lists and for SPIRE are said; default: the log, at info. */
   waits?: WaitReporter;
+  /** The controller's SVID and transport, with spireServerAddress (SpireIdentity.for). */
+  spireIdentity?: SpireIdentity;
 }
 
 /**
@@ -114,6 +117,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
           opts.observeSpireRpc?.(rpc, code, seconds);
         }
       : undefined,
+    opts.spireIdentity,
   );
   const statusWriter = new StatusWriter(opts.kc, log);
   const renderCache = new RenderCache();
@@ -205,7 +209,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
   // Whichever of the two is watched; neither when neither may be listed.
   if (cache.serviceSource !== 'none') metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[cache.serviceSource]!);
   // Stopped while waiting for SPIRE: nothing started.
-  if (!opts.signal.aborted) log.info({ socket: spire.socketPath, serviceSource: cache.serviceSource }, 'live mode started');
+  if (!opts.signal.aborted) log.info({ spire: spire.where, serviceSource: cache.serviceSource }, 'live mode started');
   // Stopped before starting: no term to run or Lease to release.
   if (!opts.signal.aborted) leadership.start();
   // Every gcInterval, a full pass from a fresh list. The state's own age check is not enough: the

@@ -10,6 +10,7 @@ import { type ControllerMetrics, passCounts } from './metrics.js';
 import { ProblemReports } from './problem-reports.js';
 import { Reconciler } from './reconcile.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
+import type { SpireIdentity } from './spire-identity.js';
 import { CoalescingTrigger } from './trigger.js';
 import type { WaitReporter } from './waiting.js';
 
@@ -59,6 +60,8 @@ export interface ManifestModeOptions {
   read: (paths: string[]) => Promise<ManifestRead>;
   /** Where the wait for SPIRE is said; default: the log, at info. */
   waits?: WaitReporter;
+  /** The controller's SVID and transport, with spireServerAddress (SpireIdentity.for). */
+  spireIdentity?: SpireIdentity;
 }
 
 /**
@@ -70,7 +73,7 @@ export interface ManifestModeOptions {
 export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
   const { paths, config, signal, metrics } = o;
   const log = o.log;
-  const spire = spireClientFor(config, metrics.observeSpireRpc);
+  const spire = spireClientFor(config, metrics.observeSpireRpc, o.spireIdentity);
   let ready = false;
   try {
     ready = await waitForSpireServer(spire, log, signal, o.waits);
@@ -79,7 +82,7 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
     if (!ready) spire.close();
   }
   if (!ready) return;
-  log.info({ socket: spire.socketPath, manifests: paths }, 'manifest mode started');
+  log.info({ spire: spire.where, manifests: paths }, 'manifest mode started');
   // Claims outlive a pass: an entry an older SPIRE stored under its own ID is still ours when its manifest goes.
   const reconciler = new Reconciler({ config, spire, log, options: { ...o.pass, claims: new ClaimedIds() }, logMigration: true });
 

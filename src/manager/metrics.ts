@@ -103,6 +103,8 @@ export class ControllerMetrics {
   private readonly podsListed: Gauge;
   private readonly passWrites: Gauge<'state'>;
   private readonly relists: Counter;
+  private readonly workloadApiProblems: Counter<'cause'>;
+  private readonly svidExpiry: Gauge;
   private informerStaleness: (() => Iterable<{ informer: string; seconds: number }>) | undefined;
   private checks: (() => Iterable<{ check: string; ok: boolean }>) | undefined;
   /**
@@ -238,6 +240,17 @@ export class ControllerMetrics {
       },
     });
 
+    this.workloadApiProblems = new Counter({
+      name: 'spire_reconciler_workload_api_problems_total',
+      help: "Failed attempts to get the controller's X.509 SVID from the SPIRE agent's Workload API (standalone layout), by cause: no-socket, not-a-socket, no-answer, no-identity (no admin entry: run spire-reconciler bootstrap), expired, trust-domain-mismatch, agent-error. Each is retried with backoff.",
+      labelNames: ['cause'],
+      registers,
+    });
+    this.svidExpiry = new Gauge({
+      name: 'spire_reconciler_svid_expiry_timestamp_seconds',
+      help: "Unix time the controller's X.509 SVID from the SPIRE agent expires (standalone layout); 0 without one. The agent renews it at half its life.",
+      registers,
+    });
     const checks = () => this.checks?.() ?? [];
     new Gauge({
       name: 'spire_reconciler_check_ok',
@@ -294,6 +307,15 @@ export class ControllerMetrics {
   /** Where the informer staleness gauge reads from at scrape time: every informer, 0 when current. */
   observeInformers(source: () => Iterable<{ informer: string; seconds: number }>): void {
     this.informerStaleness = source;
+  }
+
+  workloadApiProblem(cause: string): void {
+    this.workloadApiProblems.inc({ cause });
+  }
+
+  /** Seconds since the epoch; 0: no SVID. */
+  setSvidExpiry(seconds: number): void {
+    this.svidExpiry.set(seconds);
   }
 
   /** Where the check gauge reads from at scrape time: every condition the probe server reports. */

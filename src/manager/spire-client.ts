@@ -1,16 +1,37 @@
 import { statSync } from 'node:fs';
 import type { ControllerConfig } from '../api/index.js';
 import { type RpcObserver, SpireClient } from '../spire/index.js';
-import { periodicWaits, type WaitReporter } from './waiting.js';
+import type { Logger } from 'pino';
+import type { ControllerMetrics } from './metrics.js';
+import type { SpireIdentity } from './spire-identity.js';
+import { periodicWaits, type WaitOptions, type WaitReporter } from './waiting.js';
 
-/** The SPIRE client a config describes: socket, per-call deadline and largest response. */
-export function spireClientFor(config: ControllerConfig, observe?: RpcObserver): SpireClient {
+/**
+ * The SPIRE client a config describes: the admin socket, or with
+ * `spireServerAddress` the TCP port over `identity`'s SPIFFE mTLS (required
+ * then: one per process, SpireIdentity.for); per-call deadline and largest
+ * response.
+ */
+export function spireClientFor(config: ControllerConfig, observe?: RpcObserver, identity?: SpireIdentity): SpireClient {
+  if (config.spireServerAddress && !identity) throw new Error(`spireServerAddress ${config.spireServerAddress} needs the controller's SVID: no SpireIdentity given`);
   return new SpireClient({
-    socket: config.spireServerSocketPath,
+    ...(identity ? { transport: identity.transport } : { socket: config.spireServerSocketPath }),
     rpcTimeoutMs: config.spireRpcTimeoutMs,
     ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
     observe,
   });
+}
+
+/**
+ * The controller's SVID and transport when the config names the SPIRE
+ * server's TCP port (SpireIdentity.for), else undefined. Loaded only then:
+ * the Workload API client and its X.509 handling are code the sidecar
+ * layout never runs, and its start should not pay for them.
+ */
+export async function spireIdentityFor(config: ControllerConfig, opts: { log?: Logger; metrics?: ControllerMetrics } = {}): Promise<SpireIdentity | undefined> {
+  if (!config.spireServerAddress) return undefined;
+  const { SpireIdentity } = await import('./spire-identity.js');
+  return SpireIdentity.for(config, opts);
 }
 
 /** A socket path that names something else: waiting will not make it a socket. */
@@ -33,9 +54,18 @@ export function checkSocketPath(path: string): 'socket' | 'absent' {
   return 'socket';
 }
 
-/** What a wait for this SPIRE server is reported as, and how soon: at once when there is no socket yet, after a moment when the socket does not answer. */
-function spireWait(spire: SpireClient, at: 'socket' | 'absent'): [string, { graceMs: number }] {
-  return [`the SPIRE server at ${spire.socketPath}`, { graceMs: at === 'absent' ? 0 : 250 }];
+/**
+ * What a wait for this SPIRE server is reported as, and how soon: at once
+ * when there is no socket yet, after a moment when the server does not
+ * answer; over TCP, with why (no SVID to present, a refused handshake).
+ */
+function spireWait(spire: SpireClient, at: 'socket' | 'absent'): [string, WaitOptions] {
+  return [`the SPIRE server at ${spire.where}`, { graceMs: at === 'absent' ? 0 : 250, ...(spire.tcpAddress ? { why: () => spire.diagnose() } : {}) }];
+}
+
+/** Where the SPIRE client's socket stands; a TCP client has none to look at. */
+function socketState(spire: SpireClient): 'socket' | 'absent' {
+  return spire.tcpAddress ? 'socket' : checkSocketPath(spire.socketPath);
 }
 
 /**
@@ -44,7 +74,7 @@ function spireWait(spire: SpireClient, at: 'socket' | 'absent'): [string, { grac
  * a socket fails at once.
  */
 export async function waitForSpire(spire: SpireClient, opts: { timeoutMs: number; waits: WaitReporter }): Promise<void> {
-  const [what, when] = spireWait(spire, checkSocketPath(spire.socketPath));
+  const [what, when] = spireWait(spire, socketState(spire));
   const end = opts.waits.begin(what, { ...when, limitMs: opts.timeoutMs });
   try {
     await spire.waitUntilReady({ timeoutMs: opts.timeoutMs });
@@ -62,7 +92,7 @@ export async function waitForSpire(spire: SpireClient, opts: { timeoutMs: number
 export async function waitForSpireServer(spire: SpireClient, log: { info(line: string): void }, signal: AbortSignal, waits?: WaitReporter): Promise<boolean> {
   let at: 'socket' | 'absent' = 'socket';
   try {
-    at = checkSocketPath(spire.socketPath);
+    at = socketState(spire);
   } catch {
     // Not a socket: run refuses it before it starts; waiting would only report the connection errors.
   }

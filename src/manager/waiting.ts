@@ -5,6 +5,13 @@
  * silence. Where the lines go is the caller's: the CLI writes them on stderr
  * whatever the log level (cli/waiting.ts); without it they are info logs.
  */
+export interface WaitOptions {
+  graceMs?: number;
+  limitMs?: number;
+  /** Why the wait goes on, asked at each line (a SPIRE server without an SVID to present it with, say); said after the line. */
+  why?: () => string | undefined;
+}
+
 export interface WaitReporter {
   /**
    * Starts saying that `what` ("the SPIRE server at /run/api.sock") is
@@ -14,17 +21,17 @@ export interface WaitReporter {
    * how long the waiter gives it, when it gives up. Returns the function
    * that ends it.
    */
-  begin(what: string, opts?: { graceMs?: number; limitMs?: number }): () => void;
+  begin(what: string, opts?: WaitOptions): () => void;
 }
 
 export const WAIT_REPORT_EVERY_MS = 5_000;
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
-/** The line said after `waitedMs` (0: the first one). */
-export function waitLine(what: string, waitedMs: number, limitMs?: number): string {
-  if (waitedMs < 1000) return `waiting for ${what}${limitMs !== undefined ? ` (up to ${seconds(limitMs)})` : ''}…`;
-  return `waiting for ${what} (${seconds(waitedMs)}${limitMs !== undefined ? ` of ${seconds(limitMs)}` : ''})…`;
+/** The line said after `waitedMs` (0: the first one), with why the wait goes on when that is known. */
+export function waitLine(what: string, waitedMs: number, limitMs?: number, why?: string): string {
+  const line = waitedMs < 1000 ? `waiting for ${what}${limitMs !== undefined ? ` (up to ${seconds(limitMs)})` : ''}` : `waiting for ${what} (${seconds(waitedMs)}${limitMs !== undefined ? ` of ${seconds(limitMs)}` : ''})`;
+  return why ? `${line}: ${why}` : `${line}…`;
 }
 
 /** A reporter that says each line through `say`, at the times WaitReporter describes. */
@@ -35,8 +42,8 @@ export function periodicWaits(say: (line: string) => void, everyMs = WAIT_REPORT
       let repeat: NodeJS.Timeout | undefined;
       // Timers never keep a process alive: what is awaited does, and ends the wait.
       const first = setTimeout(() => {
-        say(waitLine(what, 0, opts.limitMs));
-        repeat = setInterval(() => say(waitLine(what, now() - started, opts.limitMs)), everyMs).unref();
+        say(waitLine(what, 0, opts.limitMs, opts.why?.()));
+        repeat = setInterval(() => say(waitLine(what, now() - started, opts.limitMs, opts.why?.())), everyMs).unref();
       }, opts.graceMs ?? 0).unref();
       return () => {
         clearTimeout(first);

@@ -189,6 +189,11 @@ export class SpireClient {
     this.stopRenewals = this.transport.tcp?.onRenewal?.(() => this.renew()) ?? (() => undefined);
   }
 
+  /** Why the server may not answer right now, when that can be told without a call (no socket file, no SVID to present, a refused handshake). */
+  diagnose(): string | undefined {
+    return this.transport.diagnose();
+  }
+
   /** Channels opened so far: 1, plus one per renewal of the credentials. */
   get connections(): number {
     return this.opened;

@@ -20,6 +20,11 @@ export interface X509SourceOptions {
   backoff?: { minMs: number; maxMs: number };
   /** Where SPIFFE_ENDPOINT_SOCKET is read. Default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The SVID to present when the agent gives several (the pod matches more
+   * than one entry): the one with this SPIFFE ID, else the agent's first.
+   */
+  preferredId?: string;
 }
 
 /** The longest timer Node keeps (about 24.8 days); a later expiry is checked again then. */
@@ -41,6 +46,7 @@ export class X509Source {
   readonly trustDomain: string;
   private readonly target: string;
   private readonly answerTimeoutMs: number;
+  private readonly preferredId: string | undefined;
   private readonly backoff: Backoff;
   private context: X509Context | undefined;
   private lastProblem: WorkloadApiProblem | undefined;
@@ -60,6 +66,7 @@ export class X509Source {
     this.socketPath = path;
     this.trustDomain = parseTrustDomain(opts.trustDomain);
     this.answerTimeoutMs = opts.answerTimeoutMs ?? 15_000;
+    this.preferredId = opts.preferredId;
     this.backoff = new Backoff(opts.backoff?.minMs ?? 1000, opts.backoff?.maxMs ?? 30_000);
     this.attempt();
   }
@@ -74,7 +81,7 @@ export class X509Source {
     return this.context;
   }
 
-  /** The SVID the controller presents: the first the agent listed (the Workload API's default). */
+  /** The SVID the controller presents: the preferred one, else the first the agent listed (the Workload API's default). */
   svid(): X509Svid | undefined {
     return this.context?.svids[0];
   }
@@ -194,7 +201,7 @@ export class X509Source {
   private receive(res: X509SVIDResponse__Output): void {
     let context: X509Context;
     try {
-      context = parseX509Response(res);
+      context = preferredFirst(parseX509Response(res), this.preferredId);
     } catch (err) {
       this.report(unusableAnswer(this.socketPath, errorMessage(err)));
       return;
@@ -256,4 +263,11 @@ export class X509Source {
 
 function lastExpiry(authorities: readonly Authority[]): Date {
   return new Date(Math.max(0, ...authorities.map((a) => a.notAfter.getTime())));
+}
+
+/** The context with the SVID of `id` first, where it holds one: every reader takes the first SVID as the one presented. */
+function preferredFirst(context: X509Context, id: string | undefined): X509Context {
+  const i = id === undefined ? -1 : context.svids.findIndex((s) => s.spiffeId === id);
+  if (i <= 0) return context;
+  return { ...context, svids: [context.svids[i]!, ...context.svids.filter((_, j) => j !== i)] };
 }

@@ -9,9 +9,14 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { repoRoot } from './cli.js';
 
 /** deploy/configmap.yaml's config file, as a mutable object. */
-export function deployedConfig(): Record<string, unknown> {
-  const configMap = parseYaml(readFileSync(join(repoRoot, 'deploy/configmap.yaml'), 'utf8')) as { data: Record<string, string> };
+export function deployedConfig(file = 'deploy/configmap.yaml'): Record<string, unknown> {
+  const configMap = parseYaml(readFileSync(join(repoRoot, file), 'utf8')) as { data: Record<string, string> };
   return parseYaml(configMap.data['config.yaml']!) as Record<string, unknown>;
+}
+
+/** The config deploy/standalone gives the controller (its ConfigMap patch). */
+export function standaloneConfig(): Record<string, unknown> {
+  return deployedConfig('deploy/standalone/config-patch.yaml');
 }
 
 /** deploy/webhook.yaml's ValidatingWebhookConfiguration. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryWorkloadApi } from '../../src/memspire/index.js';
+import { issueSvid } from '../../src/memspire/tls.js';
 import type { ServiceDefinition } from '@grpc/proto-loader';
 import { loadWorkloadDefinition, loadWorkloadGrpc } from '../../src/workloadapi/proto.js';
 import { workloadApiSocket, type WorkloadApiProblem, X509Source, type X509SourceOptions } from '../../src/workloadapi/index.js';
@@ -247,6 +248,38 @@ describe('X509Source says "agent-error" for any other answer', () => {
       message: `the SPIRE agent at ${path} sent an X.509 SVID response that cannot be used: SVID 1 (${CONTROLLER_ID}): its private key cannot be used: it does not match the leaf certificate`,
     });
     expect(s.current()).toBeUndefined();
+  });
+});
+
+describe('X509Source presents the preferred SVID where the agent gives several', () => {
+  let t: TestWorkloadApi | undefined;
+  let source: X509Source | undefined;
+  let agent: grpc.Server | undefined;
+  afterEach(async () => {
+    source?.close();
+    agent?.forceShutdown();
+    await t?.close();
+    t = source = agent = undefined;
+  });
+
+  it("takes the SVID of preferredId first, and the agent's first without it", async () => {
+    t = await startWorkloadApi();
+    const other = await issueSvid(t.spire.ca, 'spiffe://example.org/ns/spire-server/sa/spire-reconciler', 3600);
+    const ours = t.api.svid;
+    const path = join(t.dir, 'scripted.sock');
+    const svid = (s: typeof ours, id: string) => ({ spiffe_id: id, x509_svid: Buffer.concat(s.certChain), x509_svid_key: s.privateKey, bundle: t!.spire.ca.der, hint: '' });
+    // A catch-all entry listed first, as the agent may list it.
+    agent = await scriptedAgent(path, (stream) => {
+      stream.write({ svids: [svid(other, 'spiffe://example.org/ns/spire-server/sa/spire-reconciler'), svid(ours, CONTROLLER_ID)], crl: [], federated_bundles: {} });
+    });
+    const preferring = (source = new X509Source({ socket: path, trustDomain: 'example.org', preferredId: CONTROLLER_ID, ...fast }));
+    await preferring.ready();
+    expect(preferring.svid()?.spiffeId).toBe(CONTROLLER_ID);
+    expect(preferring.current()?.svids.map((x) => x.spiffeId)).toEqual([CONTROLLER_ID, 'spiffe://example.org/ns/spire-server/sa/spire-reconciler']);
+    preferring.close();
+    const plain = (source = new X509Source({ socket: path, trustDomain: 'example.org', ...fast }));
+    await plain.ready();
+    expect(plain.svid()?.spiffeId).toBe('spiffe://example.org/ns/spire-server/sa/spire-reconciler');
   });
 });
 
