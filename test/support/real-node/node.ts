@@ -122,7 +122,12 @@ export async function startNode(plane: ControlPlane, opts: NodeOptions = {}): Pr
     for (const id of tasks) await ctr('tasks', 'kill', '--signal', 'SIGKILL', id).catch(() => undefined);
     for (const id of tasks) {
       for (let i = 0; i < 50; i++) {
-        if (await ctr('tasks', 'delete', id).then(() => true, () => false)) break;
+        const deleted = await ctr('tasks', 'delete', id).then(
+          () => true,
+          // The CRI plugin deletes a task of its own once it has exited: gone is done.
+          (err: Error & { stderr?: string }) => /not found/.test(err.stderr ?? ''),
+        );
+        if (deleted) break;
         await new Promise((r) => setTimeout(r, 100));
       }
     }
