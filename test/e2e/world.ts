@@ -45,13 +45,15 @@ export const IMAGES = {
   server: 'localhost/spire-server:e2e',
   agent: 'localhost/spire-agent:e2e',
   workload: 'localhost/workload:e2e',
+  /** Says what a pod reaches (test/e2e/images/podprobe). */
+  podprobe: 'localhost/podprobe:e2e',
 };
 
 /** The archives scripts/image/build.sh and scripts/e2e/images.sh wrote, by image. */
 export function imageArchives(): Record<string, string> {
   const dir = join(process.env.SPIRE_RECONCILER_CACHE || join(process.env.HOME ?? '/root', '.cache', 'spire-reconciler'), 'images');
   const archives: Record<string, string> = { ours: join(dir, 'spire-reconciler.tar') };
-  for (const n of ['pause', 'workload', 'spire-server', 'spire-agent', 'spire-controller-manager']) archives[n] = join(dir, `${n}.tar`);
+  for (const n of ['pause', 'workload', 'podprobe', 'spire-server', 'spire-agent', 'spire-controller-manager']) archives[n] = join(dir, `${n}.tar`);
   return archives;
 }
 
