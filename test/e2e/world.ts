@@ -19,7 +19,11 @@
  * kube-proxy runs, so pods reach the API server through KUBERNETES_SERVICE_HOST
  * and _PORT set to its loopback address, and the webhook Service is an
  * ExternalName for localhost; no pod resolves names (dnsPolicy None, a
- * loopback nameserver).
+ * loopback nameserver). On the cluster Deployments run on (./cluster.ts:
+ * controllers and a pod network) workloadNamespace waits for the root CA
+ * publisher's ConfigMap instead of writing it, and prepareDeployment's
+ * ExternalName webhook Service does not resolve (that API server calls a
+ * webhook Service's endpoints).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,8 +75,8 @@ export interface Ports {
   webhook: number;
 }
 
-/** The env every pod gets: the API server on loopback instead of the `kubernetes` Service's ClusterIP. */
-function apiEnv(plane: ControlPlane) {
+/** The env every host-network pod here gets: the API server on loopback instead of the `kubernetes` Service's ClusterIP. */
+export function apiEnv(plane: ControlPlane) {
   const url = new URL(plane.url);
   return [
     { name: 'KUBERNETES_SERVICE_HOST', value: url.hostname },
@@ -82,9 +86,11 @@ function apiEnv(plane: ControlPlane) {
 
 /**
  * What the ServiceAccount admission plugin adds to a pod (the lane's API server
- * runs without it): a projected token, the cluster's CA and the namespace.
+ * runs without it unless it has controllers; with it, a container that mounts
+ * this at the same path keeps this mount and gets no other): a projected
+ * token, the cluster's CA and the namespace.
  */
-const apiAccessVolume = {
+export const apiAccessVolume = {
   name: 'kube-api-access',
   projected: {
     sources: [
@@ -94,7 +100,7 @@ const apiAccessVolume = {
     ],
   },
 };
-const apiAccessMount = { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true };
+export const apiAccessMount = { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true };
 
 /** Pod spec fields every pod here shares. */
 function podBase(node: RealNode) {
@@ -549,7 +555,10 @@ export async function eventuallyPod(plane: ControlPlane, node: RealNode, namespa
 
 async function rootCa(plane: ControlPlane, namespace: string): Promise<void> {
   await plane.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace }, data: { 'ca.crt': plane.caPem } });
+  const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace } };
+  // With controllers, the root CA publisher writes it (and would take back any change); wait for it instead.
+  if (plane.controllers) await eventually(async () => !!(await objects(plane).get(configMap)), `kube-root-ca.crt in ${namespace}`, 30_000);
+  else await plane.apply({ ...configMap, data: { 'ca.crt': plane.caPem } });
 }
 
 /** A namespace for workloads, with its root CA ConfigMap and a ServiceAccount. */
