@@ -3,6 +3,8 @@
 # image from scratch, built with buildah the way image:build builds ours:
 #   pause                     the pod sandbox (test/e2e/images/pause)
 #   workload                  holds its SVID, writes it down (test/e2e/images/workload)
+#   podprobe                  says what a pod reaches: the API server in-cluster,
+#                             a URL; serves a webhook (test/e2e/images/podprobe)
 #   spire-server, spire-agent SPIRE's programs (scripts/real-spire/install.sh --agent)
 #   spire-controller-manager  the peer (install.sh --peer)
 # SPIRE's programs and the peer are built with cgo (SPIRE's sqlite datastore
@@ -20,7 +22,7 @@ exec 9>"$cache/images/.build.lock"
 flock 9
 
 # The test programs: static, so they need nothing from the image.
-(cd "$repo/test/e2e/images" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -ldflags "-s -w" -o "$cache/e2e-bin/" ./pause ./workload)
+(cd "$repo/test/e2e/images" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -ldflags "-s -w" -o "$cache/e2e-bin/" ./pause ./workload ./podprobe)
 
 spire=()
 while read -r path; do spire+=("$path"); done < <(bash "$repo/scripts/real-spire/install.sh" --agent --peer)
@@ -56,6 +58,7 @@ image() { # name binary [entrypoint argument...]
 
 image pause "$cache/e2e-bin/pause"
 image workload "$cache/e2e-bin/workload"
+image podprobe "$cache/e2e-bin/podprobe"
 # As SPIRE's own images: the entrypoint runs the program's `run` command.
 image spire-server "$(bin_of spire-server)" run
 image spire-agent "$(bin_of spire-agent)" run

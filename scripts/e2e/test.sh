@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The e2e lane: the whole path on a real node (test/e2e/). Builds what it needs
-# into the cache outside the clone (kube-apiserver, etcd and the kubelet; SPIRE
-# server and agent and spire-controller-manager; our image and the lane's
-# images), then runs the lane's tests. Where the machine cannot run a node (no
-# Go, not root, no containerd, runc, buildah or mmdebstrap) it says why and
-# skips, as the other real lanes do.
+# into the cache outside the clone (kube-apiserver, etcd, the kubelet, the
+# controller manager and the scheduler; SPIRE server and agent and
+# spire-controller-manager; our image and the lane's images), then runs the
+# lane's tests. Where the machine cannot run a node (no Go, not root, no
+# containerd, runc, buildah or mmdebstrap) it says why and skips, as the other
+# real lanes do.
 #
 #   npm run test:e2e                 # every file of test/e2e
 #   npm run test:e2e -- whole-path   # vitest filters as usual

@@ -19,7 +19,11 @@
  * kube-proxy runs, so pods reach the API server through KUBERNETES_SERVICE_HOST
  * and _PORT set to its loopback address, and the webhook Service is an
  * ExternalName for localhost; no pod resolves names (dnsPolicy None, a
- * loopback nameserver).
+ * loopback nameserver). On the cluster Deployments run on (./cluster.ts:
+ * controllers and a pod network) workloadNamespace waits for the root CA
+ * publisher's ConfigMap instead of writing it, and prepareDeployment's
+ * ExternalName webhook Service does not resolve (that API server calls a
+ * webhook Service's endpoints).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,13 +49,15 @@ export const IMAGES = {
   server: 'localhost/spire-server:e2e',
   agent: 'localhost/spire-agent:e2e',
   workload: 'localhost/workload:e2e',
+  /** Says what a pod reaches (test/e2e/images/podprobe). */
+  podprobe: 'localhost/podprobe:e2e',
 };
 
 /** The archives scripts/image/build.sh and scripts/e2e/images.sh wrote, by image. */
 export function imageArchives(): Record<string, string> {
   const dir = join(process.env.SPIRE_RECONCILER_CACHE || join(process.env.HOME ?? '/root', '.cache', 'spire-reconciler'), 'images');
   const archives: Record<string, string> = { ours: join(dir, 'spire-reconciler.tar') };
-  for (const n of ['pause', 'workload', 'spire-server', 'spire-agent', 'spire-controller-manager']) archives[n] = join(dir, `${n}.tar`);
+  for (const n of ['pause', 'workload', 'podprobe', 'spire-server', 'spire-agent', 'spire-controller-manager']) archives[n] = join(dir, `${n}.tar`);
   return archives;
 }
 
@@ -70,10 +76,10 @@ export interface Ports {
 }
 
 /**
- * The env every pod gets: the API server on loopback instead of the `kubernetes` Service's ClusterIP
+ * The env every host-network pod here gets: the API server on loopback instead of the `kubernetes` Service's ClusterIP
  * (or `via`, a proxy in front of it that a test can cut).
  */
-function apiEnv(plane: ControlPlane, via?: { host: string; port: number }) {
+export function apiEnv(plane: ControlPlane, via?: { host: string; port: number }) {
   const url = new URL(plane.url);
   return [
     { name: 'KUBERNETES_SERVICE_HOST', value: via?.host ?? url.hostname },
@@ -83,9 +89,11 @@ function apiEnv(plane: ControlPlane, via?: { host: string; port: number }) {
 
 /**
  * What the ServiceAccount admission plugin adds to a pod (the lane's API server
- * runs without it): a projected token, the cluster's CA and the namespace.
+ * runs without it unless it has controllers; with it, a container that mounts
+ * this at the same path keeps this mount and gets no other): a projected
+ * token, the cluster's CA and the namespace.
  */
-const apiAccessVolume = {
+export const apiAccessVolume = {
   name: 'kube-api-access',
   projected: {
     sources: [
@@ -95,7 +103,7 @@ const apiAccessVolume = {
     ],
   },
 };
-const apiAccessMount = { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true };
+export const apiAccessMount = { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true };
 
 /** Pod spec fields every pod here shares. */
 function podBase(node: RealNode) {
@@ -560,7 +568,10 @@ export async function eventuallyPod(plane: ControlPlane, node: RealNode, namespa
 
 async function rootCa(plane: ControlPlane, namespace: string): Promise<void> {
   await plane.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace }, data: { 'ca.crt': plane.caPem } });
+  const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace } };
+  // With controllers, the root CA publisher writes it (and would take back any change); wait for it instead.
+  if (plane.controllers) await eventually(async () => !!(await objects(plane).get(configMap)), `kube-root-ca.crt in ${namespace}`, 30_000);
+  else await plane.apply({ ...configMap, data: { 'ca.crt': plane.caPem } });
 }
 
 /** A namespace for workloads, with its root CA ConfigMap and a ServiceAccount. */

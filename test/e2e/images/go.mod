@@ -1,7 +1,8 @@
-// The e2e lane's two small programs (test tooling, never part of the product):
+// The e2e lane's small programs (test tooling, never part of the product):
 // a workload that holds its X.509 SVID from the SPIRE agent's Workload API and
-// writes what it holds where the test reads it, and a pause program for the
-// pod sandbox image. Built by scripts/e2e/images.sh into images from scratch.
+// writes what it holds where the test reads it, a pause program for the pod
+// sandbox image, and podprobe, which says what a pod on the lane's pod
+// network reaches. Built by scripts/e2e/images.sh into images from scratch.
 module spire-reconciler/e2e-images
 
 go 1.26

@@ -3,10 +3,13 @@
  * by scripts/real-k8s/build.sh) as child processes on free loopback ports,
  * with everything in a fresh temp folder: certificates made at start, a
  * service-account signing key, RBAC authorization, an admin client
- * certificate, and this repository's CRDs applied. No controller-manager,
- * scheduler or kubelet runs: nothing schedules, garbage-collects, finalizes
- * namespaces or runs pods, so tests create what those would (nodeName,
- * EndpointSlices) and delete pods with a zero grace period.
+ * certificate, and this repository's CRDs applied. By default no
+ * controller-manager, scheduler or kubelet runs: nothing schedules,
+ * garbage-collects, finalizes namespaces or runs pods, so tests create what
+ * those would (nodeName, EndpointSlices) and delete pods with a zero grace
+ * period. With `controllers: true` (the e2e lane's cluster) kube-controller-manager
+ * and kube-scheduler run too (./controllers.ts), and the API server is set up
+ * for pods on a pod network (see ControlPlaneOptions).
  *
  * stop() kills only the processes this module started, by their PIDs.
  */
@@ -22,7 +25,8 @@ import { killProcess, startProcess, waitFor } from '../child-processes.js';
 import { repoRoot } from '../cli.js';
 import { freePort } from '../ports.js';
 import { type RealK8sBinaries, realK8sBinaries } from './binaries.js';
-import { createControlPlanePki, type ControlPlanePki } from './pki.js';
+import { startControllers } from './controllers.js';
+import { createControlPlanePki, type ControlPlanePki, KUBERNETES_SERVICE_IP, SERVICE_CLUSTER_IP_RANGE } from './pki.js';
 
 export interface ControlPlaneVersions {
   /** kube-apiserver's /version gitVersion, e.g. v1.36.3. */
@@ -39,6 +43,14 @@ export interface ControlPlane {
   readonly dir: string;
   readonly versions: ControlPlaneVersions;
   readonly caPem: string;
+  /** Whether kube-controller-manager and kube-scheduler run (the `controllers` option). */
+  readonly controllers: boolean;
+  /**
+   * The `kubernetes` Service's ClusterIP and port: what the kubelet gives every
+   * pod as KUBERNETES_SERVICE_HOST and _PORT. No kube-proxy runs, so nothing
+   * routes it but a node with a pod network (../real-node), for its pods.
+   */
+  readonly kubernetesService: { ip: string; port: number };
   /** An admin (system:masters) client: RBAC does not apply to it. */
   readonly admin: KubeConfig;
   /** A request as the admin; the JSON answer. */
@@ -83,6 +95,31 @@ function kubeConfigFor(url: string, caPem: string, user: { token?: string; certP
   return kc;
 }
 
+/** A KubeConfig as a kubeconfig file, for a child process (KUBECONFIG, --kubeconfig). */
+function writeKubeconfigFile(path: string, kc: KubeConfig): void {
+  const cluster = kc.getCurrentCluster()!;
+  const user = kc.getCurrentUser()!;
+  const context = kc.getContextObject(kc.getCurrentContext())!;
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'real', cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData } }],
+    users: [
+      {
+        name: 'user',
+        user: {
+          ...(user.token ? { token: user.token } : {}),
+          ...(user.certData ? { 'client-certificate-data': user.certData } : {}),
+          ...(user.keyData ? { 'client-key-data': user.keyData } : {}),
+        },
+      },
+    ],
+    contexts: [{ name: 'real', context: { cluster: 'real', user: 'user', namespace: context.namespace ?? 'default' } }],
+    'current-context': 'real',
+  };
+  writeFileSync(path, toYaml(doc), { mode: 0o600 });
+}
+
 function crdObjects(): { metadata: { name: string } }[] {
   const dir = join(repoRoot, 'crds');
   return readdirSync(dir)
@@ -96,6 +133,24 @@ export interface ControlPlaneOptions {
   apiServerFlags?: string[];
   /** Bound on start-up; cold (first start after a build) is a few seconds more than warm. Default 90 s. */
   startTimeoutMs?: number;
+  /**
+   * A cluster as users have one, for pods on a pod network (the e2e lane's
+   * real-node `podNetwork`): kube-controller-manager and kube-scheduler run
+   * (./controllers.ts), and kube-apiserver
+   * - admits pods through the ServiceAccount plugin, which mounts their
+   *   projected token, CA and namespace (a container already mounting
+   *   something at /var/run/secrets/kubernetes.io/serviceaccount keeps its
+   *   own; a pod with automountServiceAccountToken false gets none), and
+   *   requires the ServiceAccount a pod names to exist;
+   * - calls a webhook's Service at one of its EndpointSlices' ready addresses
+   *   (--enable-aggregator-routing), since no kube-proxy routes a ClusterIP;
+   *   it still checks the certificate for <service>.<namespace>.svc. That resolver takes ClusterIP, NodePort and LoadBalancer Services only:
+   *   an ExternalName webhook Service (the sidecar lane's) is refused with
+   *   `unsupported service type "ExternalName"`, so that lane runs without
+   *   this option.
+   * Off by default: the real API server lane neither needs nor waits for them.
+   */
+  controllers?: boolean;
 }
 
 /** Starts etcd and kube-apiserver, waits for /readyz, applies crds/ and waits until they are served. */
@@ -152,10 +207,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       `--service-account-key-file=${saPub}`,
       `--service-account-signing-key-file=${saKey}`,
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      '--service-cluster-ip-range=10.0.0.0/24',
+      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       '--authorization-mode=RBAC',
-      // Pods name service accounts nobody created; no controller would mount their tokens anyway.
-      '--disable-admission-plugins=ServiceAccount',
+      ...(opts.controllers
+        ? ['--enable-aggregator-routing=true']
+        : // Pods name service accounts nobody created; no controller would mount their tokens anyway.
+          ['--disable-admission-plugins=ServiceAccount']),
       // Nothing routes to the `kubernetes` Service's endpoints here.
       '--endpoint-reconciler-type=none',
       '--profiling=false',
@@ -193,6 +250,24 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       etcd: ((await (await fetch(`${etcdUrl}/version`)).json()) as { etcdserver: string }).etcdserver,
     };
 
+    if (opts.controllers) {
+      const kubeconfig = join(dir, 'admin.kubeconfig');
+      writeKubeconfigFile(kubeconfig, admin);
+      children.push(...(await startControllers({ kubernetesVersion: versions.kubernetes, dir, kubeconfig, caFile, timeoutMs })));
+      // Healthy is not yet working: the first namespace's ServiceAccount and CA ConfigMap show the controllers have synced.
+      await waitFor(
+        'the default ServiceAccount and kube-root-ca.crt',
+        apiServer,
+        apiLog,
+        async () => {
+          await request('GET', '/api/v1/namespaces/default/serviceaccounts/default');
+          await request('GET', '/api/v1/namespaces/default/configmaps/kube-root-ca.crt');
+          return true;
+        },
+        timeoutMs,
+      );
+    }
+
     const etcdPost = async <T>(path: string, body: unknown): Promise<T> => {
       const res = await fetch(`${etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
       const text = await res.text();
@@ -206,6 +281,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       dir,
       versions,
       caPem: pki.caPem,
+      controllers: !!opts.controllers,
+      kubernetesService: { ip: KUBERNETES_SERVICE_IP, port: 443 },
       admin,
       request,
       async raw(path) {
@@ -242,29 +319,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         });
         return kubeConfigFor(url, pki.caPem, { token: tr.status.token }, namespace);
       },
-      writeKubeconfig(path, kc) {
-        const cluster = kc.getCurrentCluster()!;
-        const user = kc.getCurrentUser()!;
-        const context = kc.getContextObject(kc.getCurrentContext())!;
-        const doc = {
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [{ name: 'real', cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData } }],
-          users: [
-            {
-              name: 'user',
-              user: {
-                ...(user.token ? { token: user.token } : {}),
-                ...(user.certData ? { 'client-certificate-data': user.certData } : {}),
-                ...(user.keyData ? { 'client-key-data': user.keyData } : {}),
-              },
-            },
-          ],
-          contexts: [{ name: 'real', context: { cluster: 'real', user: 'user', namespace: context.namespace ?? 'default' } }],
-          'current-context': 'real',
-        };
-        writeFileSync(path, toYaml(doc), { mode: 0o600 });
-      },
+      writeKubeconfig: writeKubeconfigFile,
       etcdRevision,
       async compactEtcd() {
         const revision = await etcdRevision();

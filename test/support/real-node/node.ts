@@ -3,13 +3,18 @@
  * state, socket and CNI configuration under a temp folder, never the
  * machine's, and a kubelet (built from the pinned k8s.io/kubernetes by
  * scripts/real-k8s/build.sh) registered with a control plane of
- * ./real-k8s. Only host-network pods run here: the CNI configuration is
- * loopback alone, so no pod gets an address off this machine, and no
- * kube-proxy runs, so pods reach the API server on loopback (see podEnv).
+ * ./real-k8s. By default only host-network pods run here: the CNI
+ * configuration is loopback alone, so no pod gets an address, and no
+ * kube-proxy runs, so host-network pods reach the API server on loopback
+ * (KUBERNETES_SERVICE_HOST and _PORT set in their spec, as test/e2e/world.ts
+ * does). With `podNetwork` every other pod gets an address on a bridge this
+ * node owns and reaches the API server at the `kubernetes` Service's
+ * ClusterIP (./pod-network.ts); host-network pods run exactly as without it.
  *
  * stop() ends every container and process this module started, by their
- * PIDs and containerd IDs, and unmounts what the kubelet mounted under its
- * folder.
+ * PIDs and containerd IDs, unmounts what the kubelet and containerd mounted
+ * under its folder (pods' network namespaces included) and removes the pod
+ * network.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +27,8 @@ import { repoRoot } from '../cli.js';
 import { freePort } from '../ports.js';
 import { cacheRoot, pinnedKubernetesVersion } from '../real-k8s/binaries.js';
 import type { ControlPlane } from '../real-k8s/control-plane.js';
+import { SERVICE_CLUSTER_IP_RANGE } from '../real-k8s/pki.js';
+import { createPodNetwork, type PodNetwork, podNetworkUnavailable } from './pod-network.js';
 
 const run = promisify(execFile);
 
@@ -37,6 +44,11 @@ export interface RealNode {
   readonly versions: NodeVersions;
   /** The kubelet's read-only port on 127.0.0.1 (the SPIRE agent's k8s workload attestor asks it for pods). */
   readonly kubeletReadOnlyPort: number;
+  /**
+   * With `podNetwork`: the bridge, the pods' subnet and the host's address on
+   * it (`hostAddress`), where pods reach a host-network server that listens on it.
+   */
+  readonly podNetwork?: Pick<PodNetwork, 'bridge' | 'subnet' | 'hostAddress'>;
   /** Imports a docker-archive into containerd's k8s.io namespace, where the kubelet finds it. */
   importImage(archive: string): Promise<void>;
   /** Gives an imported image another name (the same content): a pod spec naming it is a new container to the kubelet. */
@@ -52,14 +64,14 @@ export function kubeletBinary(kubernetesVersion: string): string {
 }
 
 /** What the machine lacks to run a node, if anything (the lane skips with that reason). */
-export function nodeUnavailable(kubernetesVersion = pinnedKubernetesVersion()): string | undefined {
+export function nodeUnavailable(kubernetesVersion = pinnedKubernetesVersion(), opts: { podNetwork?: boolean } = {}): string | undefined {
   if (process.getuid?.() !== 0) return 'a node needs root (containerd, the kubelet and cgroups)';
   for (const bin of ['containerd', 'containerd-shim-runc-v2', 'ctr', 'runc']) {
     if (!['/usr/bin', '/usr/sbin', '/bin', '/sbin'].some((d) => existsSync(join(d, bin)))) return `${bin} is not installed (Debian: apt-get install -y containerd runc)`;
   }
   if (!existsSync('/usr/lib/cni/loopback')) return 'the CNI loopback plugin is not installed (Debian: apt-get install -y containernetworking-plugins)';
   if (!existsSync(kubeletBinary(kubernetesVersion))) return `${kubeletBinary(kubernetesVersion)} is not built: run npm run real:build`;
-  return undefined;
+  return opts.podNetwork ? podNetworkUnavailable() : undefined;
 }
 
 function containerdConfig(dir: string, wrapper: string): string {
@@ -84,6 +96,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
   # The sandbox image is built here (scripts/e2e/images.sh): Kubernetes' own is on a registry these machines cannot reach.
   sandbox_image = "localhost/pause:e2e"
   enable_selinux = false
+  # Pods' network namespaces mounted under the state folder, not the machine's /var/run/netns: stop() unmounts them with the rest.
+  netns_mounts_under_state_dir = true
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = ${s(join(dir, 'cni'))}
@@ -102,13 +116,21 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
 
 export interface NodeOptions {
   name?: string;
+  /**
+   * Pods that are not host-network get an address on a bridge this node owns
+   * and reach the API server at the `kubernetes` Service's ClusterIP
+   * (./pod-network.ts). Pair it with the control plane's `controllers`, which
+   * mounts their service-account tokens and lets the API server call their
+   * webhooks. Without it only host-network pods get a network.
+   */
+  podNetwork?: boolean;
   /** Bound on the node becoming Ready. Default 120 s. */
   readyTimeoutMs?: number;
 }
 
-/** Starts containerd and a kubelet registered with `plane`, and waits for the Node to be Ready. */
+/** Starts containerd and a kubelet registered with `plane`, and waits for the Node to be Ready (and, on a plane with controllers, untainted). */
 export async function startNode(plane: ControlPlane, opts: NodeOptions = {}): Promise<RealNode> {
-  const reason = nodeUnavailable(plane.versions.kubernetes);
+  const reason = nodeUnavailable(plane.versions.kubernetes, { podNetwork: opts.podNetwork });
   if (reason) throw new Error(reason);
   const name = opts.name ?? 'node-1';
   const dir = mkdtempSync(join(tmpdir(), 'real-node-'));
@@ -117,6 +139,7 @@ export async function startNode(plane: ControlPlane, opts: NodeOptions = {}): Pr
   const socket = join(cdDir, 'containerd.sock');
   const ctr = (...args: string[]) => run('ctr', ['--address', socket, '--namespace', 'k8s.io', ...args], { maxBuffer: 64 << 20 });
   const timeoutMs = opts.readyTimeoutMs ?? 120_000;
+  let network: PodNetwork | undefined;
 
   const stopContainers = async () => {
     // Every task this containerd runs, killed and deleted, so no shim outlives the node.
@@ -124,7 +147,12 @@ export async function startNode(plane: ControlPlane, opts: NodeOptions = {}): Pr
     for (const id of tasks) await ctr('tasks', 'kill', '--signal', 'SIGKILL', id).catch(() => undefined);
     for (const id of tasks) {
       for (let i = 0; i < 50; i++) {
-        if (await ctr('tasks', 'delete', id).then(() => true, () => false)) break;
+        const deleted = await ctr('tasks', 'delete', id).then(
+          () => true,
+          // The CRI plugin deletes a task of its own once it has exited: gone is done.
+          (err: Error & { stderr?: string }) => /not found/.test(err.stderr ?? ''),
+        );
+        if (deleted) break;
         await new Promise((r) => setTimeout(r, 100));
       }
     }
@@ -143,12 +171,25 @@ export async function startNode(plane: ControlPlane, opts: NodeOptions = {}): Pr
       await killProcess(child);
     }
     await unmountAll();
+    // After the unmounts: the pods' network namespaces, and their veths on the bridge, are gone with them.
+    await network?.remove();
     rmSync(dir, { recursive: true, force: true });
   };
 
   try {
     mkdirSync(join(cdDir, 'cni'), { recursive: true });
-    writeFileSync(join(cdDir, 'cni', '10-loopback.conflist'), JSON.stringify({ cniVersion: '1.0.0', name: 'loopback-only', plugins: [{ type: 'loopback' }] }));
+    // containerd's CRI brings every pod's lo up itself and attaches the first network of this folder.
+    if (opts.podNetwork) {
+      const api = new URL(plane.url);
+      network = await createPodNetwork({
+        dir,
+        service: { ...plane.kubernetesService, range: SERVICE_CLUSTER_IP_RANGE },
+        apiServer: { host: api.hostname, port: Number(api.port) },
+      });
+      writeFileSync(join(cdDir, 'cni', '10-bridge.conflist'), network.cniConfig);
+    } else {
+      writeFileSync(join(cdDir, 'cni', '10-loopback.conflist'), JSON.stringify({ cniVersion: '1.0.0', name: 'loopback-only', plugins: [{ type: 'loopback' }] }));
+    }
     const wrapper = join(repoRoot, 'test/support/real-node/runc-wrapper.sh');
     writeFileSync(join(cdDir, 'config.toml'), containerdConfig(cdDir, wrapper));
     const cdLog = join(dir, 'containerd.log');
@@ -210,8 +251,10 @@ export async function startNode(plane: ControlPlane, opts: NodeOptions = {}): Pr
       kubelet,
       kubeletLog,
       async () => {
-        const node = await plane.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/api/v1/nodes/${name}`);
-        return !!node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+        const node = await plane.request<{ spec?: { taints?: { key: string }[] }; status?: { conditions?: { type: string; status: string }[] } }>('GET', `/api/v1/nodes/${name}`);
+        const ready = !!node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+        // With controllers, schedulable too: the node lifecycle controller has lifted the not-ready taint the kubelet registers it with.
+        return ready && !(plane.controllers && node.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/not-ready'));
       },
       timeoutMs,
     );
@@ -228,6 +271,7 @@ export async function startNode(plane: ControlPlane, opts: NodeOptions = {}): Pr
       dir,
       versions,
       kubeletReadOnlyPort: readOnlyPort,
+      ...(network ? { podNetwork: { bridge: network.bridge, subnet: network.subnet, hostAddress: network.hostAddress } } : {}),
       async importImage(archive) {
         await ctr('images', 'import', '--no-unpack', archive);
       },
