@@ -286,3 +286,84 @@ describe('the sidecar runs locked down, beside the SPIRE server it serves', () =
     for (const name of ports.keys()) expect(name.length, `port name ${name}`).toBeLessThanOrEqual(15);
   });
 });
+
+describe('deploy/standalone: a Deployment of its own, with deploy/ permissions and webhooks under names of its own', () => {
+  const STANDALONE = join(DEPLOY, 'standalone');
+  const files = readdirSync(STANDALONE).filter((f) => /\.ya?ml$/.test(f));
+  const all = files.flatMap((f) => readYaml(join(STANDALONE, f)).map((o) => ({ file: f, o })));
+  const of = (kind: string) => all.filter((x) => x.o.kind === kind).map((x) => x.o);
+  const one = (kind: string) => {
+    const found = of(kind);
+    if (found.length !== 1) throw new Error(`deploy/standalone: ${found.length} ${kind}s`);
+    return found[0]!;
+  };
+  const sKustomization = one('Kustomization');
+  const deployment = one('Deployment');
+  const sConfigMap = one('ConfigMap');
+  const sLoaded = parseConfig(sConfigMap.data['config.yaml'], 'deploy/standalone/configmap.yaml');
+  const sConfig = sLoaded.config;
+  const pod = deployment.spec.template.spec;
+  const sContainer: Obj = pod.containers[0];
+
+  it('lists every file here, names the image once, and carries no Namespace or CRD (SPIRE\'s, which delete -k must never take)', () => {
+    expect([...sKustomization.resources].sort()).toEqual(files.filter((f) => f !== 'kustomization.yaml').sort());
+    expect(sKustomization.images).toEqual([{ name: 'spire-reconciler', newName: expect.any(String), newTag: expect.any(String) }]);
+    expect(sContainer.image).toBe('spire-reconciler');
+    const kinds = all.map((x) => x.o.kind);
+    expect(kinds).not.toContain('Namespace');
+    expect(kinds).not.toContain('CustomResourceDefinition');
+    // Beside a sidecar install, nothing here replaces one of deploy/'s objects.
+    const names = (o: Obj) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    const sidecarNames = new Set([...objects.values()].flat().filter((o) => o.kind !== 'Kustomization').map(names));
+    for (const { o } of all.filter((x) => x.o.kind !== 'Kustomization')) expect(sidecarNames.has(names(o)), names(o)).toBe(false);
+  });
+
+  it("grants deploy/'s permissions, its own webhook configuration by name, to its own account", () => {
+    const cr = one('ClusterRole');
+    const vwcGrant = (name: string) => `admissionregistration.k8s.io/validatingwebhookconfigurations[${name}]`;
+    const expected = Object.fromEntries(Object.entries(CLUSTER_GRANTS).filter(([k]) => !k.startsWith('admissionregistration')));
+    expected[vwcGrant(sConfig.validatingWebhookConfigurationName)] = ['get', 'patch'];
+    expect(grants(cr.rules)).toEqual(Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, [...v].sort()])));
+    const r = one('Role');
+    expect(r.metadata.namespace).toBe(sConfig.leaderElection.resourceNamespace);
+    expect(grants(r.rules)).toEqual({ 'coordination.k8s.io/leases': ['create'], [`coordination.k8s.io/leases[${sConfig.leaderElection.resourceName}]`]: ['get', 'update'] });
+    const sa = one('ServiceAccount');
+    const subject = [{ kind: 'ServiceAccount', name: sa.metadata.name, namespace: sa.metadata.namespace }];
+    expect(one('ClusterRoleBinding')).toMatchObject({ roleRef: { kind: 'ClusterRole', name: cr.metadata.name }, subjects: subject });
+    expect(one('RoleBinding')).toMatchObject({ roleRef: { kind: 'Role', name: r.metadata.name }, subjects: subject });
+    expect(pod.serviceAccountName).toBe(sa.metadata.name);
+  });
+
+  it("has deploy/'s webhooks, sent to a Service of the Deployment's pods on the port the config binds", () => {
+    const vwc = one('ValidatingWebhookConfiguration');
+    const svc = one('Service');
+    const sidecarVwc = (readYaml(join(DEPLOY, 'webhook.yaml')) as Obj[]).find((d) => d.kind === 'ValidatingWebhookConfiguration')!;
+    const withoutService = (w: Obj) => ({ ...w, clientConfig: { ...w.clientConfig, service: { ...w.clientConfig.service, name: '' } } });
+    expect(vwc.webhooks.map(withoutService)).toEqual(sidecarVwc.webhooks.map(withoutService));
+    expect(vwc.metadata.name).toBe(sConfig.validatingWebhookConfigurationName);
+    for (const w of vwc.webhooks as Obj[]) expect(w.clientConfig.service).toMatchObject({ name: svc.metadata.name, namespace: svc.metadata.namespace });
+    expect(svc.spec.selector).toEqual(deployment.spec.template.metadata.labels);
+    expect((sContainer.ports as Obj[]).find((p) => p.name === svc.spec.ports[0].targetPort)?.containerPort).toBe(sConfig.webhook.port);
+  });
+
+  it('reaches the SPIRE server over TCP with the SVID from the mounted agent socket, its config loading clean', () => {
+    expect(sLoaded.warnings).toEqual([]);
+    expect(sConfig.spireServerAddress).toMatch(/:\d+$/);
+    const mount = (sContainer.volumeMounts as Obj[]).find((m) => sConfig.workloadAPISocketPath.startsWith(`${m.mountPath}/`));
+    expect(mount, 'a mount holds workloadAPISocketPath').toBeDefined();
+    expect(mount!.readOnly).toBe(true);
+    expect((pod.volumes as Obj[]).find((v) => v.name === mount!.name)).toMatchObject({ hostPath: { path: mount!.mountPath, type: 'Directory' } });
+    const configVolume = (pod.volumes as Obj[]).find((v) => v.configMap?.name === sConfigMap.metadata.name)!;
+    expect(join((sContainer.volumeMounts as Obj[]).find((m) => m.name === configVolume.name)!.mountPath, 'config.yaml')).toBe(sContainer.args[2]);
+  });
+
+  it('runs two replicas that never leave the webhook without an endpoint, readiness its own, locked down as the sidecar', () => {
+    expect(deployment.spec.replicas).toBe(2);
+    expect(deployment.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
+    expect(one('PodDisruptionBudget').spec).toEqual({ minAvailable: 1, selector: deployment.spec.selector });
+    expect(sContainer.readinessProbe.httpGet.path).toBe(sConfig.readinessEndpointName);
+    expect(sContainer.securityContext).toEqual({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
+    for (const kind of ['requests', 'limits']) expect(sContainer.resources[kind]).toMatchObject({ cpu: expect.anything(), memory: expect.anything() });
+  });
+});

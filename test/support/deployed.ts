@@ -14,9 +14,9 @@ export function deployedConfig(file = 'deploy/configmap.yaml'): Record<string, u
   return parseYaml(configMap.data['config.yaml']!) as Record<string, unknown>;
 }
 
-/** The config deploy/standalone gives the controller (its ConfigMap patch). */
+/** The config deploy/standalone gives the controller. */
 export function standaloneConfig(): Record<string, unknown> {
-  return deployedConfig('deploy/standalone/config-patch.yaml');
+  return deployedConfig('deploy/standalone/configmap.yaml');
 }
 
 /** deploy/webhook.yaml's ValidatingWebhookConfiguration. */
