@@ -5,7 +5,8 @@
 # scripts/real-k8s/{kube-apiserver,etcd}/go.mod (the last three come from the
 # same k8s.io/kubernetes as kube-apiserver, so the four share most of their
 # compile work in Go's build cache: of the 2,416 packages the controller
-# manager and the scheduler link, 163 are theirs alone).
+# manager and the scheduler link, 163 are theirs alone), and kustomize, with
+# which the e2e lane renders deploy/standalone (scripts/real-k8s/kustomize).
 # Nothing prebuilt is downloaded: Go fetches module sources from its proxy and
 # compiles them here.
 #
@@ -82,7 +83,11 @@ for name in "${k8s_programs[@]}"; do
 done
 # etcd's version is a constant of the go.etcd.io/etcd/api/v3 module go.mod pins with it.
 build_one etcd "$here/etcd" go.etcd.io/etcd/server/v3 "$etcd_version"
+# kustomize renders deploy/standalone for the e2e lane, as `kubectl apply -k` does.
+kustomize_version="$(pinned_version "$here/kustomize/go.mod" sigs.k8s.io/kustomize/kustomize/v5)"
+build_one kustomize "$here/kustomize" sigs.k8s.io/kustomize/kustomize/v5 "$kustomize_version"
 
 echo "$cache_root/kube-apiserver-$k8s_version/kube-apiserver"
 echo "$cache_root/etcd-$etcd_version/etcd"
+echo "$cache_root/kustomize-$kustomize_version/kustomize"
 for name in "${k8s_programs[@]:1}"; do echo "$cache_root/$name-$k8s_version/$name"; done

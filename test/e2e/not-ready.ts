@@ -67,7 +67,7 @@ interface Transition {
 }
 
 /** The server pod's Ready condition, polled: transitions with this process's clock. */
-function watchReadiness(o: ReturnType<typeof objects>) {
+export function watchReadiness(o: ReturnType<typeof objects>) {
   const transitions: Transition[] = [];
   let polling = true;
   const loop = (async () => {

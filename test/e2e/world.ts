@@ -25,7 +25,7 @@
  * ExternalName webhook Service does not resolve (that API server calls a
  * webhook Service's endpoints).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { stringify as toYaml } from 'yaml';
@@ -117,9 +117,9 @@ function podBase(node: RealNode) {
   };
 }
 
-function serverConf(ports: Ports): string {
+function serverConf(ports: Ports, bind: string): string {
   return `server {
-  bind_address = "127.0.0.1"
+  bind_address = "${bind}"
   bind_port = "${ports.spireServer}"
   socket_path = "/tmp/spire-server/private/api.sock"
   trust_domain = "${TD}"
@@ -162,11 +162,11 @@ health_checks {
 `;
 }
 
-function agentConf(ports: Ports, node: RealNode, agentSync?: string): string {
+function agentConf(ports: Ports, node: RealNode, server: string, agentSync?: string): string {
   return `agent {
   data_dir = "/run/spire/data"
   log_level = "INFO"
-  server_address = "127.0.0.1"
+  server_address = "${server}"
   server_port = "${ports.spireServer}"
   socket_path = "/run/spire/agent-sockets/spire-agent.sock"
   trust_domain = "${TD}"
@@ -215,8 +215,35 @@ function controllerConfig(ports: Ports): string {
 
 export type ControllerKind = 'ours' | 'peer';
 
+/** The folders a SPIRE server pod keeps across pods with `persistentServer`: its datastore and keys, and its admin socket. */
+const serverDirs = (node: RealNode) => ({ data: join(node.dir, 'spire-server-data'), socket: join(node.dir, 'spire-server-socket') });
+
+/** The controller manager container of the SPIRE server's pod (ours or the peer), as the chart runs it. */
+function controllerContainer(plane: ControlPlane, ports: Ports, controller: ControllerKind, opts: DeploymentOptions): Record<string, unknown> {
+  const probe = (port: number, path: string) => ({ httpGet: { host: '127.0.0.1', port, path }, periodSeconds: 2, failureThreshold: 3 });
+  return {
+    name: CONTROLLER,
+    image: controller === 'ours' ? IMAGES.ours : IMAGES.peer,
+    // The chart sets none by default (a BestEffort pod); a request gives the container its CPU share.
+    ...(opts.controllerCpu ? { resources: { requests: { cpu: opts.controllerCpu } } } : {}),
+    imagePullPolicy: 'Never',
+    args: chartContainer.args,
+    env: [...chartContainer.env, ...apiEnv(plane, opts.controllerApi)],
+    livenessProbe: probe(ports.controllerHealth, '/healthz'),
+    readinessProbe: probe(ports.controllerHealth, '/readyz'),
+    securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    // The chart's mounts: the socket read-only, the config as one file, a /tmp of its own.
+    volumeMounts: [
+      { name: 'spire-server-socket', mountPath: '/tmp/spire-server/private', readOnly: true },
+      { name: 'controller-manager-config', mountPath: '/controller-manager-config.yaml', subPath: 'controller-manager-config.yaml', readOnly: true },
+      { name: 'spire-controller-manager-tmp', mountPath: '/tmp', subPath: 'spire-controller-manager' },
+      apiAccessMount,
+    ],
+  };
+}
+
 /** The SPIRE server's pod: spire-server and the controller manager container, as the chart runs them. */
-function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller: ControllerKind, opts: DeploymentOptions): Obj {
+function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller: ControllerKind | 'none', opts: DeploymentOptions): Obj {
   const probe = (port: number, path: string) => ({ httpGet: { host: '127.0.0.1', port, path }, periodSeconds: 2, failureThreshold: 3 });
   return {
     apiVersion: 'v1',
@@ -247,31 +274,14 @@ function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller
             apiAccessMount,
           ],
         },
-        {
-          name: CONTROLLER,
-          image: controller === 'ours' ? IMAGES.ours : IMAGES.peer,
-          // The chart sets none by default (a BestEffort pod); a request gives the container its CPU share.
-          ...(opts.controllerCpu ? { resources: { requests: { cpu: opts.controllerCpu } } } : {}),
-          imagePullPolicy: 'Never',
-          args: chartContainer.args,
-          env: [...chartContainer.env, ...apiEnv(plane, opts.controllerApi)],
-          livenessProbe: probe(ports.controllerHealth, '/healthz'),
-          readinessProbe: probe(ports.controllerHealth, '/readyz'),
-          securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-          // The chart's mounts: the socket read-only, the config as one file, a /tmp of its own.
-          volumeMounts: [
-            { name: 'spire-server-socket', mountPath: '/tmp/spire-server/private', readOnly: true },
-            { name: 'controller-manager-config', mountPath: '/controller-manager-config.yaml', subPath: 'controller-manager-config.yaml', readOnly: true },
-            { name: 'spire-controller-manager-tmp', mountPath: '/tmp', subPath: 'spire-controller-manager' },
-            apiAccessMount,
-          ],
-        },
+        ...(controller === 'none' ? [] : [controllerContainer(plane, ports, controller, opts)]),
       ],
       volumes: [
         { name: 'spire-config', configMap: { name: 'spire-server' } },
-        { name: 'spire-data', emptyDir: {} },
+        // A StatefulSet's volume in the chart: with persistentServer, a new pod finds the entries and keys the last one had.
+        opts.persistentServer ? { name: 'spire-data', hostPath: { path: serverDirs(node).data, type: 'Directory' } } : { name: 'spire-data', emptyDir: {} },
         { name: 'server-tmp', emptyDir: {} },
-        { name: 'spire-server-socket', emptyDir: {} },
+        opts.persistentServer ? { name: 'spire-server-socket', hostPath: { path: serverDirs(node).socket, type: 'Directory' } } : { name: 'spire-server-socket', emptyDir: {} },
         { name: 'spire-controller-manager-tmp', emptyDir: {} },
         { name: 'controller-manager-config', configMap: { name: 'spire-controller-manager' } },
         apiAccessVolume,
@@ -319,7 +329,8 @@ function agentPod(plane: ControlPlane, node: RealNode, ports: Ports): Obj {
   };
 }
 
-const agentSocketDir = (node: RealNode) => join(node.dir, 'agent-sockets');
+/** Where the SPIRE agent puts its Workload API socket on the node (a hostPath every pod here mounts). */
+export const agentSocketDir = (node: RealNode) => join(node.dir, 'agent-sockets');
 /** Where a workload pod writes what it holds, on the node. */
 export const workloadOut = (node: RealNode, namespace: string, name: string) => join(node.dir, 'workloads', namespace, name);
 
@@ -400,8 +411,14 @@ export interface Deployment {
   /** The controller's metrics, scraped on the node's loopback. */
   metricsUrl: string;
   healthUrl: string;
-  /** Deploys the SPIRE server pod (with this controller) and the agent pod, and waits for both to be ready. */
-  deploy(controller: ControllerKind): Promise<void>;
+  /** Deploys the SPIRE server pod (with this controller, or none) and the agent pod, and waits for both to be ready. */
+  deploy(controller: ControllerKind | 'none'): Promise<void>;
+  /**
+   * Deletes the SPIRE server pod and creates it again with this controller (or none), as a
+   * StatefulSet rolls a pod whose containers changed; waits for it to be ready. With persistentServer
+   * it keeps its entries and keys.
+   */
+  recreateServer(controller: ControllerKind | 'none'): Promise<void>;
   /**
    * Replaces the controller container's image in the running server pod, as a values change of the chart would roll it;
    * `image` names another tag of that controller's image (RealNode.tagImage), so the kubelet sees a new container.
@@ -417,6 +434,12 @@ export interface DeploymentOptions {
   controllerCpu?: string;
   /** Where the controller container reaches the API server (a proxy a test cuts for an outage of its own); default the API server itself. */
   controllerApi?: { host: string; port: number };
+  /** The address the SPIRE server's TCP port binds, and the agent dials: a pod network's host address, for pods to reach. Default 127.0.0.1. */
+  serverBind?: string;
+  /** The chart's ValidatingWebhookConfiguration and its ExternalName Service (a cluster with controllers refuses ExternalName webhook Services). Default true. */
+  webhook?: boolean;
+  /** The SPIRE server's datastore, keys and admin socket in folders of the node, kept across its pods, as a StatefulSet's volume keeps them. */
+  persistentServer?: boolean;
 }
 
 /**
@@ -462,16 +485,26 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'spire-server' },
     subjects: [{ kind: 'ServiceAccount', name: 'spire-server', namespace: SERVER_NS }],
   });
-  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-server', namespace: SERVER_NS }, data: { 'server.conf': serverConf(ports) } });
-  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-agent', namespace: AGENT_NS }, data: { 'agent.conf': agentConf(ports, node, opts.agentSync) } });
+  const bind = opts.serverBind ?? '127.0.0.1';
+  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-server', namespace: SERVER_NS }, data: { 'server.conf': serverConf(ports, bind) } });
+  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-agent', namespace: AGENT_NS }, data: { 'agent.conf': agentConf(ports, node, bind, opts.agentSync) } });
+  if (opts.persistentServer) {
+    // The pod runs as 1000, and a hostPath folder is not given to fsGroup as an emptyDir is.
+    for (const dir of Object.values(serverDirs(node))) {
+      mkdirSync(dir, { recursive: true });
+      chownSync(dir, 1000, 1000);
+    }
+  }
   await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-controller-manager', namespace: SERVER_NS }, data: { 'controller-manager-config.yaml': controllerConfig(ports) } });
 
-  // The chart's webhook configuration; its Service an ExternalName to localhost on the webhook's port.
-  const [vwc] = yamlObjects(join(CHART, 'webhook.yaml')) as [Obj & { webhooks: { clientConfig: { service: { name: string; namespace: string; port?: number } } }[] }];
-  for (const w of vwc.webhooks) w.clientConfig.service.port = ports.webhook;
-  const { name: serviceName, namespace: serviceNamespace } = vwc.webhooks[0]!.clientConfig.service;
-  await plane.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: serviceName, namespace: serviceNamespace }, spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'webhook', port: ports.webhook }] } });
-  await plane.apply(vwc);
+  if (opts.webhook !== false) {
+    // The chart's webhook configuration; its Service an ExternalName to localhost on the webhook's port.
+    const [vwc] = yamlObjects(join(CHART, 'webhook.yaml')) as [Obj & { webhooks: { clientConfig: { service: { name: string; namespace: string; port?: number } } }[] }];
+    for (const w of vwc.webhooks) w.clientConfig.service.port = ports.webhook;
+    const { name: serviceName, namespace: serviceNamespace } = vwc.webhooks[0]!.clientConfig.service;
+    await plane.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: serviceName, namespace: serviceNamespace }, spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'webhook', port: ports.webhook }] } });
+    await plane.apply(vwc);
+  }
 
   const podPath = `/api/v1/namespaces/${SERVER_NS}/pods/${SERVER_POD}`;
   const containerStatus: Deployment['containerStatus'] = async (name) => {
@@ -494,6 +527,13 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
       await eventuallyPod(plane, node, SERVER_NS, SERVER_POD, () => podReady(SERVER_NS, SERVER_POD), `the SPIRE server pod is ready (${controller})`, 120_000);
       await o.create(agentPod(plane, node, ports));
       await eventuallyPod(plane, node, AGENT_NS, 'spire-agent-0', () => podReady(AGENT_NS, 'spire-agent-0'), 'the SPIRE agent pod is ready', 120_000);
+    },
+    async recreateServer(controller) {
+      const gone = (await o.get<{ metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', metadata: { name: SERVER_POD, namespace: SERVER_NS } }))?.metadata.uid;
+      await o.deleteGracefully({ apiVersion: 'v1', kind: 'Pod', metadata: { name: SERVER_POD, namespace: SERVER_NS } });
+      await eventually(async () => (await o.get<{ metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', metadata: { name: SERVER_POD, namespace: SERVER_NS } }))?.metadata.uid !== gone, 'the SPIRE server pod is gone', 60_000);
+      await o.create(serverPod(plane, node, ports, controller, opts));
+      await eventuallyPod(plane, node, SERVER_NS, SERVER_POD, () => podReady(SERVER_NS, SERVER_POD), `the SPIRE server pod is ready again (${controller})`, 120_000);
     },
     async swapController(controller, tagged) {
       const image = tagged ?? (controller === 'ours' ? IMAGES.ours : IMAGES.peer);
@@ -526,6 +566,8 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
  * is longer than a Unix socket address may be).
  */
 export function adminSocket(node: RealNode): string {
+  const kept = join(serverDirs(node).socket, 'api.sock');
+  if (existsSync(kept)) return kept;
   const link = join(node.dir, 'admin');
   if (existsSync(join(link, 'api.sock'))) return join(link, 'api.sock');
   const pods = join(node.dir, 'kubelet', 'pods');

@@ -48,3 +48,15 @@ export function realK8sBinaries(): RealK8sBinaries {
   }
   return { kubeApiserver, etcd, kubernetesVersion, etcdVersion };
 }
+
+/** kustomize, as scripts/real-k8s/build.sh builds it (the e2e lane renders deploy/standalone with it); undefined when not built. */
+export function kustomizeBinary(): string | undefined {
+  const version = pinnedVersion(readFileSync(join(repoRoot, 'scripts', 'real-k8s', 'kustomize', 'go.mod'), 'utf8'), 'sigs.k8s.io/kustomize/kustomize/v5');
+  const bin = join(cacheRoot(), `kustomize-${version}`, 'kustomize');
+  try {
+    accessSync(bin, constants.X_OK);
+    return bin;
+  } catch {
+    return undefined;
+  }
+}
