@@ -7,6 +7,9 @@
  * TypeError that never names the version. Here an old Node gets one line that
  * says what is needed instead, and exit 2 (the command could not run).
  *
+ * Then `run`'s health probes start (early-probes.ts), before the CLI's code
+ * loads, so that a restarted container answers the kubelet's first probe.
+ *
  * The compile cache keeps V8's compiled code for every module loaded (ours and
  * node_modules') on disk, so later starts skip compiling them
  * (docs/performance.md "Small clusters"). Its directory is NODE_COMPILE_CACHE when set (the image points it
@@ -25,4 +28,6 @@ if (!(major >= REQUIRED_MAJOR)) {
 }
 const { enableCompileCache } = await import('node:module');
 enableCompileCache();
+// `run`'s probes answer before the CLI has loaded (early-probes.ts); other commands start nothing there.
+await (await import('./early-probes.js')).startEarlyProbes(process.argv.slice(2));
 await import('./main.js');

@@ -59,26 +59,68 @@ export function sameBindAddress(a: BindAddress, b: BindAddress): boolean {
 }
 
 /**
+ * A listener started before the rest of the program was loaded (bin.ts's
+ * early probes, in a worker thread), answering at an address until the
+ * program's own server listens there too; `release` then stops it and
+ * resolves once its socket is closed. Both bind with SO_REUSEPORT, so the
+ * address is never closed between the two.
+ */
+export interface OfferedListener {
+  release(): Promise<void>;
+}
+
+/**
+ * Listeners offered at addresses, for listen() to take over. Global, not
+ * module state: bin.ts loads this module on its own, and the CLI's bundle
+ * carries its own copy.
+ */
+const OFFERED = Symbol.for('spire-reconciler.offered-listeners');
+
+function offered(): Map<string, OfferedListener> {
+  const g = globalThis as unknown as Record<symbol, Map<string, OfferedListener> | undefined>;
+  return (g[OFFERED] ??= new Map());
+}
+
+const offerKey = (bind: BindAddress) => `${(bind.host ?? '').toLowerCase()}|${bind.port}`;
+
+/** Leaves a listener at `bind` for the next listen() there to take over (port 0 is never taken over). */
+export function offerListener(bind: BindAddress, listener: OfferedListener): void {
+  if (bind.port !== 0) offered().set(offerKey(bind), listener);
+}
+
+function takeOffered(bind: BindAddress): OfferedListener | undefined {
+  const key = offerKey(bind);
+  const listener = offered().get(key);
+  offered().delete(key);
+  return listener;
+}
+
+/**
  * Starts an HTTP server, or listens with one already made (the webhook's
  * HTTPS server), and resolves once it listens, with the actual address (the
  * port is known only now when 0 was asked for). A failure to bind rejects
  * with an error naming what was being served and where; the server can then
- * be given to listen() again.
+ * be given to listen() again. A plain handler takes over from a listener
+ * offered at the same address (offerListener).
  */
 export function listen(handler: RequestListener, bind: BindAddress, what: string, written: string): Promise<{ server: Server; address: string }>;
 export function listen<S extends AnyHttpServer>(server: S, bind: BindAddress, what: string, written: string): Promise<{ server: S; address: string }>;
 export function listen(serve: RequestListener | AnyHttpServer, bind: BindAddress, what: string, written: string): Promise<{ server: AnyHttpServer; address: string }> {
   const server = typeof serve === 'function' ? createServer(serve) : serve;
+  // Someone answers there since the process began (offerListener): bind beside it, then let it go.
+  const early = typeof serve === 'function' ? takeOffered(bind) : undefined;
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       const reason = err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : (err.code ?? err.message);
       reject(new Error(`cannot serve ${what} on ${written}: ${reason}`, { cause: err }));
     };
     server.once('error', onError);
-    server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}) }, () => {
+    server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}), ...(early ? { reusePort: true } : {}) }, () => {
       server.off('error', onError);
       const a = server.address() as AddressInfo;
-      resolve({ server, address: hostPort(a.address, a.port) });
+      const listening = { server, address: hostPort(a.address, a.port) };
+      if (early) early.release().then(() => resolve(listening), () => resolve(listening));
+      else resolve(listening);
     });
   });
 }

@@ -13,9 +13,11 @@
  * - a rollout: the container's image changed in the running pod (a values
  *   change of the chart), the old container stopped with SIGTERM;
  * - a crash: the container SIGKILLed, restarted by the kubelet. Each crash is
- *   of a container just rolled out under a tag of its own, so it is that
- *   container's first restart: the kubelet's back-off (10 s, then doubling)
- *   applies to a container that crashed before, and would be the same for both;
+ *   the first exit of that container in a SPIRE server pod made afresh (its
+ *   data kept, as a StatefulSet's volume keeps it): the kubelet backs off
+ *   (10 s, then doubling) from restarting a container that exited within the
+ *   last ten minutes, a rollout's restart included, and that wait would
+ *   measure the kubelet, the same for both;
  * - an outage of the API server as the controller sees it: the controller
  *   reaches the API server through a proxy the test cuts for a while (the
  *   kubelet and the SPIRE server keep theirs, so the pod's status is still
@@ -152,7 +154,7 @@ export async function measureNotReady(plane: ControlPlane, node: RealNode, opts:
   const api = new URL(plane.url);
   const proxy: TcpProxy = await startTcpProxy({ host: api.hostname, port: Number(api.port) });
   const [proxyHost, proxyPort] = proxy.address.split(':') as [string, string];
-  const dep: Deployment = await prepareDeployment(plane, node, { controllerApi: { host: proxyHost, port: Number(proxyPort) } });
+  const dep: Deployment = await prepareDeployment(plane, node, { controllerApi: { host: proxyHost, port: Number(proxyPort) }, persistentServer: true });
   await o.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'ghost' }, spec: {} });
   await plane.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: GHOSTS } });
   await o.create(chartCsid('ghosts', { podSelector: { matchLabels: { app: 'ghost' } }, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/pod/{{ .PodMeta.Name }}' }));
@@ -181,6 +183,10 @@ export async function measureNotReady(plane: ControlPlane, node: RealNode, opts:
     if (measure) record({ controller: kind, pods, cause: 'rollout', notReadyMs: watch.notReadyMs(t0, Date.now()), restarts: (await restarts()) - before });
   };
   const crash = async (kind: ControllerKind, pods: number) => {
+    await dep.recreateServer(kind);
+    running = kind;
+    await settled(`${kind} in a new SPIRE server pod`);
+    await new Promise((res) => setTimeout(res, steadyMs));
     const status = (await dep.containerStatus(CONTROLLER))!;
     const t0 = Date.now();
     await node.killContainer(status.containerID!);
@@ -209,7 +215,6 @@ export async function measureNotReady(plane: ControlPlane, node: RealNode, opts:
       for (const kind of running === 'ours' ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
         for (let r = 0; r < opts.runs; r++) {
           await rollout(kind, pods, true);
-          await new Promise((res) => setTimeout(res, steadyMs));
           await crash(kind, pods);
         }
       }
