@@ -47,6 +47,8 @@ function microTime(ms: number): string {
  */
 export class LeaderElector {
   private stopped = false;
+  /** Ends the wait between attempts when stop() is called: shutdown need not sit out a retry period. */
+  private readonly stopping = new AbortController();
   private term: AbortController | undefined;
   private loop: Promise<void> | undefined;
   private deadline: NodeJS.Timeout | undefined;
@@ -90,8 +92,16 @@ export class LeaderElector {
   }
 
   private sleep(ms: number): Promise<void> {
-    // Jitter as client-go's wait.JitterUntil, so replicas do not move in lockstep.
-    return new Promise((r) => setTimeout(r, ms * (1 + Math.random() * 0.2)).unref());
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.stopping.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      // Jitter as client-go's wait.JitterUntil, so replicas do not move in lockstep.
+      const timer = setTimeout(done, ms * (1 + Math.random() * 0.2)).unref();
+      this.stopping.signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   private async run(): Promise<void> {
@@ -198,6 +208,7 @@ export class LeaderElector {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.lose('shutting down');
     if (!this.loop) return;
     await this.loop;

@@ -24,7 +24,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify as toYaml } from 'yaml';
@@ -73,7 +73,8 @@ async function renderStandalone(c: Cluster, dep: Deployment): Promise<string> {
     toYaml({
       apiVersion: 'kustomize.config.k8s.io/v1beta1',
       kind: 'Kustomization',
-      resources: [join(repoRoot, 'deploy/standalone')],
+      // kustomize takes a base by a relative path only.
+      resources: [relative(dir, join(repoRoot, 'deploy/standalone'))],
       images: [{ name: 'spire-reconciler', newName: 'localhost/spire-reconciler', newTag: 'dev' }],
       patches: [
         patch('ConfigMap', 'spire-reconciler-standalone-config', [{ op: 'replace', path: '/data/config.yaml', value: toYaml(config) }]),

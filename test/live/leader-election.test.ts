@@ -122,3 +122,25 @@ describe('leader election on a Lease, as client-go elects', () => {
     expect(events).toEqual(['a leads', 'a stops', 'b leads']);
   });
 });
+
+describe('stopping does not sit out the retry period', () => {
+  it('releases the lease at once, however long the wait between renewals', async () => {
+    const kube = await FakeKubeApiServer.start();
+    // A 20 s retry period: stop() waiting for the loop's sleep would take seconds.
+    const e = new LeaderElector(
+      { kc: kube.kubeConfig('a-token'), log, namespace: 'spire-server', name: 'lock', identity: 'a', leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 20_000 },
+      { onStartedLeading: () => undefined, onStoppedLeading: () => undefined },
+    );
+    try {
+      e.start();
+      await eventually(() => e.isLeader, 'a leads');
+      const started = Date.now();
+      await e.stop();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const lease = kube.get('coordination.k8s.io/v1', 'Lease', 'lock', 'spire-server') as { spec: { holderIdentity?: string | null } };
+      expect(lease.spec.holderIdentity ?? null).toBeNull();
+    } finally {
+      await kube.close();
+    }
+  });
+});
