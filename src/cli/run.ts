@@ -65,7 +65,7 @@ function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, c
     metrics,
     readiness: readinessGates(layout, conditions),
     liveness: [ping],
-    conditions: [...conditions, ...(identity ? [identity.condition()] : [])],
+    conditions: [...conditions, ...(identity ? [identity.condition(), identity.serverCondition()] : [])],
     log,
   });
 }

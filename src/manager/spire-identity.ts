@@ -66,6 +66,22 @@ export class SpireIdentity {
     };
   }
 
+  /**
+   * Whether the SPIRE server's TCP port is known to answer this identity:
+   * fails with why while calls cannot get through (no SVID to present, the
+   * connection refused, a server presenting another SPIFFE ID or a chain the
+   * bundle does not verify, our SVID refused); passes otherwise.
+   */
+  serverCondition(): Check {
+    return {
+      name: 'spire-server',
+      check: () => {
+        const why = this.transport.diagnose();
+        return why ? { ok: false, detail: `${this.transport.address}: ${why}` } : { ok: true, detail: `${this.transport.address} (SPIFFE mTLS)` };
+      },
+    };
+  }
+
   close(): void {
     for (const u of this.unsubscribe) u();
     this.transport.mtls.close();

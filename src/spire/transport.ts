@@ -33,6 +33,8 @@ export interface SpireTcpTransport {
    * connect, since gRPC keeps a failed connection's reason to itself.
    */
   probe?(): Promise<string | undefined>;
+  /** A channel connected: what an earlier probe found is over. */
+  connected?(): void;
 }
 
 /** Where a client's calls go, resolved: the gRPC target, the words messages use, and what can be said when it does not answer. */
@@ -80,6 +82,7 @@ export function resolveTransport(opts: { socket?: string; transport?: SpireTcpTr
       },
       connected() {
         found = undefined;
+        t.connected?.();
       },
     };
   }

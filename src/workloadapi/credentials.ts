@@ -151,6 +151,7 @@ export interface SpiffeTcpTransport {
   onRenewal(listener: () => void): () => void;
   diagnose(): string | undefined;
   probe(): Promise<string | undefined>;
+  connected(): void;
 }
 
 /** Splits "host:port" ("[::1]:8081" for IPv6); throws when either part is missing or the port is not one. */
@@ -174,6 +175,8 @@ export function spiffeTransport(source: X509Source, opts: { address: string; ser
   const { host, port } = parseServerAddress(opts.address);
   const mtls = spiffeMtlsCredentials(source, opts.serverId ?? `spiffe://${source.trustDomain}/spire/server`);
   const servername = isIP(host) ? source.trustDomain : host;
+  // What the last probe of a client that could not connect found, until a channel connects: kept here, where every client of the transport, and the controller's condition, see it.
+  let probed: string | undefined;
   return {
     address: opts.address,
     security: 'SPIFFE mTLS',
@@ -184,12 +187,16 @@ export function spiffeTransport(source: X509Source, opts: { address: string; ser
     onRenewal: (listener) => mtls.onRenewal(listener),
     diagnose: () => {
       if (!source.current()) return `no SVID to present: ${source.problem?.message ?? `none yet from the SPIRE agent at ${source.socketPath}`}`;
-      return mtls.lastRefusal();
+      return mtls.lastRefusal() ?? probed;
     },
-    probe: () => {
+    probe: async () => {
       const context = source.current();
-      if (!context) return Promise.resolve(undefined); // diagnose says so already
-      return probeServer(context, { host, port, servername, trustDomain: source.trustDomain, checkServerIdentity: mtls.checkServerIdentity });
+      if (!context) return undefined; // diagnose says so already
+      probed = await probeServer(context, { host, port, servername, trustDomain: source.trustDomain, checkServerIdentity: mtls.checkServerIdentity });
+      return probed;
+    },
+    connected: () => {
+      probed = undefined;
     },
     mtls,
   };

@@ -158,4 +158,29 @@ describe('`run` as its own Deployment: an SVID from the agent, SPIFFE mTLS to th
     expect(await exitCode(both)).toBe(2);
     expect(both.output()).toContain('--socket names the SPIRE admin socket and spireServerAddress (or --spire-server-address) its TCP port: give one of them');
   });
+
+  it('a SPIRE server address that refuses connections, then one presenting another SPIFFE ID: each said, waited out, and a condition', { timeout: 90_000 }, async () => {
+    await bootstrap();
+    await startAgent();
+    const refused = `127.0.0.1:${await freePort()}`;
+    const run = async (over: Record<string, unknown>) => {
+      const config = { ...standaloneConfig(), spireServerAddress: refused, workloadAPISocketPath: agentSocket, clusterDomain: 'cluster.local', logEncoding: 'json', metrics: { bindAddress: '127.0.0.1:0' }, health: { healthProbeBindAddress: '127.0.0.1:0' }, webhook: { host: '127.0.0.1', port: await freePort() }, ...over };
+      writeFileSync(join(dir, 'config.yaml'), toYaml(config));
+      cli = spawnCli(['run', '--config', join(dir, 'config.yaml')], { env: { KUBECONFIG: join(dir, 'kubeconfig') } });
+      return servedAt(cli, 'health probes');
+    };
+    let health = await run({});
+    await waitForOutput(cli!, new RegExp(`waiting for the SPIRE server at ${refused} \\(SPIFFE mTLS\\) \\(\\d+ s\\): connection refused by ${refused}: is the SPIRE server running`), 30_000);
+    await eventually(async () => (await get(`${health}/readyz/spire-server`)).body.includes('connection refused'), 'the spire-server condition says so');
+    cli!.kill('SIGTERM');
+    expect(await exitCode(cli!)).toBe(0);
+
+    // The real server's address, but another SPIFFE ID expected of it: the handshake is refused, and why.
+    health = await run({ spireServerAddress: spire.tcpAddress, spireServerID: `spiffe://${TD}/not-the-server` });
+    await waitForOutput(cli!, new RegExp(`the server presented spiffe://${TD}/spire/server, not spiffe://${TD}/not-the-server \\(spireServerID\\)`), 30_000);
+    const condition = await get(`${health}/readyz/spire-server`);
+    expect(condition.status).toBe(503);
+    expect(condition.body).toContain('not spiffe://example.org/not-the-server');
+    expect(entryPaths()).not.toContain('/ns/shop/pod/web');
+  });
 });
