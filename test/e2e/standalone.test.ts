@@ -36,7 +36,7 @@ import { chartConfig, chartCsid } from '../real/chart.js';
 import { eventually, type Obj, objects } from '../real/world.js';
 import { applyManifests, type Cluster, clusterUnavailable, hostAddress, podsOf, type PodView, startCluster, waitForRollout } from './cluster.js';
 import { watchReadiness } from './not-ready.js';
-import { adminSocket, agentSocketDir, CLUSTER, type Deployment, held, imagesMissing, prepareDeployment, SERVER_NS, TD, versionsLine, workloadNamespace, workloadPod } from './world.js';
+import { adminSocket, agentSocketDir, CLUSTER, type Deployment, held, imagesMissing, podLogs, prepareDeployment, SERVER_NS, TD, versionsLine, workloadNamespace, workloadPod } from './world.js';
 
 const run = promisify(execFile);
 const kustomize = kustomizeBinary();
@@ -165,7 +165,16 @@ describe.skipIf(!!skip)('standalone: our controller as its own Deployment, over 
     const started = Date.now();
     rendered = await renderStandalone(c, dep);
     await applyManifests(c.plane, rendered);
-    await waitForRollout(c.plane, SERVER_NS, 'spire-reconciler', 180_000);
+    await waitForRollout(c.plane, SERVER_NS, 'spire-reconciler', 180_000).catch(async (err: unknown) => {
+      // What each replica said, and what it waits for.
+      const said = await Promise.all(
+        (await podsOf(c.plane, SERVER_NS, APP)).map(async (p) => {
+          const verbose = p.status.podIP ? await httpGet(`http://${p.status.podIP}:8083/readyz?verbose`).then((r) => r.body, (e: unknown) => String(e)) : '(no address)';
+          return `${verbose}\n${podLogs(c.node, SERVER_NS, p.metadata.name, 40)}`;
+        }),
+      );
+      throw new Error(`${(err as Error).message}\n${said.join('\n')}`, { cause: err });
+    });
     console.log(`test:e2e: the standalone Deployment rolled out ${Date.now() - started} ms after it was applied`);
     const pods = await replicas();
     expect(pods).toHaveLength(2);
