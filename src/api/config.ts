@@ -119,9 +119,14 @@ export function defaultConfig(): ControllerConfig {
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
     },
-    metricsBindAddress: ':8080',
+    // Upstream's is controller-runtime's ":8080". Ours serves on no port the config does not
+    // name: in the SPIRE server's pod, 8080 is where the SPIRE helm chart puts the SPIRE
+    // server's health checks, and a port taken from it stops it (docs/configuration.md).
+    metricsBindAddress: '',
     webhook: { enabled: true, port: 9443, host: '' },
-    healthProbeBindAddress: ':8081',
+    // As upstream: no probes unless healthProbeBindAddress is set (controller-runtime
+    // serves none for ""). 8081 is the SPIRE server's own agent port.
+    healthProbeBindAddress: '',
     readinessEndpointName: '/readyz',
     livenessEndpointName: '/healthz',
     filterByClassName: false,
