@@ -102,6 +102,7 @@ export async function onePass(p: Prepared, flags: { entries?: string }, opts: { 
     const progress = opts.progress;
     const { federation, entries: result } = await reconciler.once({
       federation: inputs.clusterFederatedTrustDomains,
+      ...(inputs.federationUnknown ? { federationUnknown: true } : {}),
       // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops (without it,
       // a server older than 1.6.3 would get the same hint update on every run) and whether it keeps requested IDs.
       probe: opts.apply,

@@ -142,6 +142,12 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
     unknownNamespaces: new Map(),
   };
 
+  // A kind whose CRD is not installed is unknown, not empty: nothing its objects made may go.
+  for (const kind of snapshot.notInstalled ?? []) {
+    if (kind === 'ClusterStaticEntry') state.keepNonPodEntries ??= 'entries not tied to a pod are kept: the ClusterStaticEntry CRD is not installed';
+    if (kind === 'ClusterSPIFFEID') state.keepAllPodEntries ??= 'pod entries are kept: the ClusterSPIFFEID CRD is not installed';
+  }
+
   const observe = settings.observe;
   for (const obj of snapshot.clusterStaticEntries) {
     if (!isOurClass(obj.spec?.className, settings)) {
@@ -404,6 +410,8 @@ export interface PodDeclaration {
 /** What a pod's entries depend on besides the pod, looked up for the few pods of a pod pass. */
 export interface PodLookup {
   clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
+  /** The ClusterSPIFFEID CRD is not installed: which objects exist is unknown, so every pod's entries are. */
+  clusterSPIFFEIDsUnknown?: boolean;
   namespace: (name: string) => Namespace | undefined;
   node: (name: string) => Node | undefined;
   /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
@@ -422,8 +430,8 @@ export function declarePods(pods: readonly Pod[], lookup: PodLookup, settings: S
   const out: PodDeclaration = { entries: [], unknownPods: new Set(), renderFailures: [] };
   const cache = settings.renderCache ?? new RenderCache();
   const { rules, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
-  // An invalid object makes every pod's entries unknown; the full pass reports it.
-  if (invalid.length > 0) {
+  // An invalid object, or objects unknown, make every pod's entries unknown; the full pass reports it.
+  if (invalid.length > 0 || lookup.clusterSPIFFEIDsUnknown) {
     for (const p of pods) out.unknownPods.add(p.metadata.uid);
     return out;
   }
