@@ -2,10 +2,12 @@
  * Our CRDs as the API server serves them, or not: a cluster may have only
  * some installed (the ClusterSPIFFEID one alone is common, from older
  * manifests). A list of a resource the API server does not serve answers 404
- * NotFound; upstream (v0.8.0, its pull request #727) then says so once and
- * skips that kind, and never takes the missing kind for "no objects", which
- * would delete the entries its objects made. So here: what a kind's missing
- * CRD looks like, and the lines that say it went missing and came back.
+ * NotFound. Upstream (v0.8.0, its pull request #727) then logs what to
+ * install and stops its entry pass; it never takes the missing kind for "no
+ * objects", which would delete the entries its objects made. Ours keeps the
+ * missing kind unknown the same way, and reconciles the others meanwhile
+ * (kube/cluster.ts). Here: what a missing CRD looks like, and the lines that
+ * say it is missing and then installed.
  */
 import type { OwnerKind } from '../api/index.js';
 import { KubeApiError } from './rest.js';
