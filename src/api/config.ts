@@ -7,6 +7,7 @@ import { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './nam
 import type { CachedNamespace } from './cache-scope.js';
 import { labelSetProblems } from './labels.js';
 import { nearestName } from './suggest.js';
+import { DEFAULT_WEBHOOK_TLS, readTlsConfig, type TlsConfigFields, type WebhookTlsProfile } from './tls-profile.js';
 
 export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
 export const CONFIG_KIND = 'ControllerManagerConfig';
@@ -76,6 +77,8 @@ export interface ControllerConfig {
    * of an SVID minted from SPIRE.
    */
   webhook: { enabled: boolean; port: number; host: string; certDir?: string };
+  /** The webhook's TLS versions, suites and groups (`tlsConfig`, upstream v0.8.0; see tls-profile.ts). */
+  webhookTls: WebhookTlsProfile;
   healthProbeBindAddress: string;
   readinessEndpointName: string;
   livenessEndpointName: string;
@@ -119,9 +122,15 @@ export function defaultConfig(): ControllerConfig {
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
     },
-    metricsBindAddress: ':8080',
+    // Upstream's is controller-runtime's ":8080". Ours serves on no port the config does not
+    // name: in the SPIRE server's pod, 8080 is where the SPIRE helm chart puts the SPIRE
+    // server's health checks, and a port taken from it stops it (docs/configuration.md).
+    metricsBindAddress: '',
     webhook: { enabled: true, port: 9443, host: '' },
-    healthProbeBindAddress: ':8081',
+    webhookTls: DEFAULT_WEBHOOK_TLS,
+    // As upstream: no probes unless healthProbeBindAddress is set (controller-runtime
+    // serves none for ""). 8081 is the SPIRE server's own agent port.
+    healthProbeBindAddress: '',
     readinessEndpointName: '/readyz',
     livenessEndpointName: '/healthz',
     filterByClassName: false,
@@ -365,6 +374,7 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
     }),
     gracefulShutDown: ignored(p, 'it has no effect'),
     webhook: object(p, { port: int(p), host: str(p), certDir: str(p) }),
+    tlsConfig: object(p, { minTLSVersion: str(p), cipherSuites: strings(p), curvePreferences: strings(p) }),
   });
   const o = (read(raw, '') ?? {}) as Record<string, never>;
   const config = applyFields(o, p);
@@ -455,6 +465,13 @@ function applyFields(o: Record<string, never>, p: Problems): ControllerConfig {
   const csidLabels = o.clusterSPIFFEIDLabelSelector as Record<string, string> | undefined;
   if (csidLabels && Object.keys(csidLabels).length > 0) c.clusterSPIFFEIDLabelSelector = csidLabels;
   set('filterByClassName', o.filterByClassName);
+  const tls = o.tlsConfig as TlsConfigFields | undefined;
+  if (tls) {
+    const read = readTlsConfig(tls);
+    c.webhookTls = read.profile;
+    p.errors.push(...read.errors);
+    p.warnings.push(...read.warnings);
+  }
   return c;
 }
 

@@ -16,6 +16,11 @@ export interface ClusterSnapshot {
   nodes: readonly Node[];
   endpointSlices: readonly EndpointSlice[];
   endpoints: readonly Endpoints[];
+  /**
+   * Kinds whose CRD the API server does not serve (a list answered 404): their
+   * objects are unknown, not absent, so what they declared is kept.
+   */
+  notInstalled?: readonly OwnerKind[];
 }
 
 export type OwnerKind = 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain';

@@ -24,12 +24,19 @@ export function entriesOff(config: ControllerConfig): string | undefined {
   return !config.reconcile.clusterSPIFFEIDs && !config.reconcile.clusterStaticEntries ? 'reconcile.clusterSPIFFEIDs and reconcile.clusterStaticEntries are both off' : undefined;
 }
 
-/** The objects an entry pass declares from: a kind switched off declares nothing. */
+/**
+ * The objects an entry pass declares from: a kind switched off declares
+ * nothing, whether or not its CRD is installed.
+ */
 export function switchedSnapshot(config: ControllerConfig, objects: ClusterSnapshot): ClusterSnapshot {
+  const on = (kind: string) => (kind === 'ClusterSPIFFEID' ? config.reconcile.clusterSPIFFEIDs : kind === 'ClusterStaticEntry' ? config.reconcile.clusterStaticEntries : false);
+  const notInstalled = objects.notInstalled?.filter(on);
+  const { notInstalled: _, ...rest } = objects;
   return {
-    ...objects,
+    ...rest,
     clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? objects.clusterSPIFFEIDs : [],
     clusterStaticEntries: config.reconcile.clusterStaticEntries ? objects.clusterStaticEntries : [],
+    ...(notInstalled && notInstalled.length > 0 ? { notInstalled } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { type ClusterSPIFFEID, describeLabels, describeLabelSelector, type Namespace, ownerOf, type Pod } from '../api/index.js';
-import type { CurrentEntry, Owner, PodVerdict, SelectionObserver } from '../entries/index.js';
+import { type CurrentEntry, type Owner, type PodVerdict, type SelectionObserver, selectionRule } from '../entries/index.js';
 import { describeSide, isRegistered, type PlanIndex, type SpireSide } from './explain-spire.js';
 import { type EntryView, entryView } from './report.js';
 import { renderReport, type TableView } from './report-templates.js';
@@ -115,7 +115,7 @@ export interface PodContext {
 
 
 /** The walk's decisions for one ClusterSPIFFEID and the pod, as checks ending at the deciding one. */
-function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly string[]): ObjectResult {
+function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, coverers: readonly string[]): ObjectResult {
   const object = `ClusterSPIFFEID/${obj.metadata.name}`;
   const seen = ctx.trace.seen.get(obj.metadata.uid) ?? {};
   const checks: Check[] = [];
@@ -151,9 +151,7 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly s
   const podLabels = describeLabels(ctx.pod.metadata.labels);
   if (!verdict || verdict.outcome === 'not-selected') return done('pod-not-selected', false, 'podSelector', `podSelector ${podSelector} does not match the pod's labels (${podLabels})`);
   pass('podSelector', `podSelector ${podSelector} matches the pod's labels (${podLabels})`);
-  if (verdict.outcome === 'fallback-suppressed') {
-    return done('fallback-suppressed', false, 'fallback', `a fallback, not applied: ${givers.join(', ')} gives ${givers.length > 1 ? 'the pod entries' : 'the pod an entry'}`);
-  }
+  if (verdict.outcome === 'fallback-suppressed') return done('fallback-suppressed', false, 'fallback', `a fallback, not applied: ${coverers.join('; ')}`);
   if (obj.spec?.fallback) pass('fallback', 'a fallback, applied: no other ClusterSPIFFEID gives the pod an entry');
   if (verdict.outcome === 'unscheduled') return done('unscheduled', false, 'scheduled', 'the pod is not scheduled yet (no spec.nodeName): it gets an entry once it is');
   pass('scheduled', `scheduled on node ${ctx.pod.spec?.nodeName}`);
@@ -171,15 +169,39 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, givers: readonly s
   });
 }
 
+/**
+ * What keeps a fallback from the pod, in words (entries/declare.ts:coversFallbacks):
+ * non-fallback objects that give it an entry, that select it but cannot render
+ * it (it keeps the entries it has), or that are invalid and select it.
+ */
+function fallbackCoverers(ctx: PodContext): string[] {
+  const names = (pick: (o: ClusterSPIFFEID) => boolean) =>
+    ctx.objects.filter((o) => !o.spec?.fallback && pick(o)).map((o) => `ClusterSPIFFEID/${o.metadata.name}`);
+  const outcome = (o: ClusterSPIFFEID) => ctx.trace.seen.get(o.metadata.uid)?.pod?.outcome;
+  const giving = names((o) => outcome(o) === 'declared');
+  const failing = names((o) => outcome(o) === 'failed');
+  const invalid = names((o) => ctx.trace.seen.get(o.metadata.uid)?.invalid !== undefined && selects(o, ctx));
+  const lines: string[] = [];
+  if (giving.length > 0) lines.push(`${giving.join(', ')} gives ${giving.length > 1 ? 'the pod entries' : 'the pod an entry'}`);
+  if (failing.length > 0) lines.push(`${failing.join(', ')} selects it and fails to render its entry, so the pod keeps the entries it has rather than get a second identity`);
+  if (invalid.length > 0) lines.push(`${invalid.join(', ')} is invalid and selects it, so the pod keeps the entries it has`);
+  return lines;
+}
+
+/** Whether an invalid object's selectors, as the walk reads them (entries/declare.ts:selectionRule), take this pod. */
+function selects(obj: ClusterSPIFFEID, ctx: PodContext): boolean {
+  const { selectors } = selectionRule(obj);
+  return ctx.namespace !== undefined && selectors.namespaceSelector(ctx.namespace.metadata.labels) && selectors.podSelector(ctx.pod.metadata.labels);
+}
+
 /** Why this pod has, or lacks, each entry: every ClusterSPIFFEID's verdict and where each entry stands on the server. */
 export function explainPod(ctx: PodContext): PodExplanation {
   const { pod } = ctx;
   const uid = pod.metadata.uid;
   const nsName = pod.metadata.namespace ?? '';
   const name = `${nsName}/${pod.metadata.name}`;
-  // Non-fallback objects that gave the pod an entry (what suppresses a fallback).
-  const givers = ctx.objects.filter((o) => !o.spec?.fallback && ctx.trace.seen.get(o.metadata.uid)?.pod?.outcome === 'declared').map((o) => `ClusterSPIFFEID/${o.metadata.name}`);
-  const results = ctx.objects.map((o) => explainObject(o, ctx, givers));
+  const coverers = fallbackCoverers(ctx);
+  const results = ctx.objects.map((o) => explainObject(o, ctx, coverers));
 
   const declaredIds = new Set(results.flatMap((r) => (r.spire && 'id' in r.spire ? [r.spire.id] : [])));
   const otherEntries: OtherEntry[] = [];

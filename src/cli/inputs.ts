@@ -99,7 +99,7 @@ export interface SourceInfo {
   objects: Record<string, number>;
 }
 
-const KINDS: [keyof ClusterSnapshot | 'clusterFederatedTrustDomains', string][] = [
+const KINDS: [Exclude<keyof ClusterSnapshot, 'notInstalled'> | 'clusterFederatedTrustDomains', string][] = [
   ['clusterSPIFFEIDs', 'ClusterSPIFFEID'],
   ['clusterStaticEntries', 'ClusterStaticEntry'],
   ['clusterFederatedTrustDomains', 'ClusterFederatedTrustDomain'],
@@ -128,6 +128,8 @@ export function describeSource(s: SourceInfo): string {
 export interface Inputs {
   snapshot: ClusterSnapshot;
   clusterFederatedTrustDomains: ClusterFederatedTrustDomain[];
+  /** The ClusterFederatedTrustDomain CRD is not installed: which exist is unknown, so no relationship is planned. */
+  federationUnknown?: boolean;
   /** Set when nothing may be deleted this pass, with the reason. */
   suppressDeletes?: string;
   /** Manifest problems that skipped an object, a document or a file. */
@@ -215,6 +217,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
     inputs = {
       snapshot: switchedSnapshot(config, read.snapshot),
       clusterFederatedTrustDomains: read.clusterFederatedTrustDomains,
+      ...(read.snapshot.notInstalled?.includes('ClusterFederatedTrustDomain') ? { federationUnknown: true } : {}),
       ...(entriesOffReason ? { suppressDeletes: entriesOffReason } : {}),
       skipped: 0,
       unread: [],

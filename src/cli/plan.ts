@@ -13,7 +13,8 @@ import {
 } from '../entries/index.js';
 import type { FederationPassResult } from '../federation/index.js';
 import { Reconciler } from '../manager/reconcile.js';
-import { spireClientFor, spireIdentityFor, waitForSpire } from '../manager/spire-client.js';
+import { checkSocketPath, spireClientFor, spireIdentityFor, waitForSpire } from '../manager/spire-client.js';
+import { parseSocket } from '../spire/target.js';
 import { SILENT_WAITS, type WaitReporter } from '../manager/waiting.js';
 import { addConfigOptions, addSpireTargetOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
@@ -81,6 +82,13 @@ export interface PassOutcome {
  * planned against SPIRE's current state from --entries or the socket, and
  * applied with `apply`. `observe` sees the selection walk (explain).
  */
+/** Why a one-pass command stops at once without a socket file, and what to do instead. */
+function noSocketMessage(path: string, apply: boolean): string {
+  const where = `no SPIRE server socket at ${path} (spireServerSocketPath, or --socket): check the path, and that the SPIRE server runs and shares it`;
+  if (apply) return where;
+  return `${where}; to plan without a SPIRE server, give --entries FILE (the JSON \`spire-server entry show -output json\` prints), or serve an in-memory one with \`spire-reconciler memory-spire --socket PATH\` and pass --socket PATH`;
+}
+
 export async function onePass(p: Prepared, flags: { entries?: string }, opts: { apply: boolean; observe?: SelectionObserver; progress?: Progress }): Promise<PassOutcome> {
   const { config, log, inputs } = p;
   const base: EntryPassOptions = { ...p.options, explainMigration: true };
@@ -90,6 +98,11 @@ export async function onePass(p: Prepared, flags: { entries?: string }, opts: { 
     // The dump holds entries only, so relationships are not planned; bundles are unknown, so federatesWith is left as declared.
     return { result: planPass(inputs.snapshot, readEntriesDump(flags.entries), options) };
   }
+  // A command run by hand with no socket file there has the wrong path far more often than a SPIRE server
+  // still starting: say so now rather than after the wait. A file there that does not answer yet is waited
+  // for, as is a TCP address (run waits for either: as a sidecar it may start before SPIRE).
+  const socketPath = parseSocket(config.spireServerSocketPath).path;
+  if (!config.spireServerAddress && checkSocketPath(socketPath) === 'absent') throw new CliError(noSocketMessage(socketPath, opts.apply));
   // Against a remote SPIRE server (spireServerAddress), with an SVID from the agent, for this pass alone.
   const identity = await spireIdentityFor(config, { log }).catch((err: unknown) => {
     throw new CliError(errorMessage(err));
@@ -102,6 +115,7 @@ export async function onePass(p: Prepared, flags: { entries?: string }, opts: { 
     const progress = opts.progress;
     const { federation, entries: result } = await reconciler.once({
       federation: inputs.clusterFederatedTrustDomains,
+      ...(inputs.federationUnknown ? { federationUnknown: true } : {}),
       // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops (without it,
       // a server older than 1.6.3 would get the same hint update on every run) and whether it keeps requested IDs.
       probe: opts.apply,

@@ -102,7 +102,7 @@ export async function renderCommand(flags: RenderFlags): Promise<{ output: strin
     namespace = { metadata: { name: nsName, uid: `namespace:${nsName}`, labels: { 'kubernetes.io/metadata.name': nsName } } };
   }
   if (csid.spec?.autoPopulateDNSNames && !flags.endpoints) notes.push('autoPopulateDNSNames is on, but no --endpoints were given: Service DNS names are left out');
-  if (csid.spec?.fallback) notes.push('a fallback: reconcile applies it only when no other ClusterSPIFFEID gives the pod an entry (`explain pod` weighs them all)');
+  if (csid.spec?.fallback) notes.push('a fallback: reconcile applies it only when no other ClusterSPIFFEID selects the pod (gives it an entry, or fails to render one; `explain pod` weighs them all)');
 
   csid.metadata.uid ??= 'cli';
   const snapshot: ClusterSnapshot = {

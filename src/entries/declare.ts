@@ -142,6 +142,12 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
     unknownNamespaces: new Map(),
   };
 
+  // A kind whose CRD is not installed is unknown, not empty: nothing its objects made may go.
+  for (const kind of snapshot.notInstalled ?? []) {
+    if (kind === 'ClusterStaticEntry') state.keepNonPodEntries ??= 'entries not tied to a pod are kept: the ClusterStaticEntry CRD is not installed';
+    if (kind === 'ClusterSPIFFEID') state.keepAllPodEntries ??= 'pod entries are kept: the ClusterSPIFFEID CRD is not installed';
+  }
+
   const observe = settings.observe;
   for (const obj of snapshot.clusterStaticEntries) {
     if (!isOurClass(obj.spec?.className, settings)) {
@@ -217,6 +223,7 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
           continue;
         }
         stats.podsSelected++;
+        if (coversFallbacks(rule, v)) coveredByNonFallback.set(ns.metadata.name, covered.add(uid));
         if (v.outcome === 'invalid') {
           // An invalid object renders nothing: each pod of it that needs an entry failed, so its
           // status says what it covers and that all of it failed, not all zeros. Its one message
@@ -231,7 +238,6 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
           state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, ...v.failure });
         } else if (v.outcome === 'declared') {
           state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
-          if (coversFallbacks(rule, v)) coveredByNonFallback.set(ns.metadata.name, covered.add(uid));
         }
       }
     }
@@ -364,9 +370,18 @@ export function selectPod(
   return podVerdict(rule, pod, ns.metadata.name, covered, ctx);
 }
 
-/** Whether this verdict keeps later fallback objects from the pod: an entry from a non-fallback object. */
+/**
+ * Whether this verdict keeps later fallback objects from the pod: a
+ * non-fallback object that selects it and gives it an entry, or would but
+ * cannot render it (or is invalid). A render failure keeps the pod's entries
+ * (unknown is not absent); a fallback entry beside them would give the pod a
+ * second identity, so the pod keeps the one it has until the render works.
+ * (spire-controller-manager applies the fallback there and deletes the
+ * entry that failed: docs/entries.md, "Fallback and render failures".)
+ */
 export function coversFallbacks(rule: SelectionRule, verdict: { outcome: string }): boolean {
-  return verdict.outcome === 'declared' && !rule.selectors.fallback;
+  if (rule.selectors.fallback) return false;
+  return verdict.outcome === 'declared' || verdict.outcome === 'failed' || verdict.outcome === 'invalid';
 }
 
 /**
@@ -404,6 +419,8 @@ export interface PodDeclaration {
 /** What a pod's entries depend on besides the pod, looked up for the few pods of a pod pass. */
 export interface PodLookup {
   clusterSPIFFEIDs: readonly ClusterSPIFFEID[];
+  /** The ClusterSPIFFEID CRD is not installed: which objects exist is unknown, so every pod's entries are. */
+  clusterSPIFFEIDsUnknown?: boolean;
   namespace: (name: string) => Namespace | undefined;
   node: (name: string) => Node | undefined;
   /** Called only when a ClusterSPIFFEID has autoPopulateDNSNames: indexing every EndpointSlice per pod event would cost in proportion to the cluster. */
@@ -422,8 +439,8 @@ export function declarePods(pods: readonly Pod[], lookup: PodLookup, settings: S
   const out: PodDeclaration = { entries: [], unknownPods: new Set(), renderFailures: [] };
   const cache = settings.renderCache ?? new RenderCache();
   const { rules, invalid } = parseOurClusterSPIFFEIDs(lookup.clusterSPIFFEIDs, settings);
-  // An invalid object makes every pod's entries unknown; the full pass reports it.
-  if (invalid.length > 0) {
+  // An invalid object, or objects unknown, make every pod's entries unknown; the full pass reports it.
+  if (invalid.length > 0 || lookup.clusterSPIFFEIDsUnknown) {
     for (const p of pods) out.unknownPods.add(p.metadata.uid);
     return out;
   }
@@ -440,12 +457,12 @@ export function declarePods(pods: readonly Pod[], lookup: PodLookup, settings: S
     let covered = false;
     for (const rule of rules) {
       const v = selectPod(rule, ns, pod, covered, ctx);
+      if (coversFallbacks(rule, v)) covered = true;
       if (v.outcome === 'failed') {
         out.unknownPods.add(pod.metadata.uid);
         out.renderFailures.push({ owner: rule.owner, pod: `${nsName}/${pod.metadata.name}`, ...v.failure });
       } else if (v.outcome === 'declared') {
         out.entries.push({ key: v.key, spec: v.spec, owner: rule.owner, podUid: pod.metadata.uid });
-        if (coversFallbacks(rule, v)) covered = true;
       }
     }
   }

@@ -129,10 +129,11 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
  *   parent names another cluster's agents             -> 'other-cluster'      ownership.ts:otherClusterOf
  *   suppressDeletes                                   -> 'deletes-suppressed' cli/inputs.ts (manifest problems, entries off)
  *   (cleanup deletes stop here: they go)
- *   pod entry, keepAllPodEntries                      -> 'render-unknown'     declare.ts:reportInvalid
+ *   pod entry, keepAllPodEntries                      -> 'render-unknown'     declare.ts:reportInvalid, or its CRD not installed
  *   pod entry, its pod in unknownPods                 -> 'render-unknown'     declare.ts (render failed, node/namespace unknown;
  *                                                                              in a pod pass, any invalid ClusterSPIFFEID)
- *   non-pod entry, keepNonPodEntries                  -> 'render-unknown'     declare.ts (a static entry failed)
+ *   non-pod entry, keepNonPodEntries                  -> 'render-unknown'     declare.ts (a static entry failed, or its CRD
+ *                                                                              is not installed)
  *   policy upsert-only/create-only                    -> 'policy' (create-only keeps updates too)
  *
  * After the plan, applyPlan holds back a workload's deletes while its

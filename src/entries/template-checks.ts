@@ -13,6 +13,23 @@ import { type CompiledTemplate, countActions, MAX_TEMPLATE_ACTIONS, templateLimi
 import { DNS_CHARS, dnsNameCheck, selectorValueProblem } from './spire-accepts.js';
 
 const SCHEME = 'spiffe://';
+
+/**
+ * Template data fields whose every value is free of "/" and ":": the
+ * configured trust domain (checked when the config is read) and Kubernetes
+ * names and UIDs (the API server takes only DNS labels, subdomains and UIDs
+ * there). Printed right after a part of the scheme, they cannot complete it.
+ */
+const NO_SLASH_OR_COLON = new Set([
+  'TrustDomain',
+  'PodMeta.Name',
+  'PodMeta.Namespace',
+  'PodMeta.UID',
+  'PodSpec.ServiceAccountName',
+  'PodSpec.NodeName',
+  'NodeMeta.Name',
+  'NodeMeta.UID',
+]);
 /** Every character a SPIFFE ID may hold anywhere (scheme, trust domain, path). */
 const ID_CHARS = /^[A-Za-z0-9._\-/:]*$/;
 
@@ -52,6 +69,11 @@ export function spiffeIdTemplateProblem(t: CompiledTemplate): string | undefined
   const first = parts[0];
   if (typeof first === 'string' && !first.startsWith(SCHEME) && !SCHEME.startsWith(first)) {
     return every(`${SpiffeIdReason.wrongScheme} (it begins ${JSON.stringify(first.slice(0, SCHEME.length))})`);
+  }
+  // "spiffe:/" then {{ .TrustDomain }}: the scheme's rest can only come from the action, and that field never holds it.
+  const next = t.printedFields[1];
+  if (typeof first === 'string' && first.length < SCHEME.length && next !== undefined && NO_SLASH_OR_COLON.has(next)) {
+    return every(`${SpiffeIdReason.wrongScheme}: it begins ${JSON.stringify(first)} and then .${next}, which holds no "/" or ":", so never "${SCHEME}"`);
   }
   for (const text of parts) {
     const bad = text === null ? undefined : firstOutside(text, ID_CHARS);

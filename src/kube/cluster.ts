@@ -9,7 +9,8 @@ import { compactNamespace, compactNode, covers, describeProjection, podCompactor
 import type { OptionalAccessReporter } from './forbidden.js';
 import { listAll } from './rest.js';
 import { chooseServiceSource, type ServiceSource } from './service-source.js';
-import { type CacheScope, equalitySelector } from '../api/index.js';
+import { type CacheScope, equalitySelector, type OwnerKind } from '../api/index.js';
+import { crdKind, installedCrdMessage, isMissingCrd, missingCrdMessage } from './crd-presence.js';
 
 const CRD = '/apis/spire.spiffe.io/v1alpha1';
 
@@ -132,6 +133,8 @@ export class ClusterCache {
   private pods: PodInformers | undefined;
   private widening: PodInformers | undefined;
   private podWatched: Watched[] = [];
+  // Our CRDs the API server does not serve (their list answered 404), by resource: their kinds are unknown, not empty.
+  private readonly missing = new Set<string>();
   serviceSource: ServiceSource = 'endpointslices';
   /** Why the service source is not EndpointSlices, when access was denied: for the ClusterSPIFFEIDs' status. */
   serviceSourceDenied: string | undefined;
@@ -171,18 +174,56 @@ export class ClusterCache {
       // The cache drops every object's managedFields: cutting them before parsing halves the cost of a list.
       list: (onPage) => listAll(this.opts.kc, r.path, { dropManagedFields: true, ...selectors, onPage }),
       onChange: (kind, obj, previous, listed) => this.changed(r, kind, obj, previous, informer, listed),
-      // Once each wider pod informer's cache holds its list, they replace those serving.
-      onListed: () => this.widened(informer),
+      onListed: () => {
+        this.served(r);
+        // Once each wider pod informer's cache holds its list, they replace those serving.
+        this.widened(informer);
+      },
       compact,
       onFirstListPage,
       onResync: () => this.resynced(r, informer),
-      onError: (err, retryInMs) => this.opts.log.warn({ err, informer: r.key, ...(retryInMs ? { retryInMs } : {}) }, retryInMs ? 'informer failed; restarting' : 'informer failed'),
+      onError: (err, retryInMs) => this.informerFailed(r, err, retryInMs),
       ...(this.opts.onRelist ? { onRelist: (reason: RelistReason) => this.opts.onRelist!(r.key, reason) } : {}),
       ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
       ...(this.opts.stallMs ? { stallMs: this.opts.stallMs } : {}),
       ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
     });
     return informer;
+  }
+
+  /**
+   * A failed list or watch is a warning, but for one of our CRDs that is not
+   * installed: that is said once (the list is retried with backoff, and would
+   * say it on every retry), its kind is unknown from then on (`notInstalled`),
+   * and a pass follows, since the caches count as synced without it.
+   */
+  private informerFailed(r: Watched, err: unknown, retryInMs: number): void {
+    if (isMissingCrd(r.name, err)) {
+      if (this.missing.has(r.name)) return;
+      this.missing.add(r.name);
+      // The list is retried with backoff up to 30 s: that is how soon an installed CRD is taken up.
+      this.opts.log.warn(`${missingCrdMessage(r.name)}, and it is taken up within 30 s`);
+      this.opts.onChange(r.name);
+      return;
+    }
+    this.opts.log.warn({ err, informer: r.key, ...(retryInMs ? { retryInMs } : {}) }, retryInMs ? 'informer failed; restarting' : 'informer failed');
+  }
+
+  /** A list completed: a CRD that was missing is installed now, and its kind is known again. */
+  private served(r: Watched): void {
+    if (!this.missing.delete(r.name)) return;
+    this.opts.log.info(installedCrdMessage(r.name));
+    this.opts.onChange(r.name);
+  }
+
+  /** The kinds whose CRD the API server does not serve: what their objects declare is unknown. */
+  notInstalled(): OwnerKind[] {
+    return [...this.missing].map((r) => crdKind(r)).filter((k): k is OwnerKind => k !== undefined);
+  }
+
+  /** An informer whose resource is not served lists nothing, and waiting for it would hold everything else up. */
+  private waitedFor(i: ResilientInformer<KubernetesObject>): boolean {
+    return !this.missing.has(i.name);
   }
 
   /**
@@ -251,9 +292,9 @@ export class ClusterCache {
     this.opts.onChange(r.name);
   }
 
-  /** True once every informer has listed. */
+  /** True once every informer has listed, but those of CRDs not installed. */
   get hasSynced(): boolean {
-    return [...this.informers.values()].every((i) => i.hasSynced);
+    return [...this.informers.values()].every((i) => i.hasSynced || !this.waitedFor(i));
   }
 
   /** The informers whose caches may not be current, with since when and why (see ResilientInformer.staleness). */
@@ -261,7 +302,7 @@ export class ClusterCache {
     const out: ({ informer: string } & Staleness)[] = [];
     for (const i of this.informers.values()) {
       const s = i.staleness;
-      if (s) out.push({ informer: i.name, ...s });
+      if (s && this.waitedFor(i)) out.push({ informer: i.name, ...s });
     }
     return out;
   }
@@ -272,7 +313,7 @@ export class ClusterCache {
   }
 
   unsynced(): string[] {
-    return [...this.informers.values()].filter((i) => !i.hasSynced).map((i) => i.name);
+    return [...this.informers.values()].filter((i) => !i.hasSynced && this.waitedFor(i)).map((i) => i.name);
   }
 
   /** One resource's cached objects, without building the whole snapshot. */
@@ -291,6 +332,7 @@ export class ClusterCache {
       nodes: this.items<Node>('nodes'),
       endpointSlices: this.items<EndpointSlice>('endpointslices'),
       endpoints: this.items<Endpoints>('endpoints'),
+      ...(this.missing.size > 0 ? { notInstalled: this.notInstalled() } : {}),
     };
   }
 

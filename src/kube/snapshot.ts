@@ -1,7 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeConfig } from './connection.js';
-import { type CacheScope, type ClusterFederatedTrustDomain, type ClusterSnapshot, inCachedNamespaces, type Pod } from '../api/index.js';
+import { type CacheScope, type ClusterFederatedTrustDomain, type ClusterSnapshot, inCachedNamespaces, type OwnerKind, type Pod } from '../api/index.js';
 import { watchedResources } from './cluster.js';
+import { crdKind, isMissingCrd, missingCrdMessage } from './crd-presence.js';
 import { compactPod, stripManagedFields } from './informer.js';
 import { listAll } from './rest.js';
 import { chooseServiceSource } from './service-source.js';
@@ -49,6 +50,7 @@ export async function readCluster(kc: KubeConfig, opts: ReadClusterOptions = {})
   const { source } = await chooseServiceSource(kc, opts.log ?? { info: () => {}, warn: () => {} });
   const out: Record<string, KubernetesObject[]> = Object.fromEntries(Object.values(BUCKETS).map((b) => [b, []]));
   const wanted = opts.pod;
+  const notInstalled: OwnerKind[] = [];
   for (const w of watchedResources(source, scope)) {
     // For one pod: its own namespace's objects only, and the pod, namespace and node by name below.
     if (wanted && (w.name === 'pods' || w.name === 'namespaces' || w.name === 'nodes')) continue;
@@ -61,16 +63,25 @@ export async function readCluster(kc: KubeConfig, opts: ReadClusterOptions = {})
     }
     const compact = w.compact ?? stripManagedFields;
     let listed = 0;
-    const result = await listAll<KubernetesObject>(kc, path, {
-      dropManagedFields: true,
-      ...(w.labelSelector ? { labelSelector: w.labelSelector } : {}),
-      ...(w.fieldSelector ? { fieldSelector: w.fieldSelector } : {}),
-      onPage: (items) => {
-        for (const o of items) compact(o);
-        listed += items.length;
-        opts.onProgress?.(w.name, listed);
-      },
-    });
+    let result;
+    try {
+      result = await listAll<KubernetesObject>(kc, path, {
+        dropManagedFields: true,
+        ...(w.labelSelector ? { labelSelector: w.labelSelector } : {}),
+        ...(w.fieldSelector ? { fieldSelector: w.fieldSelector } : {}),
+        onPage: (items) => {
+          for (const o of items) compact(o);
+          listed += items.length;
+          opts.onProgress?.(w.name, listed);
+        },
+      });
+    } catch (err) {
+      // A CRD not installed: its kind is unknown, as in live mode, and the rest is still read.
+      if (!isMissingCrd(w.name, err)) throw err;
+      opts.log?.warn(missingCrdMessage(w.name));
+      notInstalled.push(crdKind(w.name)!);
+      continue;
+    }
     out[BUCKETS[w.name]!]!.push(...result.items);
   }
   if (wanted) {
@@ -85,7 +96,7 @@ export async function readCluster(kc: KubeConfig, opts: ReadClusterOptions = {})
     if (node) out.nodes!.push(node);
   }
   const { clusterFederatedTrustDomains, ...snapshot } = out as unknown as ClusterSnapshot & { clusterFederatedTrustDomains: ClusterFederatedTrustDomain[] };
-  return { snapshot, clusterFederatedTrustDomains };
+  return { snapshot: notInstalled.length > 0 ? { ...snapshot, notInstalled } : snapshot, clusterFederatedTrustDomains };
 }
 
 /**

@@ -328,6 +328,7 @@ export class LivePasses {
     // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
     const lookup: PodLookup = {
       clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
+      ...(cache.notInstalled().includes('ClusterSPIFFEID') ? { clusterSPIFFEIDsUnknown: true } : {}),
       namespace: (name) => cache.get<Namespace>('namespaces', name),
       node: (name) => cache.get<Node>('nodes', name),
       // Built once per change of the endpoints, not once per pod event.
@@ -431,6 +432,7 @@ export class LivePasses {
     try {
       const { entries } = await this.reconciler.once({
         federation: this.cache.federatedTrustDomains(),
+        ...(this.cache.notInstalled().includes('ClusterFederatedTrustDomain') ? { federationUnknown: true } : {}),
         signal,
         log,
         onFederation: (fed) => {

@@ -17,6 +17,12 @@ export interface ReconcileRequest {
   /** The ClusterFederatedTrustDomains of this pass. */
   federation: readonly ClusterFederatedTrustDomain[];
   /**
+   * Their CRD is not installed: which exist is unknown, not none, so no
+   * federation pass runs (it would delete the relationships they set). The
+   * entry pass lists the federated bundles itself.
+   */
+  federationUnknown?: boolean;
+  /**
    * The objects entries are declared from, asked for when the entries' turn
    * comes (live mode lists SPIRE first), with the
    * reconcile.* switches applied (switchedSnapshot), and a version that
@@ -87,7 +93,7 @@ export class Reconciler {
     const unsupported = r.probe === false ? undefined : await this.probeServer(log);
     r.onProbed?.();
     let federation: FederationPassResult | undefined;
-    if (federationOn(config)) {
+    if (federationOn(config) && !r.federationUnknown) {
       federation = await runFederationPass(r.federation, spire, {
         ...federationOptions(config),
         ours: this.ourRelationships,

@@ -1,4 +1,5 @@
 import type { FieldProblem } from '../api/index.js';
+import { nearestName } from '../api/suggest.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -93,7 +94,8 @@ function validatorFor(kind: SpireKind): ValidateFunction {
   if (!validate) {
     if (!ajv) {
       // strict: a typo in our own CRD files fails loudly instead of validating nothing.
-      ajv = new Ajv({ allErrors: true, strict: true });
+      // verbose: an error carries the schema it failed, whose properties name the fields an unknown one may have meant.
+      ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
       for (const keyword of KUBERNETES_KEYWORDS) ajv.addKeyword({ keyword });
     }
     validate = ajv.compile(withUnknownFieldChecks(readCRDSchema(kind)) as Record<string, unknown>);
@@ -163,9 +165,14 @@ function toIssue(e: ErrorObject, obj: unknown): SchemaIssue {
   switch (e.keyword) {
     case 'required':
       return { field: appendField(field, String(params.missingProperty)), message: 'is required', unknownField: false };
-    case 'additionalProperties':
-      field = appendField(field, String(params.additionalProperty));
-      return { field, message: 'unknown field (ignored)', unknownField: true };
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty);
+      field = appendField(field, name);
+      const known = isPlainObject(e.parentSchema) && isPlainObject(e.parentSchema.properties) ? Object.keys(e.parentSchema.properties) : [];
+      const near = nearestName(name, known);
+      // As config keys are named (api/config.ts): a misspelt key often explains a missing one.
+      return { field, message: near ? `unknown field, ignored (did you mean ${near}?)` : 'unknown field (ignored)', unknownField: true };
+    }
     case 'enum': {
       const allowed = Array.isArray(params.allowedValues) ? params.allowedValues.map(String) : [];
       return { field, message: `must be one of: ${allowed.join(', ')}`, unknownField: false };

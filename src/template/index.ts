@@ -53,6 +53,14 @@ export interface CompiledTemplate {
    * before any pod is seen.
    */
   readonly outline: readonly (string | null)[];
+  /**
+   * Beside each of the outline's actions (at the same index), the field it
+   * prints when the action is only that, such as `{{ .TrustDomain }}` (as
+   * `TrustDomain`) or `{{ .PodMeta.Namespace }}` (`PodMeta.Namespace`);
+   * undefined for text and for any other action. What a field may hold tells
+   * more of every output than the outline alone.
+   */
+  readonly printedFields: readonly (string | undefined)[];
   /** The first-level fields of each cluster object this template can read (see reads.ts): the caches keep only those. */
   readonly reads: FieldsRead;
 }
@@ -60,6 +68,7 @@ export interface CompiledTemplate {
 class GoTemplate implements CompiledTemplate {
   readonly reads: FieldsRead;
   readonly outline: readonly (string | null)[];
+  readonly printedFields: readonly (string | undefined)[];
   private readonly executable: Executable;
 
   constructor(
@@ -67,7 +76,9 @@ class GoTemplate implements CompiledTemplate {
     readonly name: string,
   ) {
     const parsed = parse(source, name);
-    this.outline = outlineOf(parsed.trees.get(name)?.root ?? []);
+    const root = parsed.trees.get(name)?.root ?? [];
+    this.outline = outlineOf(root);
+    this.printedFields = printedFieldsOf(root);
     this.reads = fieldsRead(parsed.trees, name);
     this.executable = compileTrees(parsed, name);
   }
@@ -96,6 +107,24 @@ function outlineOf(root: readonly Node[]): (string | null)[] {
     if (node.kind !== 'text') out.push(null);
     else if (last >= 0 && out[last] !== null) out[last] += node.text;
     else out.push(node.text);
+  }
+  return out;
+}
+
+/** For each outline slot (text runs joined, as outlineOf joins them): the field an action prints alone, else undefined. */
+function printedFieldsOf(root: readonly Node[]): (string | undefined)[] {
+  const out: (string | undefined)[] = [];
+  let previousText = false;
+  for (const node of root) {
+    if (node.kind === 'text') {
+      if (!previousText) out.push(undefined);
+      previousText = true;
+      continue;
+    }
+    previousText = false;
+    const cmd = node.kind === 'action' && node.pipe.decl.length === 0 && node.pipe.cmds.length === 1 ? node.pipe.cmds[0] : undefined;
+    const arg = cmd?.args.length === 1 ? cmd.args[0] : undefined;
+    out.push(arg?.kind === 'field' ? arg.idents.join('.') : undefined);
   }
   return out;
 }

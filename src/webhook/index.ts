@@ -49,7 +49,7 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
   const now = opts.now ?? Date.now;
   const checkIntervalMs = opts.checkIntervalMs ?? 5000;
   const wlog = log.child({ component: 'webhook' });
-  const server = new AdmissionServer({ host: config.webhook.host, port: config.webhook.port, trustDomain: config.trustDomain, log: wlog });
+  const server = new AdmissionServer({ host: config.webhook.host, port: config.webhook.port, trustDomain: config.trustDomain, tls: config.webhookTls, log: wlog });
   const install = (cert: ServingCertificate) => server.install(cert);
 
   const source = config.webhook.certDir

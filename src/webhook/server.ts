@@ -17,6 +17,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import { errorMessage } from '../api/index.js';
+import { DEFAULT_WEBHOOK_TLS, type WebhookTlsProfile } from '../api/tls-profile.js';
 import { closeServer, hostPort, listen } from '../net/http.js';
 import { Backoff } from '../net/backoff.js';
 import { jsonValueCount } from '../manifests/budget.js';
@@ -97,13 +98,15 @@ export interface AdmissionServerOptions {
   port: number;
   trustDomain: string;
   log: Logger;
+  /** The config's tlsConfig: TLS versions, TLS 1.2 suites and groups; Go's defaults (TLS 1.2 at least) when unset. */
+  tls?: WebhookTlsProfile;
   /** Test hook: ADMISSION_LIMITS and BODY_DEADLINE_MS otherwise. */
   limits?: GateLimits;
   bodyDeadlineMs?: number;
 }
 
-function tlsOptions(cert: ServingCertificate): SecureContextOptions {
-  return { cert: cert.certPem, key: cert.keyPem, minVersion: 'TLSv1.2' };
+function tlsOptions(cert: ServingCertificate, profile: WebhookTlsProfile): SecureContextOptions {
+  return { cert: cert.certPem, key: cert.keyPem, minVersion: profile.minVersion, ciphers: profile.ciphers, ecdhCurve: profile.ecdhCurve };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -183,7 +186,7 @@ export class AdmissionServer {
    */
   async install(cert: ServingCertificate): Promise<void> {
     if (this.closed) return;
-    const options = tlsOptions(cert);
+    const options = tlsOptions(cert, this.opts.tls ?? DEFAULT_WEBHOOK_TLS);
     createSecureContext(options);
     if (this.server) {
       this.server.setSecureContext(options);

@@ -336,7 +336,7 @@ describe('`render` shows the entry one pod would get, selected as reconcile sele
     expect(await renderCommand({ ...flags(), name: 'default' })).toMatchObject({
       code: 1,
       output: 'not selected: namespace kube-system is ignored: it matches ignoreNamespaces pattern "kube-system"',
-      notes: ['a fallback: reconcile applies it only when no other ClusterSPIFFEID gives the pod an entry (`explain pod` weighs them all)'],
+      notes: ['a fallback: reconcile applies it only when no other ClusterSPIFFEID selects the pod (gives it an entry, or fails to render one; `explain pod` weighs them all)'],
     });
   });
 

@@ -142,6 +142,19 @@ describe('explain pod: one test per reason a pod can lack its entry', () => {
     expect(x.registered).toBe(true);
   });
 
+  it('nor when another ClusterSPIFFEID selects the pod and fails to render its entry: the pod keeps its one identity', async () => {
+    const failing = csid('web', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/web/{{ .PodMeta.Labels.tier }}' });
+    const catchAll = csid('catch-all', { fallback: true, namespaceSelector: {}, podSelector: {}, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}' });
+    const { x } = await explain([...base().filter((o) => o.kind !== 'ClusterSPIFFEID'), failing, catchAll], [dumped('scm-1')]);
+    expect(only(x, 'web')).toMatchObject({ outcome: 'render-failed' });
+    expect(only(x, 'catch-all')).toMatchObject({
+      outcome: 'fallback-suppressed',
+      detail: 'a fallback, not applied: ClusterSPIFFEID/web selects it and fails to render its entry, so the pod keeps the entries it has rather than get a second identity',
+    });
+    // Its entry stays (unknown is not absent), and no fallback entry is planned beside it.
+    expect(x.otherEntries).toEqual([expect.objectContaining({ state: 'kept' })]);
+  });
+
   it('a pod not scheduled yet gets no entry until it is', async () => {
     const { x } = await explain([...base().filter((o) => o.kind !== 'Pod'), pod({ nodeName: null, phase: 'Pending' })]);
     expect(only(x)).toMatchObject({ outcome: 'unscheduled', detail: 'the pod is not scheduled yet (no spec.nodeName): it gets an entry once it is' });

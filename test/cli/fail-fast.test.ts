@@ -4,6 +4,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,14 +40,40 @@ describe('fail fast, and say what is waited for', () => {
     expect(run.output()).toContain(message);
   });
 
-  it('says at once that it waits for SPIRE, where and for how long, then names the socket it gave up on', async () => {
+  it('no socket file: plan says so at once, with how to plan offline; reconcile --once says so at once too', async () => {
     const socket = join(dir, 'absent.sock');
     const lines: string[] = [];
     const started = Date.now();
     const waits = periodicWaits((line) => lines.push(line));
-    const outcome = runOnce({ config: config('spireRpcTimeout: 2s\n'), manifests: [manifests], socket }, { apply: false, log: pino({ level: 'silent' }), print: () => {}, waits });
-    await expect(outcome).rejects.toThrow(`SPIRE server not reachable at ${socket} after 2s: no socket file at ${socket} (is the SPIRE server running?)`);
-    expect(lines[0]).toBe(`waiting for the SPIRE server at ${socket} (up to 2 s)…`);
+    const plan = runOnce({ config: config(), manifests: [manifests], socket }, { apply: false, log: pino({ level: 'silent' }), print: () => {}, waits });
+    await expect(plan).rejects.toThrow(
+      `no SPIRE server socket at ${socket} (spireServerSocketPath, or --socket): check the path, and that the SPIRE server runs and shares it; to plan without a SPIRE server, give --entries FILE (the JSON \`spire-server entry show -output json\` prints), or serve an in-memory one with \`spire-reconciler memory-spire --socket PATH\` and pass --socket PATH`,
+    );
+    const apply = runOnce({ config: config(), manifests: [manifests], socket }, { apply: true, log: pino({ level: 'silent' }), print: () => {}, waits });
+    await expect(apply).rejects.toThrow(new RegExp(`^no SPIRE server socket at ${socket} \\(spireServerSocketPath, or --socket\\): check the path, and that the SPIRE server runs and shares it$`));
+    expect(lines).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // As a process: exit 2, the one line.
+    const cli = spawnCli(['plan', '--config', config(), '--manifests', manifests, '--socket', socket]);
+    expect(await exitCode(cli)).toBe(2);
+    expect(cli.output()).toContain(`spire-reconciler: no SPIRE server socket at ${socket}`);
+  });
+
+  it('a socket file that does not answer yet: says at once that it waits, where and for how long, then names the socket it gave up on', async () => {
+    const socket = join(dir, 'silent.sock');
+    // Accepts connections and never speaks: a SPIRE server still starting, or hung.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(socket, resolve));
+    const lines: string[] = [];
+    const started = Date.now();
+    const waits = periodicWaits((line) => lines.push(line));
+    try {
+      const outcome = runOnce({ config: config('spireRpcTimeout: 2s\n'), manifests: [manifests], socket }, { apply: false, log: pino({ level: 'silent' }), print: () => {}, waits });
+      await expect(outcome).rejects.toThrow(`SPIRE server not reachable at ${socket} after 2s: the socket exists but the server does not answer`);
+    } finally {
+      silent.close();
+    }
+    expect(lines[0]).toMatch(new RegExp(`^waiting for the SPIRE server at ${socket} \\(up to 2 s\\)…$`));
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
   });
 

@@ -19,14 +19,17 @@ const entries = join(DEMO_DIR, 'spire-entries.json');
 // Process start-up on a loaded machine takes seconds of its own.
 const SLOW = 60_000;
 
-/** An API server that accepts connections and never answers (a dead VPN, a firewall dropping replies). */
-async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * A server that accepts connections and never answers: an API server behind a dead VPN or a
+ * firewall dropping replies, or (on a Unix socket `path`) a SPIRE server still starting.
+ */
+async function silentServer(path?: string): Promise<{ url: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((s) => void sockets.add(s));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => (path ? server.listen(path, resolve) : server.listen(0, '127.0.0.1', resolve)));
+  const { port } = path ? { port: 0 } : (server.address() as { port: number });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: path ?? `http://127.0.0.1:${port}`,
     close: () => {
       for (const s of sockets) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -73,8 +76,9 @@ describe('waiting for SPIRE or the API server is said on stderr at once and ever
     return path;
   }
 
-  it('plan with the demo config and no SPIRE socket: at once with the limit, then every 5 s', { timeout: SLOW }, async () => {
+  it('plan with the demo config and a SPIRE socket that does not answer yet: at once with the limit, then every 5 s', { timeout: SLOW }, async () => {
     const socket = join(dir, 'api.sock');
+    api = await silentServer(socket);
     cli = spawnCli(['plan', '--config', join(DEMO_DIR, 'config.yaml'), '--manifests', manifests, '--socket', socket]);
     await waitForOutput(cli, /\(5 s of 30 s\)…/, SLOW);
     expect(cli.output().trim().split('\n')).toEqual([`waiting for the SPIRE server at ${socket} (up to 30 s)…`, `waiting for the SPIRE server at ${socket} (5 s of 30 s)…`]);

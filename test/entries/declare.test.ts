@@ -228,6 +228,30 @@ describe('ClusterSPIFFEIDs select namespaces and pods as spire-controller-manage
     expect(s.selection.get('csid-default')?.podsSelected).toBe(2);
   });
 
+  // docs/entries.md, "Fallback and render failures".
+  it('a pod whose entry from a non-fallback object fails to render gets no fallback entry: it keeps the one identity it has', () => {
+    const objects = [csid('default', { fallback: true }), csid('web', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/web/{{ .PodMeta.Labels.tier }}' })];
+    const tiered = pod('default', 'tiered', { metadata: { name: 'tiered', namespace: 'default', uid: 'uid-tiered', labels: { app: 'tiered', tier: 'front' } } });
+    // No tier label: Go prints "<no value>", which no SPIFFE ID holds.
+    const untiered = pod('default', 'untiered');
+    const s = declareEntries(snap({ clusterSPIFFEIDs: objects, pods: [tiered, untiered] }), settings);
+    expect(s.entries.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/web/front']);
+    expect(s.renderFailures.map((f) => `${f.owner.name} ${f.pod}`)).toEqual(['web default/untiered']);
+    // Its entries (whatever it had) are unknown, so kept: the fallback's would be a second identity.
+    expect(s.unknownPods).toEqual(new Set(['uid-untiered']));
+    // The pod pass decides the same.
+    const part = declarePods([untiered], { clusterSPIFFEIDs: objects, namespace: () => ns('default'), node: () => node, services: () => new Map() }, settings);
+    expect(part.entries).toEqual([]);
+    expect(part.unknownPods).toEqual(new Set(['uid-untiered']));
+  });
+
+  it('an invalid non-fallback object that selects a pod keeps the fallback from it too', () => {
+    const objects = [csid('default', { fallback: true }), csid('web', { podSelector: { matchLabels: { app: 'w' } }, spiffeIDTemplate: '{{ .Nope' })];
+    const s = declareEntries(snap({ clusterSPIFFEIDs: objects, pods: [pod('default', 'w'), pod('default', 'other')] }), settings);
+    expect(s.entries.map((d) => d.spec.spiffeId)).toEqual(['spiffe://example.org/default/other']);
+    expect(s.keepAllPodEntries).toMatch(/^pod entries are kept: ClusterSPIFFEID web: spec\.spiffeIDTemplate/);
+  });
+
   it.each([
     ['', false, ['none']],
     ['', true, ['none']],
@@ -374,8 +398,10 @@ describe('the selection rule both walks apply to one (ClusterSPIFFEID, namespace
     expect(selectPod(web, shop, pod('shop', 'x'), false, ctx)).toEqual({ outcome: 'not-selected' });
     const v = selectPod(web, shop, pod('shop', 'w'), false, ctx);
     expect(v).toMatchObject({ outcome: 'declared', spec: { spiffeId: 'spiffe://example.org/web/w' } });
-    // An entry from a non-fallback object covers the pod.
+    // An entry from a non-fallback object covers the pod; so does one that fails to render.
     expect(coversFallbacks(web, v)).toBe(true);
+    expect(coversFallbacks(web, { outcome: 'failed' })).toBe(true);
+    expect(coversFallbacks(web, { outcome: 'unscheduled' })).toBe(false);
   });
 
   it('suppresses a fallback object for a covered pod only, and a fallback entry covers nothing', () => {

@@ -156,6 +156,8 @@ describe('a ClusterSPIFFEID whose templates can only render what SPIRE refuses i
     ['a literal https:// URL', { spiffeIDTemplate: 'https://example.org/web' }, 'spec.spiffeIDTemplate', 'invalid SPIFFE ID "https://example.org/web": scheme is missing or invalid'],
     ['a literal ID under /spire', { spiffeIDTemplate: 'spiffe://example.org/spire/x' }, 'spec.spiffeIDTemplate', 'invalid SPIFFE ID "spiffe://example.org/spire/x": "spiffe://example.org/spire/x" is not a workload in trust domain "example.org"; path is in the reserved namespace'],
     ['an https:// scheme before the actions', { spiffeIDTemplate: 'https://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}' }, 'spec.spiffeIDTemplate', 'every SPIFFE ID it renders is invalid: scheme is missing or invalid (it begins "https://")'],
+    ['one slash after the scheme, then the trust domain', { spiffeIDTemplate: 'spiffe:/{{ .TrustDomain }}/x' }, 'spec.spiffeIDTemplate', 'every SPIFFE ID it renders is invalid: scheme is missing or invalid: it begins "spiffe:/" and then .TrustDomain, which holds no "/" or ":", so never "spiffe://"'],
+    ['no slash after the scheme, then a pod\'s namespace', { spiffeIDTemplate: 'spiffe:{{ .PodMeta.Namespace }}/x' }, 'spec.spiffeIDTemplate', 'every SPIFFE ID it renders is invalid: scheme is missing or invalid: it begins "spiffe:" and then .PodMeta.Namespace, which holds no "/" or ":", so never "spiffe://"'],
     ['a query among the actions', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}?sa={{ .PodSpec.ServiceAccountName }}' }, 'spec.spiffeIDTemplate', 'every SPIFFE ID it renders is invalid: it holds "?", and SPIFFE IDs hold only letters, numbers, dots, dashes, underscores and slashes'],
     ['%2F among the actions', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns%2F{{ .PodMeta.Namespace }}' }, 'spec.spiffeIDTemplate', 'every SPIFFE ID it renders is invalid: it holds "%", and SPIFFE IDs hold only letters, numbers, dots, dashes, underscores and slashes'],
     ['a dot segment between fixed slashes', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/../{{ .PodMeta.Namespace }}' }, 'spec.spiffeIDTemplate', 'every SPIFFE ID it renders is invalid: path cannot contain dot segments'],
@@ -183,6 +185,8 @@ describe('a ClusterSPIFFEID whose templates can only render what SPIRE refuses i
     'spiffe://example.org/spire{{ .PodMeta.Name }}',
     'spiffe://example.org/..{{ .PodMeta.Name }}',
     '{{ "spiffe" }}://example.org/web',
+    // A field that may hold "/" (an annotation) could still complete the scheme.
+    'spiffe:/{{ .PodMeta.Annotations.where }}',
     'spiffe://example.org/{{ if .PodMeta.Labels.x }}?{{ end }}web',
   ])('%j is left to the per-pod render', (spiffeIDTemplate) => {
     expect(checkObject('ClusterSPIFFEID', csid({ spiffeIDTemplate }), TD)).toEqual([]);

@@ -7,7 +7,7 @@ import { passOptions } from '../../src/cli/context.js';
 import { type LiveController, startLive } from '../../src/manager/live.js';
 import type { ControllerMetrics } from '../../src/manager/metrics.js';
 import type { RpcObserver } from '../../src/spire/index.js';
-import { FakeKubeApiServer } from '../support/kube/index.js';
+import { FakeKubeApiServer, type FakeKubeApiServerOptions } from '../support/kube/index.js';
 import type { MemorySpireServerOptions } from '../../src/memspire/index.js';
 import { startTestSpire, type TestSpire } from '../support/spire.js';
 
@@ -23,8 +23,8 @@ export interface World {
 export const TD = 'example.org';
 
 /** A fake API server, an in-memory SPIRE server, and controllers started on demand. */
-export async function startWorld(over: Partial<ControllerConfig> = {}, spireOptions: Partial<MemorySpireServerOptions> = {}): Promise<World> {
-  const kube = await FakeKubeApiServer.start();
+export async function startWorld(over: Partial<ControllerConfig> = {}, spireOptions: Partial<MemorySpireServerOptions> = {}, kubeOptions: FakeKubeApiServerOptions = {}): Promise<World> {
+  const kube = await FakeKubeApiServer.start(kubeOptions);
   const spire = await startTestSpire(spireOptions);
   const config: ControllerConfig = {
     ...defaultConfig(),

@@ -242,13 +242,31 @@ describe('an unknown field is reported, ignored, and the object kept', () => {
     const set = await loadManifests([root]);
     expect(set.problems.map((p) => [p.document, p.severity, p.kind, p.name, p.field, p.message])).toEqual([
       [0, 'warning', 'ClusterSPIFFEID', 'typo', 'extra', 'unknown field (ignored)'],
-      [0, 'warning', 'ClusterSPIFFEID', 'typo', 'spec.spiffeIdTemplate', 'unknown field (ignored)'],
-      [0, 'warning', 'ClusterSPIFFEID', 'typo', 'spec.namespaceSelector.matchNames', 'unknown field (ignored)'],
+      // The nearest known key, as for config keys: case differences and small typos.
+      [0, 'warning', 'ClusterSPIFFEID', 'typo', 'spec.spiffeIdTemplate', 'unknown field, ignored (did you mean spiffeIDTemplate?)'],
+      [0, 'warning', 'ClusterSPIFFEID', 'typo', 'spec.namespaceSelector.matchNames', 'unknown field, ignored (did you mean matchLabels?)'],
     ]);
     // Pruned as the API server would: the selector is now empty, i.e. it selects every namespace.
     expect(set.clusterSPIFFEIDs).toHaveLength(1);
     expect(set.clusterSPIFFEIDs[0]?.spec).toEqual({ spiffeIDTemplate: 'spiffe://example.org/typo', namespaceSelector: {} });
     expect(set.clusterSPIFFEIDs[0]).not.toHaveProperty('extra');
+  });
+
+  it('names the nearest known key at every depth, of every kind', async () => {
+    const root = await writeTree({
+      'm.yaml': [
+        csid('one', '  spiffeIDTemplat: x\n  podSelector:\n    matchLabel: {a: b}\n'),
+        'apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterStaticEntry\nmetadata: {name: two}\nspec:\n  spiffeID: spiffe://example.org/a\n  parentID: spiffe://example.org/b\n  selectors: [unix:uid:1]\n  dnsName: [a.example]\n',
+        'apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterFederatedTrustDomain\nmetadata: {name: three}\nspec:\n  trustDomain: partner.example\n  bundleEndpointURL: https://partner.example/b\n  bundleEndpointProfile: {type: https_web}\n  bundleEndpointUrl: https://x\n',
+      ].join('---\n'),
+    });
+    const set = await loadManifests([root]);
+    expect(set.problems.map((p) => `${p.kind}/${p.name}: ${p.field}: ${p.message}`)).toEqual([
+      'ClusterSPIFFEID/one: spec.spiffeIDTemplat: unknown field, ignored (did you mean spiffeIDTemplate?)',
+      'ClusterSPIFFEID/one: spec.podSelector.matchLabel: unknown field, ignored (did you mean matchLabels?)',
+      'ClusterStaticEntry/two: spec.dnsName: unknown field, ignored (did you mean dnsNames?)',
+      'ClusterFederatedTrustDomain/three: spec.bundleEndpointUrl: unknown field, ignored (did you mean bundleEndpointURL?)',
+    ]);
   });
 
   it('but not for fields inside metadata', async () => {

@@ -70,6 +70,8 @@ export interface ControlPlane {
   writeKubeconfig(path: string, kc: KubeConfig): void;
   /** etcd's current revision (the API server's resourceVersion). */
   etcdRevision(): Promise<number>;
+  /** Installs one of crds/ left out at start (`leaveOutCrds`) and waits until the API server serves its resource. */
+  installCrd(name: string): Promise<void>;
   /** Compacts etcd's history up to its current revision: older resourceVersions are gone. Returns that revision. */
   compactEtcd(): Promise<number>;
   /** Stops kube-apiserver (SIGTERM) and starts it again on the same port and etcd: every connection drops, its watch cache starts afresh. */
@@ -151,6 +153,11 @@ export interface ControlPlaneOptions {
    * Off by default: the real API server lane neither needs nor waits for them.
    */
   controllers?: boolean;
+  /**
+   * CRDs of crds/ not installed at start, by name (`clusterstaticentries.spire.spiffe.io`):
+   * a cluster that has only some of them. `installCrd` adds one later.
+   */
+  leaveOutCrds?: string[];
 }
 
 /** Starts etcd and kube-apiserver, waits for /readyz, applies crds/ and waits until they are served. */
@@ -232,18 +239,23 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const admin = kubeConfigFor(url, pki.caPem, { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
     const request = <T>(method: Method, path: string, o: { query?: Record<string, string>; body?: unknown; contentType?: string } = {}) => kubeRequest<T>(admin, method, path, o);
 
-    const crds = crdObjects();
-    for (const crd of crds) await request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
-    const established = async () => {
-      for (const crd of crds) {
-        const got = await request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
-        if (!got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return false;
-      }
-      // Established is set before the resources are in discovery and servable: ask for them.
-      await request('GET', '/apis/spire.spiffe.io/v1alpha1/clusterspiffeids');
-      return true;
+    const allCrds = crdObjects();
+    const unknown = (opts.leaveOutCrds ?? []).filter((n) => !allCrds.some((c) => c.metadata.name === n));
+    if (unknown.length > 0) throw new Error(`leaveOutCrds: no CRD ${unknown.join(', ')} in crds/`);
+    const install = async (crds: { metadata: { name: string } }[]) => {
+      for (const crd of crds) await request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+      const established = async () => {
+        for (const crd of crds) {
+          const got = await request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+          if (!got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return false;
+          // Established is set before the resource is in discovery and servable: ask for it.
+          await request('GET', `/apis/spire.spiffe.io/v1alpha1/${crd.metadata.name.split('.')[0]}`);
+        }
+        return true;
+      };
+      await waitFor('the CRDs', apiServer, apiLog, established, timeoutMs);
     };
-    await waitFor('the CRDs', apiServer, apiLog, established, timeoutMs);
+    await install(allCrds.filter((c) => !opts.leaveOutCrds?.includes(c.metadata.name)));
 
     const versions: ControlPlaneVersions = {
       kubernetes: (await request<{ gitVersion: string }>('GET', '/version')).gitVersion,
@@ -320,6 +332,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         return kubeConfigFor(url, pki.caPem, { token: tr.status.token }, namespace);
       },
       writeKubeconfig: writeKubeconfigFile,
+      async installCrd(name) {
+        const crd = allCrds.find((c) => c.metadata.name === name);
+        if (!crd) throw new Error(`installCrd: no CRD ${name} in crds/`);
+        await install([crd]);
+      },
       etcdRevision,
       async compactEtcd() {
         const revision = await etcdRevision();
