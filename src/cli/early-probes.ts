@@ -23,6 +23,7 @@
  * net/http.ts.
  */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { type BindAddress, offerListener, parseBindAddress } from '../net/http.js';
 
@@ -86,34 +87,64 @@ export function earlyProbeSettings(args: readonly string[], read: (path: string)
 }
 
 /**
+ * The early answer to a request for `path`: readiness and liveness `ok`,
+ * a condition (`<readiness>/<name>`) and anything else 503 `starting`. Self-
+ * contained, since the worker runs it from its source text.
+ */
+export function earlyAnswer(path: string, readinessPath: string, livenessPath: string): { status: number; body: string } {
+  if (path === readinessPath || path === livenessPath) return { status: 200, body: 'ok' };
+  return { status: 503, body: path.startsWith(`${readinessPath}/`) ? `${path.slice(readinessPath.length + 1)}: starting\n` : 'starting\n' };
+}
+
+/**
  * The worker's program (CommonJS, run with `eval`, so that it needs no file
  * of its own beside the bundle): listens at workerData's address and answers
- * the readiness and liveness paths `ok`, anything else 503 `starting`; says
- * "listening" or the error; stops listening and ends when told.
+ * as earlyAnswer; says "listening" or the error; stops listening and ends
+ * when told.
  */
 const WORKER = `
 const { createServer } = require('node:http');
 const { parentPort, workerData: w } = require('node:worker_threads');
+const earlyAnswer = ${earlyAnswer.toString()};
 const server = createServer((req, res) => {
-  const path = new URL(req.url || '/', 'http://localhost').pathname;
-  const ok = path === w.readinessPath || path === w.livenessPath;
-  res.writeHead(ok ? 200 : 503, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' });
-  res.end(ok ? 'ok' : path.startsWith(w.readinessPath + '/') ? path.slice(w.readinessPath.length + 1) + ': starting\\n' : 'starting\\n');
+  const a = earlyAnswer(new URL(req.url || '/', 'http://localhost').pathname, w.readinessPath, w.livenessPath);
+  res.writeHead(a.status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' });
+  res.end(a.body);
 });
 server.once('error', (err) => parentPort.postMessage(String(err.code || err.message)));
 server.listen({ port: w.port, host: w.host, reusePort: true }, () => parentPort.postMessage('listening'));
 parentPort.once('message', () => server.close(() => process.exit(0)));
 `;
 
+/** Listens with SO_REUSEPORT; resolves false when the address cannot be bound. */
+function listenShared(server: Server, bind: BindAddress): Promise<boolean> {
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}), reusePort: true }, () => resolve(true));
+  });
+}
+
 /**
- * Starts the worker answering at the probe address `run` will use, and offers
- * it to `run`'s probe server. Never throws: an address the worker cannot bind
- * is left for `run` to report as it always does.
+ * Answers at the probe address `run` will use, and offers the listener to
+ * `run`'s probe server. This thread listens first, at once: a probe that
+ * comes before the worker listens waits in the backlog for an answer rather
+ * than being refused (a refused probe fails, and costs a probe period). Then
+ * the worker listens beside it, and this thread's socket closes: from then on
+ * the worker answers at once, whatever this thread is loading. Never throws:
+ * an address that cannot be bound is left for `run` to report as it always
+ * does; a worker that does not start leaves this thread's listener offered.
  */
 export async function startEarlyProbes(args: readonly string[]): Promise<void> {
   const settings = earlyProbeSettings(args);
   if (!settings) return;
   const { bind, readinessPath, livenessPath } = settings;
+  const here = createServer((req, res) => {
+    const a = earlyAnswer(new URL(req.url ?? '/', 'http://localhost').pathname, readinessPath, livenessPath);
+    res.writeHead(a.status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' });
+    res.end(a.body);
+  });
+  if (!(await listenShared(here, bind))) return;
+  const closeHere = () => new Promise<void>((resolve) => here.close(() => resolve()));
   const worker = new Worker(WORKER, { eval: true, workerData: { port: bind.port, host: bind.host, readinessPath, livenessPath } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const said = await new Promise<string>((resolve) => {
@@ -122,8 +153,10 @@ export async function startEarlyProbes(args: readonly string[]): Promise<void> {
   });
   if (said !== 'listening') {
     await worker.terminate();
+    offerListener(bind, { release: closeHere });
     return;
   }
+  await closeHere();
   offerListener(bind, {
     release: async () => {
       worker.postMessage('stop');
