@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments, stringify as toYaml } from 'yaml';
+import { parseAllDocuments, parse as parseYaml, stringify as toYaml } from 'yaml';
 import { KubeApiError } from '../../src/kube/rest.js';
 import { type EntryOut, SpireClient } from '../../src/spire/index.js';
 import { exitCode, httpGet, repoRoot, spawnCli } from '../support/cli.js';
@@ -56,6 +56,12 @@ const WEB_ID = (name: string) => `spiffe://${TD}/ns/${NS}/sa/web/web/${name}`;
  * sidecar holds (the Role names it), and where the agent's socket is on the
  * node. Rendered by kustomize, as `kubectl apply -k` renders it.
  */
+/** The image deploy/standalone's kustomization names (its `images:` newName). */
+function baseImage(): string {
+  const k = parseYaml(readFileSync(join(repoRoot, 'deploy/standalone/kustomization.yaml'), 'utf8')) as { images: { newName: string }[] };
+  return k.images[0]!.newName;
+}
+
 async function renderStandalone(c: Cluster, dep: Deployment): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'standalone-overlay-'));
   const { spireServerSocketPath: _socket, ...sidecar } = chartConfig as Record<string, unknown>;
@@ -75,7 +81,8 @@ async function renderStandalone(c: Cluster, dep: Deployment): Promise<string> {
       kind: 'Kustomization',
       // kustomize takes a base by a relative path only.
       resources: [relative(dir, join(repoRoot, 'deploy/standalone'))],
-      images: [{ name: 'spire-reconciler', newName: 'localhost/spire-reconciler', newTag: 'dev' }],
+      // The base names the image as a user's registry would (its `images:`): the overlay renames that.
+      images: [{ name: baseImage(), newName: 'localhost/spire-reconciler', newTag: 'dev' }],
       patches: [
         patch('ConfigMap', 'spire-reconciler-standalone-config', [{ op: 'replace', path: '/data/config.yaml', value: toYaml(config) }]),
         patch('Role', 'spire-reconciler-standalone-leader-election', [{ op: 'replace', path: '/rules/1/resourceNames', value: [LEASE] }]),
