@@ -263,7 +263,8 @@ function serverPod(plane: ControlPlane, node: RealNode, ports: Ports, controller
           args: ['-config', '/run/spire/config/server.conf'],
           env: apiEnv(plane),
           ports: [{ name: 'grpc', containerPort: ports.spireServer }],
-          livenessProbe: probe(ports.spireServerHealth, '/live'),
+          // As the SPIRE helm chart's (a minute apart): a busy two-core node must not get the SPIRE server killed.
+          livenessProbe: { httpGet: { host: '127.0.0.1', port: ports.spireServerHealth, path: '/live' }, periodSeconds: 60, timeoutSeconds: 3, failureThreshold: 2 },
           readinessProbe: probe(ports.spireServerHealth, '/ready'),
           securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
           volumeMounts: [
