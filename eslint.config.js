@@ -20,7 +20,7 @@ const MAY_IMPORT = {
   // The CRD and Kubernetes types, the config, the objects a pass reads and the problems it reports.
   api: [],
   spire: ['gen', 'api', 'spiffe', 'net', 'x509'],
-  workloadapi: ['gen', 'api', 'spiffe', 'net', 'x509'],
+  workloadapi: ['gen', 'api', 'spire', 'spiffe', 'net', 'x509'],
   manifests: ['api', 'spiffe', 'template'],
   kube: ['api', 'net', 'template'],
   entries: ['api', 'spire', 'spiffe', 'template', 'net'],

@@ -1,10 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { ProtoGrpcType as WorkloadProto } from '../gen/workload.js';
-
-/** The proto root, found relative to this module so it works from src/ (tsx) and dist/. */
-export const PROTO_ROOT = fileURLToPath(new URL('../../proto', import.meta.url));
+// The flags of `npm run gen:proto`, which the generated types describe, and our proto root: one for every proto of ours.
+import { LOADER_OPTIONS } from '../spire/proto.js';
 
 export const WORKLOAD_PROTO = 'spiffe/workload/workload.proto';
 
@@ -15,20 +13,6 @@ export const WORKLOAD_PROTO = 'spiffe/workload/workload.proto';
  * tricked into it.
  */
 export const SECURITY_HEADER = 'workload.spiffe.io';
-
-/**
- * Loader options: the flags of `npm run gen:proto` (as src/spire/proto.ts
- * uses them), or the generated types would describe objects the runtime
- * never produces. Bytes stay Buffers, maps plain objects.
- */
-const LOADER_OPTIONS: protoLoader.Options = {
-  keepCase: true,
-  longs: String,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-  includeDirs: [PROTO_ROOT],
-};
 
 let definition: protoLoader.PackageDefinition | undefined;
 
