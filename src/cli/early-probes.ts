@@ -5,12 +5,14 @@
  * SPIRE server's pod the kubelet probes a restarted container's readiness as
  * soon as it sees it running, and a probe missed keeps the whole pod, SPIRE
  * included, out of its Service for another probe period
- * (docs/reliability.md). So a worker thread, whose event loop is its own,
- * answers them meanwhile. In that pod readiness is a ping
- * (manager/health.ts), so answering it now says nothing the controller would
- * not say later. When `run` serves its own probes it binds the same address
- * beside the worker (both with SO_REUSEPORT, so the port is never closed),
- * and the worker stops (net/http.ts offerListener and listen).
+ * (docs/reliability.md). So a thread of its own, whose event loop nothing
+ * else uses, answers the probes: from now, and, for readiness, for as long as
+ * the process lives, since a cold start of thousands of pods keeps the main
+ * thread busy too. In that pod readiness is a ping (manager/health.ts), so
+ * answering it there says nothing the controller would not say. When `run`
+ * serves its probes it attaches to that thread (net/http.ts offerListener,
+ * manager/health.ts serveAt), which hands it every request but readiness:
+ * liveness, the conditions, `?verbose`, metrics on the same port.
  *
  * Only where the settings are plain to read without loading the CLI: `run`
  * (or spire-controller-manager's flags), a config file that names
@@ -25,7 +27,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Worker } from 'node:worker_threads';
-import { type BindAddress, offerListener, parseBindAddress } from '../net/http.js';
+import { type BindAddress, hostPort, offerListener, parseBindAddress } from '../net/http.js';
 
 export interface EarlyProbeSettings {
   bind: BindAddress;
@@ -97,23 +99,49 @@ export function earlyAnswer(path: string, readinessPath: string, livenessPath: s
 }
 
 /**
- * The worker's program (CommonJS, run with `eval`, so that it needs no file
- * of its own beside the bundle): listens at workerData's address and answers
- * as earlyAnswer; says "listening" or the error; stops listening and ends
- * when told.
+ * The probe thread's program (CommonJS, run with `eval`, so that it needs no
+ * file of its own beside the bundle): listens at workerData's address; says
+ * "listening" or the error. The readiness probe (no `?verbose`) it answers
+ * itself, `ok`, for as long as the process lives: in the SPIRE server's pod
+ * readiness is a ping, and so it never waits for the main thread, however
+ * busy (a cold start of thousands of pods). Until `run` attaches, it answers
+ * the rest as earlyAnswer; after, it hands each request to the main thread
+ * and writes its answer. Told to stop, it closes and ends.
  */
 const WORKER = `
 const { createServer } = require('node:http');
 const { parentPort, workerData: w } = require('node:worker_threads');
 const earlyAnswer = ${earlyAnswer.toString()};
+const waiting = new Map();
+let attached = false;
+let next = 0;
 const server = createServer((req, res) => {
-  const a = earlyAnswer(new URL(req.url || '/', 'http://localhost').pathname, w.readinessPath, w.livenessPath);
-  res.writeHead(a.status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' });
-  res.end(a.body);
+  const url = new URL(req.url || '/', 'http://localhost');
+  const probe = (req.method === 'GET' || req.method === 'HEAD') && url.pathname === w.readinessPath && !url.searchParams.has('verbose');
+  if (probe || !attached) {
+    const a = earlyAnswer(url.pathname, w.readinessPath, w.livenessPath);
+    res.writeHead(a.status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(req.method === 'HEAD' ? undefined : a.body);
+    return;
+  }
+  const id = ++next;
+  waiting.set(id, res);
+  res.on('close', () => waiting.delete(id));
+  parentPort.postMessage({ type: 'ask', id, method: req.method, url: req.url || '/' });
 });
-server.once('error', (err) => parentPort.postMessage(String(err.code || err.message)));
-server.listen({ port: w.port, host: w.host, reusePort: true }, () => parentPort.postMessage('listening'));
-parentPort.once('message', () => server.close(() => process.exit(0)));
+server.once('error', (err) => parentPort.postMessage({ type: 'failed', why: String(err.code || err.message) }));
+server.listen({ port: w.port, host: w.host, reusePort: true }, () => parentPort.postMessage({ type: 'listening' }));
+parentPort.on('message', (m) => {
+  if (m.type === 'attach') attached = true;
+  else if (m.type === 'answer') {
+    const res = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (res) {
+      res.writeHead(m.status, { ...m.headers, 'Content-Length': String(Buffer.byteLength(m.body)) });
+      res.end(m.method === 'HEAD' ? undefined : m.body);
+    }
+  } else if (m.type === 'stop') server.close(() => process.exit(0));
+});
 `;
 
 /** Listens with SO_REUSEPORT; resolves false when the address cannot be bound. */
@@ -127,12 +155,14 @@ function listenShared(server: Server, bind: BindAddress): Promise<boolean> {
 /**
  * Answers at the probe address `run` will use, and offers the listener to
  * `run`'s probe server. This thread listens first, at once: a probe that
- * comes before the worker listens waits in the backlog for an answer rather
- * than being refused (a refused probe fails, and costs a probe period). Then
- * the worker listens beside it, and this thread's socket closes: from then on
- * the worker answers at once, whatever this thread is loading. Never throws:
- * an address that cannot be bound is left for `run` to report as it always
- * does; a worker that does not start leaves this thread's listener offered.
+ * comes before the probe thread listens waits in the backlog for an answer
+ * rather than being refused (a refused probe fails, and costs a probe
+ * period). Then the probe thread listens beside it, and this thread's socket
+ * closes. `run` attaches to the probe thread (manager/health.ts), which goes
+ * on answering readiness itself. Never throws: an address that cannot be
+ * bound is left for `run` to report as it always does; a probe thread that
+ * does not start leaves this thread's listener offered, for `run` to bind
+ * beside and release.
  */
 export async function startEarlyProbes(args: readonly string[]): Promise<void> {
   const settings = earlyProbeSettings(args);
@@ -148,7 +178,7 @@ export async function startEarlyProbes(args: readonly string[]): Promise<void> {
   const worker = new Worker(WORKER, { eval: true, workerData: { port: bind.port, host: bind.host, readinessPath, livenessPath } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const said = await new Promise<string>((resolve) => {
-    worker.once('message', (m: string) => resolve(m));
+    worker.once('message', (m: { type: string; why?: string }) => resolve(m.type === 'listening' ? 'listening' : (m.why ?? m.type)));
     worker.once('error', (err) => resolve(err.message));
   });
   if (said !== 'listening') {
@@ -157,10 +187,19 @@ export async function startEarlyProbes(args: readonly string[]): Promise<void> {
     return;
   }
   await closeHere();
+  const stop = async () => {
+    worker.postMessage({ type: 'stop' });
+    await exited;
+  };
   offerListener(bind, {
-    release: async () => {
-      worker.postMessage('stop');
-      await exited;
+    release: stop,
+    attach(serve) {
+      worker.on('message', (m: { type: string; id: number; method: string; url: string }) => {
+        if (m.type !== 'ask') return;
+        void serve({ method: m.method, url: m.url }).then((a) => worker.postMessage({ type: 'answer', id: m.id, method: m.method, ...a }));
+      });
+      worker.postMessage({ type: 'attach' });
+      return { address: hostPort(bind.host ?? '', bind.port), close: stop };
     },
   });
 }

@@ -1,6 +1,6 @@
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { type BindAddress, closeServer, listen, parseBindAddress, sameBindAddress } from '../net/http.js';
+import { type BindAddress, closeServer, type HttpAnswer, type HttpAsk, listen, parseBindAddress, sameBindAddress, takeOfferedListener } from '../net/http.js';
 import { errorMessage } from '../api/errors.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import type { ControllerMetrics } from './metrics.js';
@@ -133,15 +133,11 @@ function checkResponse(check: Check): { status: number; body: string } {
   return r.ok ? { status: 200, body: r.detail } : { status: 503, body: `${r.name}: ${r.detail}\n` };
 }
 
-function reply(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
-  res.writeHead(status, {
-    'Content-Type': contentType,
-    'Content-Length': Buffer.byteLength(body),
-    'X-Content-Type-Options': 'nosniff',
-    // A probe's answer is for now only.
-    'Cache-Control': 'no-store',
-  });
-  res.end(body);
+const TEXT = 'text/plain; charset=utf-8';
+
+function answer(status: number, body: string, contentType = TEXT, extra: Record<string, string> = {}): HttpAnswer {
+  // A probe's answer is for now only.
+  return { status, body, headers: { 'Content-Type': contentType, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store', ...extra } };
 }
 
 interface ProbeRoutes {
@@ -159,32 +155,36 @@ interface Routes {
   log?: Logger;
 }
 
+/** The answer to one request: the same whether this thread's server took it or a probe thread handed it over. */
+async function respond(routes: Routes, ask: HttpAsk): Promise<HttpAnswer> {
+  // The host part is irrelevant: only the path and query are read.
+  const url = new URL(ask.url, 'http://localhost');
+  const path = url.pathname;
+  const probes = routes.probes;
+  const probe = probes && (path === probes.readinessPath ? probes.readiness : path === probes.livenessPath ? probes.liveness : undefined);
+  const single = probes?.single.get(path);
+  const metrics = path === '/metrics' ? routes.metrics : undefined;
+  if (!metrics && !probe && !single) return answer(404, 'not found\n');
+  if (ask.method !== 'GET' && ask.method !== 'HEAD') return answer(405, 'method not allowed\n', TEXT, { Allow: 'GET, HEAD' });
+  if (metrics) {
+    try {
+      const { contentType, body } = await metrics.expose();
+      return answer(200, body, contentType);
+    } catch (err) {
+      routes.log?.error({ err }, 'collecting metrics failed');
+      return answer(500, `collecting metrics failed: ${errorMessage(err)}\n`);
+    }
+  }
+  const { status, body } = probe ? probeResponse(probe, url.searchParams.has('verbose')) : checkResponse(single!);
+  return answer(status, body);
+}
+
 function handler(routes: Routes): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
-    // The host part is irrelevant: only the path and query are read.
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
-    const probes = routes.probes;
-    const probe = probes && (path === probes.readinessPath ? probes.readiness : path === probes.livenessPath ? probes.liveness : undefined);
-    const single = probes?.single.get(path);
-    const metrics = path === '/metrics' ? routes.metrics : undefined;
-    if (!metrics && !probe && !single) return reply(res, 404, 'not found\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      return reply(res, 405, 'method not allowed\n');
-    }
-    if (metrics) {
-      metrics.expose().then(
-        ({ contentType, body }) => reply(res, 200, body, contentType),
-        (err: unknown) => {
-          routes.log?.error({ err }, 'collecting metrics failed');
-          reply(res, 500, `collecting metrics failed: ${errorMessage(err)}\n`);
-        },
-      );
-      return;
-    }
-    const { status, body } = probe ? probeResponse(probe, url.searchParams.has('verbose')) : checkResponse(single!);
-    reply(res, status, body);
+    void respond(routes, { method: req.method ?? 'GET', url: req.url ?? '/' }).then((a) => {
+      res.writeHead(a.status, { ...a.headers, 'Content-Length': String(Buffer.byteLength(a.body)) });
+      res.end(a.body);
+    });
   };
 }
 
@@ -229,17 +229,17 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
     if (healthBind) plan.push({ bind: healthBind, written: opts.healthProbeBindAddress, what: 'health probes', routes: { probes, log } });
   }
 
-  const servers: Server[] = [];
+  const closers: (() => Promise<void>)[] = [];
   const addresses: string[] = [];
   try {
     for (const p of plan) {
-      const { server, address } = await listen(handler(p.routes), p.bind, p.what, p.written);
-      servers.push(server);
+      const { address, close } = await serveAt(p, opts.readiness.length === 0);
+      closers.push(close);
       addresses.push(address);
       log?.info({ address }, `serving ${p.what}`);
     }
   } catch (err) {
-    await Promise.all(servers.map(closeServer));
+    await Promise.all(closers.map((c) => c()));
     throw err;
   }
 
@@ -253,7 +253,23 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
     metricsAddress,
     healthAddress,
     close: async () => {
-      await Promise.all(servers.map(closeServer));
+      await Promise.all(closers.map((c) => c()));
     },
   };
+}
+
+/**
+ * Serves one planned address. Where bin.ts's early probe thread listens
+ * already (offerListener) and readiness is a ping (the SPIRE server's pod),
+ * that thread goes on answering readiness itself, whatever this thread is
+ * busy with, and hands every other request here. Otherwise this thread's
+ * own server binds, beside an early listener if there is one, which then
+ * stops.
+ */
+async function serveAt(p: { bind: BindAddress; written: string; what: string; routes: Routes }, readinessIsPing: boolean): Promise<{ address: string; close: () => Promise<void> }> {
+  const early = takeOfferedListener(p.bind);
+  if (early?.attach && readinessIsPing) return early.attach((ask) => respond(p.routes, ask));
+  const { server, address } = await listen(handler(p.routes), p.bind, p.what, p.written, { reusePort: early !== undefined });
+  await early?.release();
+  return { address, close: () => closeServer(server) };
 }

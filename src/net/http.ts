@@ -58,21 +58,37 @@ export function sameBindAddress(a: BindAddress, b: BindAddress): boolean {
   return a.port !== 0 && a.port === b.port && (a.host ?? '').toLowerCase() === (b.host ?? '').toLowerCase();
 }
 
-/**
- * A listener started before the rest of the program was loaded (bin.ts's
- * early probes, in a worker thread), answering at an address until the
- * program's own server listens there too; `release` then stops it and
- * resolves once its socket is closed. Both bind with SO_REUSEPORT, so the
- * address is never closed between the two.
- */
-export interface OfferedListener {
-  release(): Promise<void>;
+/** An HTTP answer as plain data, for a server that answers on another thread's behalf. */
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a request is, as one thread hands it to another to answer. */
+export interface HttpAsk {
+  method: string;
+  /** The request target: path and query. */
+  url: string;
 }
 
 /**
- * Listeners offered at addresses, for listen() to take over. Global, not
- * module state: bin.ts loads this module on its own, and the CLI's bundle
- * carries its own copy.
+ * A listener started before the rest of the program was loaded (bin.ts's
+ * early probes), answering at an address since the process began. Whoever
+ * serves there next either binds beside it (SO_REUSEPORT, so the address is
+ * never closed between the two) and then `release`s it, or, where it can,
+ * `attach`es: the listener goes on listening and hands the requests it does
+ * not answer itself to `serve`.
+ */
+export interface OfferedListener {
+  release(): Promise<void>;
+  attach?(serve: (ask: HttpAsk) => Promise<HttpAnswer>): { address: string; close(): Promise<void> };
+}
+
+/**
+ * Listeners offered at addresses, for the program's own servers to take
+ * over. Global, not module state: bin.ts loads this module on its own, and
+ * the CLI's bundle carries its own copy.
  */
 const OFFERED = Symbol.for('spire-reconciler.offered-listeners');
 
@@ -83,12 +99,13 @@ function offered(): Map<string, OfferedListener> {
 
 const offerKey = (bind: BindAddress) => `${(bind.host ?? '').toLowerCase()}|${bind.port}`;
 
-/** Leaves a listener at `bind` for the next listen() there to take over (port 0 is never taken over). */
+/** Leaves a listener at `bind` for the next server there to take over (port 0 is never taken over). */
 export function offerListener(bind: BindAddress, listener: OfferedListener): void {
   if (bind.port !== 0) offered().set(offerKey(bind), listener);
 }
 
-function takeOffered(bind: BindAddress): OfferedListener | undefined {
+/** The listener offered at `bind`, if any, now the caller's to release or attach to. */
+export function takeOfferedListener(bind: BindAddress): OfferedListener | undefined {
   const key = offerKey(bind);
   const listener = offered().get(key);
   offered().delete(key);
@@ -100,27 +117,23 @@ function takeOffered(bind: BindAddress): OfferedListener | undefined {
  * HTTPS server), and resolves once it listens, with the actual address (the
  * port is known only now when 0 was asked for). A failure to bind rejects
  * with an error naming what was being served and where; the server can then
- * be given to listen() again. A plain handler takes over from a listener
- * offered at the same address (offerListener).
+ * be given to listen() again. `reusePort` binds beside a listener already
+ * there (an offered one, which the caller then releases).
  */
-export function listen(handler: RequestListener, bind: BindAddress, what: string, written: string): Promise<{ server: Server; address: string }>;
-export function listen<S extends AnyHttpServer>(server: S, bind: BindAddress, what: string, written: string): Promise<{ server: S; address: string }>;
-export function listen(serve: RequestListener | AnyHttpServer, bind: BindAddress, what: string, written: string): Promise<{ server: AnyHttpServer; address: string }> {
+export function listen(handler: RequestListener, bind: BindAddress, what: string, written: string, opts?: { reusePort?: boolean }): Promise<{ server: Server; address: string }>;
+export function listen<S extends AnyHttpServer>(server: S, bind: BindAddress, what: string, written: string, opts?: { reusePort?: boolean }): Promise<{ server: S; address: string }>;
+export function listen(serve: RequestListener | AnyHttpServer, bind: BindAddress, what: string, written: string, opts: { reusePort?: boolean } = {}): Promise<{ server: AnyHttpServer; address: string }> {
   const server = typeof serve === 'function' ? createServer(serve) : serve;
-  // Someone answers there since the process began (offerListener): bind beside it, then let it go.
-  const early = typeof serve === 'function' ? takeOffered(bind) : undefined;
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       const reason = err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : (err.code ?? err.message);
       reject(new Error(`cannot serve ${what} on ${written}: ${reason}`, { cause: err }));
     };
     server.once('error', onError);
-    server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}), ...(early ? { reusePort: true } : {}) }, () => {
+    server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}), ...(opts.reusePort ? { reusePort: true } : {}) }, () => {
       server.off('error', onError);
       const a = server.address() as AddressInfo;
-      const listening = { server, address: hostPort(a.address, a.port) };
-      if (early) early.release().then(() => resolve(listening), () => resolve(listening));
-      else resolve(listening);
+      resolve({ server, address: hostPort(a.address, a.port) });
     });
   });
 }

@@ -41,20 +41,22 @@ function buildBin(outDir: string): string {
       throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     },
   })!;
-  const source = join(repoRoot, 'src/cli/bin.ts');
-  // The package is "type": "module", so NodeNext emits bin.ts as an ES module.
-  // transpileModule does not read package.json; an .mts name tells it the same.
-  const { outputText, diagnostics } = ts.transpileModule(readFileSync(source, 'utf8'), {
-    compilerOptions: parsed.options,
-    fileName: source.replace(/\.ts$/, '.mts'),
-    reportDiagnostics: true,
-  });
-  if (diagnostics?.length) throw new Error(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n'));
-  mkdirSync(join(outDir, 'cli'), { recursive: true });
+  // bin.ts and what it loads before main.js: the early probes and the HTTP plumbing they use.
+  for (const file of ['cli/bin.ts', 'cli/early-probes.ts', 'net/http.ts']) {
+    const source = join(repoRoot, 'src', file);
+    // The package is "type": "module", so NodeNext emits these as ES modules.
+    // transpileModule does not read package.json; an .mts name tells it the same.
+    const { outputText, diagnostics } = ts.transpileModule(readFileSync(source, 'utf8'), {
+      compilerOptions: parsed.options,
+      fileName: source.replace(/\.ts$/, '.mts'),
+      reportDiagnostics: true,
+    });
+    if (diagnostics?.length) throw new Error(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n'));
+    mkdirSync(join(outDir, file, '..'), { recursive: true });
+    writeFileSync(join(outDir, file.replace(/\.ts$/, '.js')), outputText);
+  }
   writeFileSync(join(outDir, 'package.json'), JSON.stringify({ type: 'module' }));
-  const out = join(outDir, 'cli/bin.js');
-  writeFileSync(out, outputText);
-  return out;
+  return join(outDir, 'cli/bin.js');
 }
 
 describe('the spire-reconciler bin', () => {
@@ -103,11 +105,11 @@ describe('the spire-reconciler bin', () => {
       expect(r.stdout).toBe('main');
       expect(r.status).toBe(0);
       // One directory per Node version and V8 configuration, holding a file per module compiled
-      // once the cache was on: main.js (bin.js itself was compiled before).
+      // once the cache was on: early-probes.js, net/http.js and main.js (bin.js itself was compiled before).
       const [versionDir, ...others] = readdirSync(join(tmp, 'node-compile-cache'));
       expect(others).toEqual([]);
       expect(versionDir).toMatch(/^v24\./);
-      expect(readdirSync(join(tmp, 'node-compile-cache', versionDir!)).length).toBe(1);
+      expect(readdirSync(join(tmp, 'node-compile-cache', versionDir!)).length).toBe(3);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

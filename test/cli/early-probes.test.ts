@@ -88,6 +88,43 @@ describe("the early probe server, handed over to run's", () => {
     expect((await httpGet(`${base}/readyz?verbose`)).body).toBe('[-]informers-synced failed: starting (does not decide readiness)\nreadiness check passed\n');
   });
 
+  it("readiness is answered by the probe thread while this thread is busy; the rest waits for this thread's answer", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'early-probes-'));
+    const port = await freePort();
+    writeFileSync(join(dir, 'c.yaml'), config(`health:\n  healthProbeBindAddress: 127.0.0.1:${port}\n`));
+    await startEarlyProbes(['run', '--config', join(dir, 'c.yaml')]);
+    served = await serveObservability({
+      metricsBindAddress: '0',
+      healthProbeBindAddress: `127.0.0.1:${port}`,
+      readinessPath: '/readyz',
+      livenessPath: '/healthz',
+      metrics: new ControllerMetrics(),
+      readiness: [],
+      liveness: [ping],
+      conditions: [informersSynced(() => undefined)],
+    });
+    // Another process asks while this thread's event loop is held for 2 s; it prints when each answer came (the same clock).
+    const asker = spawn(
+      process.execPath,
+      ['-e', `for (const p of ['/readyz', '/readyz/informers-synced']) fetch('http://127.0.0.1:${port}' + p).then(async (r) => console.log(p, r.status, Date.now(), await r.text()));`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    asker.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const held = Date.now();
+    while (Date.now() - held < 2_000) {
+      // Busy: no timer, no socket of this thread runs; the asker starts and asks meanwhile.
+    }
+    const released = Date.now();
+    await exitCode(asker);
+    const answers = Object.fromEntries(out.trim().split('\n').map((l) => l.split(' ')).map(([p, status, at, ...body]) => [p, { status: Number(status), at: Number(at), body: body.join(' ') }]));
+    expect(answers['/readyz']).toMatchObject({ status: 200, body: 'ok' });
+    expect(answers['/readyz/informers-synced']).toMatchObject({ status: 503, body: 'informers-synced: starting' });
+    // The ping came back while this thread was held; the condition only once it was free to answer it.
+    expect(answers['/readyz']!.at).toBeLessThan(released);
+    expect(answers['/readyz/informers-synced']!.at).toBeGreaterThanOrEqual(released);
+  });
+
   it('bin.ts of `run` starts them, and run takes the port over without a clash', { timeout: 60_000 }, async () => {
     dir = mkdtempSync(join(tmpdir(), 'early-probes-'));
     const port = await freePort();
