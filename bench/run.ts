@@ -9,6 +9,7 @@
  *   npm run bench -- --peer PATH --memory-limit 256   # ours through the image's entrypoint, sized for a 256 MiB limit
  *   npm run bench -- --peer PATH --bundle             # ours bundled into one file, as the image's build does
  *   npm run bench -- --ours-only --pods 10000 --memory-limit 256   # ours measured as beside the peer, alone (ours-only.ts)
+ *   npm run bench -- --relist-cost --pods 10000,100000   # one relist of every informer, for relistInterval (relist-cost.ts)
  *   npm run bench -- --pods 10000 --apiserver real   # a real kube-apiserver and etcd
  *   npm run bench -- --pods 100000 --gc-interval 10  # full resyncs every 10 s while pod events are timed
  *   npm run bench -- --pods 100000 --stretches       # and the event loop's longest stretches meanwhile
@@ -35,6 +36,7 @@ import { loadKubeConfig } from '../src/kube/kubeconfig.js';
 import { startLive } from '../src/manager/live.js';
 import { stopByDisconnect } from './children.js';
 import { oursOnly } from './ours-only.js';
+import { relistCosts } from './relist-cost.js';
 import { sideBySide } from './side-by-side-report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -74,6 +76,10 @@ const memoryOnly = Boolean(process.env.BENCH_MEMORY_ONLY);
 
 const limit = arg('memory-limit');
 if (limit !== undefined && !(Number(limit) >= 64)) throw new Error(`--memory-limit: "${limit}" is not a number of MiB of at least 64`);
+if (process.argv.includes('--relist-cost')) {
+  await relistCosts(sizes, { apiserver, relistSeconds: Number(arg('relist-interval') ?? 120), relists: Number(arg('relists') ?? 2), ...(limit !== undefined ? { memoryLimitMiB: Number(limit) } : {}) });
+  process.exit(0);
+}
 if (process.argv.includes('--ours-only')) {
   for (const pods of sizes) {
     await oursOnly({ pods, apiserver, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10), ...(limit !== undefined ? { memoryLimitMiB: Number(limit) } : {}), bundle: process.argv.includes('--bundle') });

@@ -71,7 +71,7 @@ export interface ControllerFigures {
 }
 
 /** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number | undefined): number {
+export function cpuSeconds(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -81,7 +81,7 @@ function cpuSeconds(pid: number | undefined): number {
 }
 
 /** Resident and peak resident memory of a process in MiB, from /proc/<pid>/status. */
-function memory(pid: number | undefined): { rss: number; peak: number } {
+export function memory(pid: number | undefined): { rss: number; peak: number } {
   try {
     const text = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
@@ -94,7 +94,7 @@ function memory(pid: number | undefined): { rss: number; peak: number } {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends a message to a child and resolves with its first reply of the given type. */
-function ask<T>(child: ChildProcess, msg: object, reply: string): Promise<T> {
+export function ask<T>(child: ChildProcess, msg: object, reply: string): Promise<T> {
   return new Promise((resolve) => {
     const on = (m: { type: string }) => {
       if (m.type !== reply) return;
@@ -106,7 +106,7 @@ function ask<T>(child: ChildProcess, msg: object, reply: string): Promise<T> {
   });
 }
 
-function forkReady(script: string, args: string[]): Promise<ChildProcess> {
+export function forkReady(script: string, args: string[]): Promise<ChildProcess> {
   const child = fork(join(here, compiled ? script.replace(/\.ts$/, '.js') : script), args, { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
@@ -163,7 +163,7 @@ function imageEntrypoint(dir: string, limitMiB: number): { entrypoint: string; e
   return { entrypoint, env: { SPIRE_RECONCILER_CGROUP_MEMORY_MAX: limitFile } };
 }
 
-function spawnController(kind: ControllerKind, opts: SideBySideOptions, ours: string, config: string, kubeconfig: string, dir: string): ChildProcess {
+export function spawnController(kind: ControllerKind, opts: SideBySideOptions, ours: string, config: string, kubeconfig: string, dir: string): ChildProcess {
   const env = { ...process.env, KUBECONFIG: kubeconfig, ENABLE_WEBHOOKS: 'false' };
   const stdio: ['ignore', 'ignore', 'inherit'] = ['ignore', 'ignore', 'inherit'];
   if (kind === 'ours' && opts.memoryLimitMiB !== undefined) {
@@ -356,7 +356,7 @@ async function nextResync(spire: ChildProcess, gcIntervalSeconds: number): Promi
 }
 
 /** Waits until SPIRE has seen no write for `ms` (at most `maxMs`). */
-async function quiet(spire: ChildProcess, ms: number, maxMs: number): Promise<void> {
+export async function quiet(spire: ChildProcess, ms: number, maxMs: number): Promise<void> {
   const started = Date.now();
   for (;;) {
     const since = Date.now() - ms;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the kube-apiserver and etcd binaries that `npm run test:real` runs,
-# and the kubelet, kube-controller-manager and kube-scheduler that
+# Builds the kube-apiserver, etcd and etcdutl binaries that `npm run test:real`
+# runs, and the kubelet, kube-controller-manager and kube-scheduler that
 # `npm run test:e2e` adds, from the Go modules pinned in
-# scripts/real-k8s/{kube-apiserver,etcd}/go.mod (the last three come from the
+# scripts/real-k8s/{kube-apiserver,etcd,etcdutl}/go.mod (the last three come from the
 # same k8s.io/kubernetes as kube-apiserver, so the four share most of their
 # compile work in Go's build cache: of the 2,416 packages the controller
 # manager and the scheduler link, 163 are theirs alone), and kustomize, with
@@ -83,11 +83,21 @@ for name in "${k8s_programs[@]}"; do
 done
 # etcd's version is a constant of the go.etcd.io/etcd/api/v3 module go.mod pins with it.
 build_one etcd "$here/etcd" go.etcd.io/etcd/server/v3 "$etcd_version"
+# etcdutl restores a snapshot of etcd's data offline (test/real/etcd-restore.test.ts). A
+# folder of its own, so etcd's stamp and binary stay as they are; the same release as etcd,
+# since it writes the data directory that etcd then opens.
+etcdutl_version="$(pinned_version "$here/etcdutl/go.mod" go.etcd.io/etcd/etcdutl/v3)"
+if [[ "$etcdutl_version" != "$etcd_version" ]]; then
+  echo "real-k8s: scripts/real-k8s/etcdutl/go.mod pins etcdutl $etcdutl_version, etcd/go.mod etcd $etcd_version: make them equal" >&2
+  exit 1
+fi
+build_one etcdutl "$here/etcdutl" go.etcd.io/etcd/etcdutl/v3 "$etcdutl_version"
 # kustomize renders deploy/standalone for the e2e lane, as `kubectl apply -k` does.
 kustomize_version="$(pinned_version "$here/kustomize/go.mod" sigs.k8s.io/kustomize/kustomize/v5)"
 build_one kustomize "$here/kustomize" sigs.k8s.io/kustomize/kustomize/v5 "$kustomize_version"
 
 echo "$cache_root/kube-apiserver-$k8s_version/kube-apiserver"
 echo "$cache_root/etcd-$etcd_version/etcd"
+echo "$cache_root/etcdutl-$etcdutl_version/etcdutl"
 echo "$cache_root/kustomize-$kustomize_version/kustomize"
 for name in "${k8s_programs[@]:1}"; do echo "$cache_root/$name-$k8s_version/$name"; done

@@ -109,6 +109,8 @@ export interface ClusterCacheOptions {
   /** An informer started a relist (for a metric; the log has the words). */
   onRelist?: (informer: string, reason: RelistReason) => void;
   silenceMs?: number;
+  /** Every informer relists this long after its last list (relistInterval); 0 or unset: never. */
+  relistMs?: number;
   /** Give up a watch stream silent this long (default WATCH_STALL_MS; tests shorten it). */
   stallMs?: number;
   /** Server-side rotation of each watch stream (default WATCH_TIMEOUT_SECONDS). */
@@ -183,8 +185,13 @@ export class ClusterCache {
       onFirstListPage,
       onResync: () => this.resynced(r, informer),
       onError: (err, retryInMs) => this.informerFailed(r, err, retryInMs),
-      ...(this.opts.onRelist ? { onRelist: (reason: RelistReason) => this.opts.onRelist!(r.key, reason) } : {}),
+      onRelist: (reason: RelistReason) => {
+        // The others are said by onError, with their cause; this one is routine.
+        if (reason === 'periodic') this.opts.log.debug({ informer: r.key }, 'informer relisting on schedule (relistInterval)');
+        this.opts.onRelist?.(r.key, reason);
+      },
       ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
+      ...(this.opts.relistMs ? { relistMs: this.opts.relistMs } : {}),
       ...(this.opts.stallMs ? { stallMs: this.opts.stallMs } : {}),
       ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
     });

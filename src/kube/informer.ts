@@ -62,7 +62,7 @@ export const WATCH_STALL_MS = 15_000;
 /** Backoff after an error: from 1 s doubling to this. */
 const MAX_BACKOFF_MS = 30_000;
 
-export type RelistReason = 'expired' | 'resource-version-too-large' | 'silent';
+export type RelistReason = 'expired' | 'resource-version-too-large' | 'silent' | 'periodic';
 
 /**
  * Whether a watch ERROR event's Status says our resourceVersion can no
@@ -71,7 +71,7 @@ export type RelistReason = 'expired' | 'resource-version-too-large' | 'silent';
  * ResourceVersionTooLarge cause, or the message older API servers send).
  * Either way the reflector relists; so does ResilientInformer.
  */
-export function staleResourceVersion(status: unknown): Exclude<RelistReason, 'silent'> | undefined {
+export function staleResourceVersion(status: unknown): Exclude<RelistReason, 'silent' | 'periodic'> | undefined {
   if (!status || typeof status !== 'object') return undefined;
   const s = status as { code?: unknown; reason?: unknown; message?: unknown; details?: { causes?: { reason?: unknown; message?: unknown }[] } };
   if (s.code === 410 || s.reason === 'Expired' || s.reason === 'Gone') return 'expired';
@@ -126,6 +126,14 @@ export interface InformerOptions<T extends KubernetesObject> {
   onRelist?: (reason: RelistReason) => void;
   /** Relist when nothing (not even a bookmark) arrived for this long. Default 5 min. */
   silenceMs?: number;
+  /**
+   * Relist this long after the last list completed, whatever the watch says:
+   * the one repair for a watch that goes on in a history other than the one
+   * its cache came from (etcd restored without its revision bumped and the
+   * old range marked compacted), where the API server answers nothing that
+   * would call for a relist. 0 or unset: never.
+   */
+  relistMs?: number;
   /** Give up a stream silent for this long (see WATCH_STALL_MS). */
   stallMs?: number;
   /** Server-side rotation of each stream (see WATCH_TIMEOUT_SECONDS). */
@@ -147,7 +155,8 @@ export interface Staleness {
  * from the last resourceVersion seen; a stalled stream is given up and
  * reopened; and it relists when that resourceVersion cannot be watched from
  * (expired, or ahead of the server, which it asks after a stream that ended
- * empty or a failed watch) and after a long silence. The store a relist
+ * empty or a failed watch), after a long silence, and, with relistMs, at
+ * that period. The store a relist
  * replaces keeps serving until the new list is complete. One loop does all
  * of it, one step at a time: there is never more than one list or stream.
  */
@@ -159,6 +168,8 @@ export class ResilientInformer<T extends KubernetesObject> {
   private stopped = true;
   private readonly backoff = new Backoff(1000, MAX_BACKOFF_MS);
   private lastActivity = Date.now();
+  /** When the last list completed (the first, or a relist): relistMs counts from it. */
+  private listedAt = Date.now();
   private watchdog: NodeJS.Timeout | undefined;
   private stale_: Staleness | undefined;
   /** Aborts the open watch stream. */
@@ -211,9 +222,12 @@ export class ResilientInformer<T extends KubernetesObject> {
     if (!this.stopped || this.stopping.signal.aborted) return;
     this.stopped = false;
     const silence = this.opts.silenceMs ?? 300_000;
+    const every = this.opts.relistMs || Infinity;
     this.watchdog = setInterval(() => {
-      if (this.resourceVersion !== undefined && Date.now() - this.lastActivity > silence) this.relist('silent', `nothing received for ${Math.round(silence / 1000)} s`);
-    }, Math.min(silence, 10_000));
+      if (this.resourceVersion === undefined) return;
+      if (Date.now() - this.lastActivity > silence) this.relist('silent', `nothing received for ${Math.round(silence / 1000)} s`);
+      else if (Date.now() - this.listedAt >= every) this.relist('periodic', `listed ${Math.round(every / 1000)} s ago`);
+    }, Math.min(silence, every, 10_000));
     this.watchdog.unref();
     await new Promise<void>((started) => {
       this.started = started;
@@ -277,6 +291,7 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.synced = true;
     this.backoff.reset();
     this.lastActivity = Date.now();
+    this.listedAt = this.lastActivity;
     this.stale_ = undefined;
     for (const change of replaced.listedChanges(this.store)) this.report(change, true);
     this.opts.onListed?.();
@@ -433,13 +448,17 @@ export class ResilientInformer<T extends KubernetesObject> {
    * Lists afresh and then watches from the new list's resourceVersion: the
    * open stream ends now, and the loop lists next. The store keeps serving
    * until the new list is complete: a pass that saw a half-empty cache would
-   * plan deletes for everything missing.
+   * plan deletes for everything missing. A periodic relist is routine, not a
+   * fault: nothing says the cache is behind, so it is neither an error nor
+   * staleness (only onRelist hears of it).
    */
   private relist(reason: RelistReason, words: string): void {
     if (this.stopped || this.resourceVersion === undefined) return;
-    this.opts.onError?.(new Error(`${this.opts.name}: ${words}; relisting`), 0);
     this.opts.onRelist?.(reason);
-    this.markStale(words);
+    if (reason !== 'periodic') {
+      this.opts.onError?.(new Error(`${this.opts.name}: ${words}; relisting`), 0);
+      this.markStale(words);
+    }
     this.lastActivity = Date.now();
     this.resourceVersion = undefined;
     this.stream?.abort();

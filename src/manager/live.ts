@@ -160,6 +160,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
     onFirstPodPage: (pods) => passes.onFirstPodPage(pods),
     onRelist: (informer, reason) => metrics?.informerRelisted(informer, reason),
     ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
+    ...(config.relistIntervalMs ? { relistMs: config.relistIntervalMs } : {}),
     onOptionalAccess: optionalAccess,
     ...(opts.informerStallMs ? { stallMs: opts.informerStallMs } : {}),
     ...(opts.informerWatchTimeoutSeconds ? { watchTimeoutSeconds: opts.informerWatchTimeoutSeconds } : {}),

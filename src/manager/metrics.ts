@@ -225,7 +225,7 @@ export class ControllerMetrics {
     this.upstream = new UpstreamMetrics(this.registry);
     this.relists = new Counter({
       name: 'spire_reconciler_informer_relists_total',
-      help: 'Relists an informer started because its watch could not go on from its resourceVersion: reason expired (410), resource-version-too-large (ahead of the API server, e.g. etcd restored from a backup), silent (nothing received for 5 minutes).',
+      help: 'Relists an informer started: because its watch could not go on from its resourceVersion, reason expired (410), resource-version-too-large (ahead of the API server, e.g. etcd restored from a backup), silent (nothing received for 5 minutes); or on schedule, reason periodic (relistInterval).',
       labelNames: ['informer', 'reason'],
       registers,
     });

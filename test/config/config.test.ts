@@ -76,6 +76,14 @@ describe('an existing spire-controller-manager config file loads unchanged', () 
     expect(parseConfig(`${base}spireRpcTimeout: 5s\n`, 'x').config.spireRpcTimeoutMs).toBe(5_000);
   });
 
+  it('relistInterval (ours): an hour unless set, 0 for never, a negative one refused', () => {
+    const base = 'trustDomain: example.org\nclusterName: c\n';
+    expect(parseConfig(base, 'x').config.relistIntervalMs).toBe(3_600_000);
+    expect(parseConfig(`${base}relistInterval: 10m\n`, 'x').config.relistIntervalMs).toBe(600_000);
+    expect(parseConfig(`${base}relistInterval: 0\n`, 'x').config.relistIntervalMs).toBe(0);
+    expect(() => parseConfig(`${base}relistInterval: -1m\n`, 'x')).toThrow(/relistInterval: must be 0 \(never\) or positive/);
+  });
+
   it('defaults as upstream, except scope and policy; an unset entry ID prefix stays unset (derived from clusterName later)', () => {
     const { config } = parseConfig('trustDomain: example.org\nclusterName: c\n', 'x');
     expect(config).toEqual({ ...defaultConfig(), trustDomain: 'example.org', clusterName: 'c' });

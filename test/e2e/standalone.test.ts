@@ -207,6 +207,8 @@ describe.skipIf(!!skip)('standalone: our controller as its own Deployment, over 
     const holder = await leaseHolder();
     expect(holder).not.toBe('');
     for (const p of pods) expect(holder.startsWith(`${p.metadata.name}_`), holder).toBe(false);
+    // docs/standalone.md's step 6: the webhook, which fails closed, once the Deployment is ready (it is not in the kustomization).
+    await applyManifests(c.plane, join(repoRoot, 'deploy/standalone/webhook.yaml'));
   });
 
   it("the standalone webhook, called by the API server through its Service, denies an invalid ClusterSPIFFEID", async () => {
@@ -317,7 +319,8 @@ describe.skipIf(!!skip)('standalone: our controller as its own Deployment, over 
   it('back to the sidecar: it takes the Lease the Deployment leaves and writes nothing', async () => {
     const before = await snapshot();
     await dep.recreateServer('ours');
-    for (const doc of parseAllDocuments(readFileSync(rendered, 'utf8'))) {
+    // The webhook first, then the rest (docs/standalone.md): a webhook configuration left without replicas refuses every create of the three kinds.
+    for (const doc of [...parseAllDocuments(readFileSync(join(repoRoot, 'deploy/standalone/webhook.yaml'), 'utf8')), ...parseAllDocuments(readFileSync(rendered, 'utf8'))]) {
       const obj = doc.toJS() as Obj | null;
       if (obj) await o.deleteGracefully(obj).catch(() => undefined);
     }

@@ -74,6 +74,41 @@ describe('an informer relists as client-go does when it cannot watch on from its
   });
 });
 
+describe('an informer with relistMs lists afresh on schedule, a routine step rather than a fault', () => {
+  it('relists every relistMs after its last list, with reason periodic, no error and no staleness, and its cache follows', async () => {
+    const kube = await FakeKubeApiServer.start({ bookmarkIntervalMs: 100 });
+    const relists: RelistReason[] = [];
+    const errors: unknown[] = [];
+    let staleSeen = false;
+    const informer = new ResilientInformer<KubernetesObject>(kube.kubeConfig(), {
+      name: 'pods',
+      path: '/api/v1/pods',
+      list: () => listAll(kube.kubeConfig(), '/api/v1/pods'),
+      onChange: () => {},
+      onRelist: (r) => relists.push(r),
+      onError: (err) => errors.push(err),
+      relistMs: 400,
+    });
+    try {
+      kube.create(pod('a'));
+      await informer.start();
+      const lists = () => kube.requests.filter((r) => r.path === '/api/v1/pods' && !r.query.includes('watch=true') && !r.query.includes('resourceVersionMatch')).length;
+      const timer = setInterval(() => (staleSeen ||= informer.staleness !== undefined), 10);
+      await eventually(() => lists() >= 4, 'three relists after the first list', 10_000);
+      clearInterval(timer);
+      expect(new Set(relists)).toEqual(new Set(['periodic']));
+      expect(errors).toEqual([]);
+      expect(staleSeen).toBe(false);
+      // Between relists the watch goes on as ever: a change arrives at once.
+      kube.create(pod('b'));
+      await eventually(() => names(informer).join() === 'a,b', 'the watched change');
+    } finally {
+      informer.stop();
+      await kube.close();
+    }
+  });
+});
+
 describe('an informer outlives a change handler that throws', () => {
   it('reports the failure, naming the object, and keeps applying later events', async () => {
     const kube = await FakeKubeApiServer.start();

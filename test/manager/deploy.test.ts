@@ -93,11 +93,11 @@ describe('deploy/ is a kustomization kubectl can apply', () => {
     }
   });
 
-  it('lists files that exist, and every manifest here except the patch', () => {
+  it('lists files that exist, and every manifest here except the patch and the webhook (applied last, deleted first)', () => {
     const resources: string[] = kustomization.resources;
     for (const r of resources) expect(existsSync(join(DEPLOY, r)), r).toBe(true);
     const listed = resources.filter((r) => !r.startsWith('..'));
-    const expected = yamlFiles.filter((f) => f !== 'kustomization.yaml').sort();
+    const expected = yamlFiles.filter((f) => f !== 'kustomization.yaml' && f !== 'webhook.yaml').sort();
     expect([...listed].sort()).toEqual(expected);
     // The patch targets a StatefulSet this kustomization does not hold: listing it would fail the build.
     expect(JSON.stringify(kustomization)).not.toContain('sidecar');
@@ -126,6 +126,61 @@ describe('the install steps say what works', () => {
     const crds = readFileSync(join(DEPLOY, '../crds/README.md'), 'utf8');
     expect(crds).toContain('`kubectl apply -k crds/`');
     expect(crds).not.toMatch(/kubectl apply -f crds/);
+  });
+});
+
+/** The commands of a Markdown section's code blocks, in order, continuation lines joined. */
+function commands(markdown: string, heading: string): string[] {
+  const start = markdown.indexOf(heading);
+  if (start === -1) throw new Error(`no section ${heading}`);
+  const next = markdown.indexOf('\n## ', start + heading.length);
+  const section = markdown.slice(start, next === -1 ? undefined : next);
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+    m[1]!
+      .replace(/\\\n\s*/g, '')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith('kubectl ')),
+  );
+}
+
+/** The index of the first command matching `re`, failing when none does. */
+function at(cmds: string[], re: RegExp): number {
+  const i = cmds.findIndex((c) => re.test(c));
+  if (i === -1) throw new Error(`no command matching ${re} in:\n${cmds.join('\n')}`);
+  return i;
+}
+
+describe('install and removal never leave the fail-closed webhook without the container serving it', () => {
+  const readme = readFileSync(join(DEPLOY, 'README.md'), 'utf8');
+  const standaloneDoc = readFileSync(join(DEPLOY, '../docs/standalone.md'), 'utf8');
+
+  it('the sidecar: the webhook is applied after the container is added, and deleted before it is removed', () => {
+    const install = commands(readme, '## Install');
+    expect(at(install, /^kubectl apply -k deploy\/$/)).toBeLessThan(at(install, /^kubectl patch statefulset spire-server .*--patch "\$\(kubectl kustomize deploy\/sidecar\)"/));
+    expect(at(install, /--patch "\$\(kubectl kustomize deploy\/sidecar\)"/)).toBeLessThan(at(install, /^kubectl apply -f deploy\/webhook\.yaml$/));
+    expect(at(install, /^kubectl apply -f deploy\/webhook\.yaml$/)).toBeLessThan(at(install, /^kubectl wait .*caBundle.* validatingwebhookconfiguration\/spire-controller-manager-webhook$/));
+    const remove = commands(readme, '## Remove');
+    expect(at(remove, /^kubectl delete -f deploy\/webhook\.yaml$/)).toBeLessThan(at(remove, /^kubectl patch statefulset spire-server .*"\$patch":"delete"/));
+    expect(at(remove, /"\$patch":"delete"/)).toBeLessThan(at(remove, /^kubectl delete clusterrolebinding/));
+    expect(remove.join('\n')).not.toMatch(/delete -k deploy\/$/m);
+  });
+
+  it('the standalone Deployment: the webhook is applied once it is rolled out, and deleted before it', () => {
+    const install = commands(standaloneDoc, '## Install');
+    expect(at(install, /^kubectl apply -f deploy\/standalone\/webhook\.yaml$/)).toBeLessThan(at(install, /^kubectl wait .*caBundle.* validatingwebhookconfiguration\/spire-reconciler-standalone-webhook$/));
+    const steps = standaloneDoc.slice(standaloneDoc.indexOf('## Install'));
+    expect(steps.indexOf('`kubectl apply -k deploy/standalone`')).toBeLessThan(steps.indexOf('rollout status deployment/spire-reconciler'));
+    expect(steps.indexOf('rollout status deployment/spire-reconciler')).toBeLessThan(steps.indexOf('kubectl apply -f deploy/standalone/webhook.yaml'));
+    expect(at(install, /^kubectl delete -f deploy\/standalone\/webhook\.yaml$/)).toBeLessThan(at(install, /^kubectl delete -k deploy\/standalone$/));
+  });
+
+  it('the removal patch deletes exactly what the sidecar patch adds: its container and its config volume', () => {
+    const remove = commands(readme, '## Remove').find((c) => c.includes('"$patch":"delete"'))!;
+    const body = JSON.parse(/-p '([^']+)'/.exec(remove)![1]!) as Obj;
+    const added = patch.spec.template.spec;
+    expect(body.spec.template.spec.containers).toEqual(added.containers.map((c: Obj) => ({ name: c.name, $patch: 'delete' })));
+    expect(body.spec.template.spec.volumes).toEqual(added.volumes.map((v: Obj) => ({ name: v.name, $patch: 'delete' })));
   });
 });
 
@@ -305,8 +360,8 @@ describe('deploy/standalone: a Deployment of its own, with deploy/ permissions a
   const pod = deployment.spec.template.spec;
   const sContainer: Obj = pod.containers[0];
 
-  it('lists every file here, names the image once, and carries no Namespace or CRD (SPIRE\'s, which delete -k must never take)', () => {
-    expect([...sKustomization.resources].sort()).toEqual(files.filter((f) => f !== 'kustomization.yaml').sort());
+  it('lists every file here but the webhook (applied once the Deployment is ready), names the image once, and carries no Namespace or CRD (SPIRE\'s, which delete -k must never take)', () => {
+    expect([...sKustomization.resources].sort()).toEqual(files.filter((f) => f !== 'kustomization.yaml' && f !== 'webhook.yaml').sort());
     expect(sKustomization.images).toEqual([{ name: 'spire-reconciler', newName: expect.any(String), newTag: expect.any(String) }]);
     expect(sContainer.image).toBe('spire-reconciler');
     const kinds = all.map((x) => x.o.kind);

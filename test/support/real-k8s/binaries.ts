@@ -60,3 +60,15 @@ export function kustomizeBinary(): string | undefined {
     return undefined;
   }
 }
+
+/** etcdutl, as scripts/real-k8s/build.sh builds it (at etcd's version): the offline snapshot restore. Throws with what to run when it is not built. */
+export function etcdutlBinary(): string {
+  const version = pinnedVersion(readFileSync(join(repoRoot, 'scripts', 'real-k8s', 'etcdutl', 'go.mod'), 'utf8'), 'go.etcd.io/etcd/etcdutl/v3');
+  const bin = join(cacheRoot(), `etcdutl-${version}`, 'etcdutl');
+  try {
+    accessSync(bin, constants.X_OK);
+    return bin;
+  } catch {
+    throw new Error(`${bin} is not built: run \`npm run real:build\` (needs Go), or \`npm run test:real\`, which builds first`);
+  }
+}

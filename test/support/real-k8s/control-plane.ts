@@ -24,8 +24,9 @@ import { KubeApiError, kubeRequest } from '../../../src/kube/rest.js';
 import { killProcess, startProcess, waitFor } from '../child-processes.js';
 import { repoRoot } from '../cli.js';
 import { freePort } from '../ports.js';
-import { type RealK8sBinaries, realK8sBinaries } from './binaries.js';
+import { etcdutlBinary, type RealK8sBinaries, realK8sBinaries } from './binaries.js';
 import { startControllers } from './controllers.js';
+import { type EtcdSnapshot, etcdRevisionAt, type RestoreOptions, restoreEtcdSnapshot, saveEtcdSnapshot } from './etcd-restore.js';
 import { createControlPlanePki, type ControlPlanePki, KUBERNETES_SERVICE_IP, SERVICE_CLUSTER_IP_RANGE } from './pki.js';
 
 export interface ControlPlaneVersions {
@@ -36,6 +37,8 @@ export interface ControlPlaneVersions {
 }
 
 type Method = 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
+
+export type { EtcdSnapshot, RestoreOptions };
 
 export interface ControlPlane {
   /** https://127.0.0.1:<port> */
@@ -76,6 +79,15 @@ export interface ControlPlane {
   compactEtcd(): Promise<number>;
   /** Stops kube-apiserver (SIGTERM) and starts it again on the same port and etcd: every connection drops, its watch cache starts afresh. */
   restartApiServer(): Promise<void>;
+  /** Saves a snapshot of the running etcd into the plane's folder, as `etcdctl snapshot save` does. */
+  snapshotEtcd(): Promise<EtcdSnapshot>;
+  /**
+   * Restores etcd from `snapshot` as an operator restores a cluster's: kube-apiserver and
+   * etcd stopped, `etcdutl snapshot restore` into a new data directory (with the
+   * revision options given), etcd started on it and kube-apiserver after it, both on
+   * their ports. Returns etcd's revision once the API server is ready again.
+   */
+  restoreEtcd(snapshot: EtcdSnapshot, opts: RestoreOptions): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -182,24 +194,30 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const etcdLog = join(dir, 'etcd.log');
-    const etcd = startProcess(
-      bins.etcd,
-      [
-        '--name=real-k8s',
-        `--data-dir=${join(dir, 'etcd-data')}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-        `--initial-cluster=real-k8s=http://127.0.0.1:${peerPort}`,
-        // A test's data is thrown away: no fsync makes every write much cheaper on a shared disk.
-        '--unsafe-no-fsync',
-        '--log-level=warn',
-      ],
-      etcdLog,
-    );
-    children.push(etcd);
-    await waitFor('etcd', etcd, etcdLog, async () => ((await (await fetch(`${etcdUrl}/health`)).json()) as { health?: string }).health === 'true', timeoutMs);
+    const member = { name: 'real-k8s', peerUrl: `http://127.0.0.1:${peerPort}` };
+    /** etcd on `dataDir`; a restored one starts on the directory etcdutl made, the same flags otherwise. */
+    const startEtcd = async (dataDir: string) => {
+      const child = startProcess(
+        bins.etcd,
+        [
+          `--name=${member.name}`,
+          `--data-dir=${dataDir}`,
+          `--listen-client-urls=${etcdUrl}`,
+          `--advertise-client-urls=${etcdUrl}`,
+          `--listen-peer-urls=${member.peerUrl}`,
+          `--initial-advertise-peer-urls=${member.peerUrl}`,
+          `--initial-cluster=${member.name}=${member.peerUrl}`,
+          // A test's data is thrown away: no fsync makes every write much cheaper on a shared disk.
+          '--unsafe-no-fsync',
+          '--log-level=warn',
+        ],
+        etcdLog,
+      );
+      children.push(child);
+      await waitFor('etcd', child, etcdLog, async () => ((await (await fetch(`${etcdUrl}/health`)).json()) as { health?: string }).health === 'true', timeoutMs);
+      return child;
+    };
+    let etcd = await startEtcd(join(dir, 'etcd-data'));
 
     const url = `https://127.0.0.1:${apiPort}`;
     const apiLog = join(dir, 'kube-apiserver.log');
@@ -286,7 +304,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       if (!res.ok) throw new Error(`etcd ${path}: ${res.status} ${text}`);
       return JSON.parse(text) as T;
     };
-    const etcdRevision = async () => Number((await etcdPost<{ header: { revision: string } }>('/v3/kv/range', { key: Buffer.from('/').toString('base64') })).header.revision);
+    const etcdRevision = () => etcdRevisionAt(etcdUrl);
+    let restores = 0;
 
     const plane: ControlPlane = {
       url,
@@ -347,6 +366,21 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         await killProcess(apiServer);
         apiServer = await startApiServer();
         children.push(apiServer);
+      },
+      async snapshotEtcd() {
+        return saveEtcdSnapshot(etcdUrl, join(dir, `etcd-snapshot-${Date.now()}.db`));
+      },
+      async restoreEtcd(snapshot, o) {
+        const etcdutl = etcdutlBinary();
+        // The API server first, as a cluster's restore stops them: none may write to, or serve from, the etcd being replaced.
+        await killProcess(apiServer);
+        await killProcess(etcd);
+        const dataDir = join(dir, `etcd-restored-${++restores}`);
+        await restoreEtcdSnapshot(etcdutl, snapshot.path, dataDir, member, o);
+        etcd = await startEtcd(dataDir);
+        apiServer = await startApiServer();
+        children.push(apiServer);
+        return etcdRevision();
       },
       async stop() {
         // The API server first: it would log etcd's absence for its whole shutdown.
