@@ -273,6 +273,8 @@ export interface PodPassResult {
   declared: PodDeclaration;
   /** Create-only: entries SPIRE already held (ALREADY_EXISTS), neither written nor failed. */
   alreadyRegistered: number;
+  /** Their keys: SPIRE holds an entry under each, though the state does not record it (the registration clock reads them). */
+  alreadyRegisteredKeys: ReadonlySet<string>;
 }
 
 /**
@@ -286,16 +288,20 @@ export interface PodPassResult {
  * there; a certain state holds every entry we wrote, and this one we did
  * not, so it stays certain.
  */
-function withoutAlreadyRegistered(plan: Plan, applied: ApplyResult): { plan: Plan; applied: ApplyResult; alreadyRegistered: number } {
-  const held = new Set(applied.failures.filter((f) => f.similarTo !== undefined).map((f) => f.id));
-  if (held.size === 0) return { plan, applied, alreadyRegistered: 0 };
+function withoutAlreadyRegistered(plan: Plan, applied: ApplyResult): Pick<PodPassResult, 'plan' | 'applied' | 'alreadyRegistered' | 'alreadyRegisteredKeys'> {
+  const similar = applied.failures.filter((f) => f.similarTo !== undefined);
+  if (similar.length === 0) return { plan, applied, alreadyRegistered: 0, alreadyRegisteredKeys: NO_KEYS };
+  const held = new Set(similar.map((f) => f.id));
   const failures = applied.failures.filter((f) => !(f.op === 'create' && held.has(f.id)));
   return {
     plan: { ...plan, creates: plan.creates.filter((c) => !held.has(c.id)) },
     applied: { ...applied, failures, failedKeys: new Set(failures.filter((f) => f.op !== 'delete').map((f) => f.key)) },
     alreadyRegistered: held.size,
+    alreadyRegisteredKeys: new Set(similar.map((f) => f.key)),
   };
 }
+
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 /**
  * A pass for pod events only: declares the changed pods' entries, plans them
@@ -332,9 +338,11 @@ export async function runPodPass(input: PodPassInput, spire: SpireClient, opts: 
   opts.onPhase?.('plan', (performance.now() - started) / 1000);
   started = performance.now();
   const result = await applyPlan(sent, spire, opts.signal, opts.onWritten);
-  const { plan, applied, alreadyRegistered } = opts.createOnly ? withoutAlreadyRegistered(sent, result) : { plan: sent, applied: result, alreadyRegistered: 0 };
+  const { plan, applied, alreadyRegistered, alreadyRegisteredKeys } = opts.createOnly
+    ? withoutAlreadyRegistered(sent, result)
+    : { plan: sent, applied: result, alreadyRegistered: 0, alreadyRegisteredKeys: NO_KEYS };
   opts.state.record(plan, applied);
   opts.claims?.record(plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
-  return { plan, applied, declared, alreadyRegistered };
+  return { plan, applied, declared, alreadyRegistered, alreadyRegisteredKeys };
 }
