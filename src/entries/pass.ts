@@ -5,7 +5,7 @@ import { type ApplyResult, applyPlan, type WriteProgress } from './apply.js';
 import type { OptionalField } from './compare.js';
 import { type ClusterSnapshot, declareEntriesInSteps, type DeclaredState, declarePods, type PodDeclaration, type PodLookup, type SelectionSettings } from './declare.js';
 import type { CurrentState } from './current-state.js';
-import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
+import { type CurrentEntry, type DeclaredEntry, fromSpire, fromSpireWithCreation } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
 import type { ClaimedIds } from './claims.js';
 import { createsOnly, type Plan, planEntries, planEntriesInSteps, type PlanInput } from './plan.js';
@@ -206,7 +206,8 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
   const stale = opts.state && (opts.listedByCaller ? !opts.state.isCertain() : opts.state.needsList());
   if (opts.state && !stale) current = opts.state.values();
   else if (opts.state) current = await opts.state.replaceFromPages(spire.entryPages());
-  else current = (await spire.listEntries()).map(fromSpire);
+  // A dry run keeps when each entry was created: explain shows it.
+  else current = (await spire.listEntries()).map(opts.dryRun ? fromSpireWithCreation : fromSpire);
   // The version of the entries planned against, read with them: pod passes may write while this pass plans.
   const stateVersion = opts.state?.version;
   const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain, opts.federatedBundles);
