@@ -284,7 +284,7 @@ export class ControllerMetrics {
     const registrations = () => this.registrations?.() ?? { pods: 0, oldestSeconds: 0 };
     new Gauge({
       name: 'spire_reconciler_registrations_pending',
-      help: 'Pods the leader times as registrable whose entries SPIRE has not acknowledged yet (registration_seconds observes each when it is): a render failure or a refusal not settled keeps a pod here.',
+      help: 'Pods the leader times as registrable whose entries SPIRE has not acknowledged yet (registration_seconds observes each when it does): a render failure, a write of unknown outcome or SPIRE out of reach keeps a pod here.',
       registers,
       collect() {
         this.set(registrations().pods);
