@@ -134,6 +134,8 @@ export class LivePasses {
   // How long pods wait for their entries (the registration-latency SLO), and the pods of the pod pass in flight, which it settles.
   private readonly clock: RegistrationClock;
   private podPassPods: ReadonlySet<string> = NO_PODS;
+  // Whether this term's first full pass has been said at info (what a migration checks: it wrote nothing).
+  private termPassSaid = false;
 
   constructor(private readonly o: LivePassesOptions) {
     ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler, reconciler: this.reconciler } = o);
@@ -150,6 +152,7 @@ export class LivePasses {
 
   /** A term began: its first full pass, and the pod lane for pods changed while it was not leading. */
   termStarted(): void {
+    this.termPassSaid = false;
     this.requestFull();
     this.podLane.trigger();
   }
@@ -602,7 +605,18 @@ export class LivePasses {
     const seconds = (Date.now() - started) / 1000;
     log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
     this.o.onPass?.(result, seconds);
-    metrics?.observePass(passCounts(result), seconds);
+    const counts = passCounts(result);
+    metrics?.observePass(counts, seconds);
+    if (!this.termPassSaid) {
+      this.termPassSaid = true;
+      // One line that says what taking over did (a swap from spire-controller-manager: nothing written). A pass
+      // that is an earlier term's again (PassMemo) keeps no declaration to count.
+      const declared = result.reused ? 'as the last pass found them' : `${result.declared.entries.length} declared`;
+      log.info(
+        { created: counts.created, updated: counts.updated, deleted: counts.deleted, failed: counts.failed, kept: counts.kept, conflicts: counts.conflicts, renderFailures: counts.renderFailures },
+        `first full pass as leader: ${counts.created} entries created, ${counts.updated} updated, ${counts.deleted} deleted, ${counts.failed} failed; ${declared}, ${counts.kept} kept, ${counts.conflicts} conflicts, ${counts.renderFailures} render failures`,
+      );
+    }
     if (tally.clock) this.settleFullPass(result, tally.clock);
     if (a && transientFailure(a)) this.retryLater();
     else this.passBackoff.reset();
