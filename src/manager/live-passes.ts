@@ -16,6 +16,7 @@ import {
   type PodLookup,
   type PodPassResult,
   declarePods,
+  finishInSlices,
   logProblems,
   runPodPass,
 } from '../entries/index.js';
@@ -29,7 +30,7 @@ import { passLog } from './lifecycle.js';
 import type { ControllerMetrics } from './metrics.js';
 import { passCounts } from './metrics.js';
 import { ProblemReports } from './problem-reports.js';
-import { type PodAt, podWrites, RegistrationClock, standings } from './registration-clock.js';
+import { type PodAt, podWrites, podWritesInSteps, RegistrationClock, standings } from './registration-clock.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
 import type { EntryPassExtras, Reconciler, Snapshot } from './reconcile.js';
@@ -448,9 +449,13 @@ export class LivePasses {
    * are as the snapshot had them (a later event would have a later mark):
    * a few pods, not a walk over the pass's declaration of every pod.
    */
-  private settleFullPass(result: EntryPassResult, at: NonNullable<FullPassTally['clock']>): void {
-    const writes = podWrites(result.plan, result.applied);
-    if (at.selectionSince !== undefined) this.clock.selected(at.selectionSince, writes);
+  private async settleFullPass(result: EntryPassResult, at: NonNullable<FullPassTally['clock']>): Promise<void> {
+    // Nothing is waiting on this pass most of the time: then its writes are not even looked at.
+    if (at.selectionSince === undefined && this.clock.due(at.mark, this.podPassPods).length === 0) return;
+    // SPIRE answered the pass's writes by now; what follows runs in slices (a ClusterSPIFFEID may select 100,000 pods).
+    const ended = this.clock.now();
+    const writes = await finishInSlices(podWritesInSteps(result.plan, result.applied), FULL_PASS_SLICE_MS);
+    if (at.selectionSince !== undefined) await finishInSlices(this.clock.selectedInSteps(at.selectionSince, writes, ended), FULL_PASS_SLICE_MS);
     const due = this.clock.due(at.mark, this.podPassPods);
     if (due.length === 0) return;
     const pods: Pod[] = [];
@@ -617,7 +622,8 @@ export class LivePasses {
         `first full pass as leader: ${counts.created} entries created, ${counts.updated} updated, ${counts.deleted} deleted, ${counts.failed} failed; ${declared}, ${counts.kept} kept, ${counts.conflicts} conflicts, ${counts.renderFailures} render failures`,
       );
     }
-    if (tally.clock) this.settleFullPass(result, tally.clock);
+    // Beside the lanes, not in the pass: the pods this pass held are the pod lane's again as soon as it ends.
+    if (tally.clock) void this.settleFullPass(result, tally.clock).catch((err: unknown) => log.warn({ err }, 'timing registrations after a full pass failed'));
     if (a && transientFailure(a)) this.retryLater();
     else this.passBackoff.reset();
   }

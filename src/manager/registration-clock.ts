@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ApplyResult, PlannedCreate, PlannedUpdate, PodDeclaration } from '../entries/index.js';
+import { type ApplyResult, finish, type PlannedCreate, type PlannedUpdate, type PodDeclaration, sliceCounter, type Steps } from '../entries/index.js';
 import { rpcOutcome } from '../spire/index.js';
 
 /**
@@ -56,12 +56,19 @@ export interface PodWrites {
   similarKeys: ReadonlySet<string>;
 }
 
+type PlanWrites = { creates: readonly PlannedCreate[]; updates: readonly PlannedUpdate[] };
+
 /**
  * The pods a pass's creates and updates were for, by what SPIRE answered.
  * A create answered ALREADY_EXISTS with a similar entry is none of these:
- * SPIRE holds the entry, which `standing` finds through the keys.
+ * SPIRE holds the entry, which `standings` finds through the keys.
  */
-export function podWrites(plan: { creates: readonly PlannedCreate[]; updates: readonly PlannedUpdate[] }, applied: Pick<ApplyResult, 'failures'> | undefined): PodWrites {
+export function podWrites(plan: PlanWrites, applied: Pick<ApplyResult, 'failures'> | undefined): PodWrites {
+  return finish(podWritesInSteps(plan, applied));
+}
+
+/** podWrites as Steps (entries/slices.ts): a full pass may have written for 100,000 pods. */
+export function* podWritesInSteps(plan: PlanWrites, applied: Pick<ApplyResult, 'failures'> | undefined): Steps<PodWrites> {
   const out = { created: new Set<string>(), updated: new Set<string>(), refused: new Set<string>(), unsure: new Set<string>(), similarKeys: new Set<string>() };
   // Nothing was sent for a pass that did not apply (a dry run, a pass that stopped).
   if (!applied) return out;
@@ -73,8 +80,15 @@ export function podWrites(plan: { creates: readonly PlannedCreate[]; updates: re
     if (!f) ok.add(w.podUid);
     else if (f.similarTo === undefined) (rpcOutcome(f.codeName) === 'refused' ? out.refused : out.unsure).add(w.podUid);
   };
-  for (const c of plan.creates) sort(c, out.created);
-  for (const u of plan.updates) sort(u, out.updated);
+  const due = sliceCounter();
+  for (const c of plan.creates) {
+    sort(c, out.created);
+    if (due()) yield;
+  }
+  for (const u of plan.updates) {
+    sort(u, out.updated);
+    if (due()) yield;
+  }
   return out;
 }
 
@@ -162,7 +176,8 @@ export class RegistrationClock {
 
   constructor(
     private readonly observe: RegistrationObserver,
-    private readonly now: () => number = () => performance.now(),
+    /** The clock's time (ms), for a caller that stamps an end to time from later. */
+    readonly now: () => number = () => performance.now(),
     private readonly limit = PENDING_LIMIT,
   ) {}
 
@@ -258,9 +273,21 @@ export class RegistrationClock {
    * full pass, and would be timed again by each one that follows a change.
    */
   selected(since: number, writes: PodWrites): void {
-    const seconds = (this.now() - since) / 1000;
-    for (const uid of writes.created) if (!this.waiting.has(uid)) this.observe('created', 'selection', seconds);
-    for (const uid of writes.updated) if (!this.waiting.has(uid) && !writes.created.has(uid)) this.observe('updated', 'selection', seconds);
+    finish(this.selectedInSteps(since, writes, this.now()));
+  }
+
+  /** selected as Steps (entries/slices.ts), up to `ended` (the pass's end, by `now`): a new ClusterSPIFFEID may select 100,000 pods. */
+  *selectedInSteps(since: number, writes: PodWrites, ended: number): Steps<void> {
+    const seconds = (ended - since) / 1000;
+    const due = sliceCounter();
+    for (const uid of writes.created) {
+      if (!this.waiting.has(uid)) this.observe('created', 'selection', seconds);
+      if (due()) yield;
+    }
+    for (const uid of writes.updated) {
+      if (!this.waiting.has(uid) && !writes.created.has(uid)) this.observe('updated', 'selection', seconds);
+      if (due()) yield;
+    }
   }
 
   /** The term ended: what this replica waited on, the next leader answers. */
