@@ -97,8 +97,8 @@ export interface DetectOptions {
   resolvConf?: string;
   /**
    * The queries; default a c-ares resolver on resolv.conf's servers, 1 s a
-   * query and 2 tries (the second waits twice as long): where no server
-   * answers, the first query's timeout ends the detection, about 3 s.
+   * query and 2 tries: where no server answers, the first query's timeout
+   * ends the detection (4 s, measured against a server that never answers).
    */
   dns?: DnsQueries;
 }
