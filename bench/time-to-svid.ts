@@ -21,6 +21,12 @@
  * `--controller-cpu 250m` gives the controller container a CPU request (the chart sets
  * none, so the pod is BestEffort and gets the smallest CPU share).
  *
+ * For each measured round of ours, the controller's own registration-latency
+ * histogram (spire_reconciler_registration_seconds, scraped before and after
+ * the round) is compared with the round's entry-on-the-server figures
+ * (test/e2e/registration-compare.ts says what must hold and why): a line per
+ * round, and exit 1 at the end if they disagree.
+ *
  * The table goes to stdout, and with every pod's figures to
  * bench/results/<time>-time-to-svid.json (or --out FILE).
  *
@@ -37,6 +43,7 @@ import { SpireClient } from '../src/spire/index.js';
 import { chartCsid } from '../test/real/chart.js';
 import { eventually, objects } from '../test/real/world.js';
 import { adminSocket, type ControllerKind, held, imagesMissing, prepareDeployment, versionsLine, workloadNamespace, workloadPod } from '../test/e2e/world.js';
+import { compareWithLane, registrationTotals } from '../test/e2e/registration-compare.js';
 
 const { values } = parseArgs({ options: { pods: { type: 'string', default: '30' }, rounds: { type: 'string', default: '1' }, out: { type: 'string' }, 'controller-cpu': { type: 'string' } } });
 const N = Number(values.pods);
@@ -62,6 +69,8 @@ const results: Record<ControllerKind, Record<Phase, number[]>> = {
   ours: { started: [], entry: [], svid: [] },
   peer: { started: [], entry: [], svid: [] },
 };
+/** Each measured round of ours: the histogram against the round's entry-on-the-server figures. */
+const registration: { round: number; line: string; problems: string[] }[] = [];
 const summary = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return `p50 ${quantile(s, 0.5)} / p99 ${quantile(s, 0.99)} / max ${s[s.length - 1]}`;
@@ -88,6 +97,8 @@ try {
     await new Promise((res) => setTimeout(res, 20_000));
     round++;
     const names = Array.from({ length: N }, (_, i) => `r${round}-${kind}-${i}`);
+    // The histogram before the round: ours serves it on the chart's metrics port (the node's loopback here).
+    const histogramBefore = kind === 'ours' && measure ? await registrationTotals(dep.metricsUrl) : undefined;
     const created = new Map<string, number>();
     const entryAt = new Map<string, number>();
     let polling = true;
@@ -108,6 +119,18 @@ try {
     await eventually(() => names.every((n) => !!held(node, 'bench', n)?.firstSVIDAt), `every ${kind} round pod holds an SVID`, 300_000);
     polling = false;
     await poll;
+    if (histogramBefore) {
+      const laneMs = names.map((n) => (entryAt.get(n) ?? Number.NaN) - created.get(n)!);
+      // Observed once SPIRE's answer is read; the last pods' may follow the poll that saw their entries.
+      let after = await registrationTotals(dep.metricsUrl);
+      for (const deadline = Date.now() + 30_000; after.count - histogramBefore.count < N && Date.now() < deadline; after = await registrationTotals(dep.metricsUrl)) {
+        await new Promise((res) => setTimeout(res, 200));
+      }
+      const c = compareWithLane(histogramBefore, after, laneMs);
+      console.log(`bench:svid: round ${round} (ours): ${c.line}`);
+      for (const p of c.problems) console.error(`bench:svid: round ${round} (ours): the histogram DISAGREES with the lane: ${p}`);
+      registration.push({ round, ...c });
+    }
     if (measure) {
       for (const name of names) {
         const h = held(node, 'bench', name)!;
@@ -148,5 +171,13 @@ console.log(lines.join('\n'));
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });
 const out = values.out ?? join(resultsDir, `${new Date().toISOString().replace(/:/g, '-').slice(0, 19)}-time-to-svid.json`);
-writeFileSync(out, `${JSON.stringify({ command: `npm run bench:svid -- ${process.argv.slice(2).join(' ')}`.trim(), pods: N, rounds: ROUNDS, agentSyncSeconds: 5, controllerCpu: values['controller-cpu'] ?? null, table: lines, ms: results }, null, 1)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ command: `npm run bench:svid -- ${process.argv.slice(2).join(' ')}`.trim(), pods: N, rounds: ROUNDS, agentSyncSeconds: 5, controllerCpu: values['controller-cpu'] ?? null, table: lines, ms: results, registration }, null, 1)}\n`,
+);
 console.log(`bench:svid: written to ${out}`);
+const disagreements = registration.flatMap((r) => r.problems.map((p) => `round ${r.round}: ${p}`));
+if (disagreements.length > 0) {
+  console.error(`bench:svid: registration_seconds disagrees with the lane's timing: ${disagreements.join('; ')}`);
+  process.exitCode = 1;
+}

@@ -1,6 +1,7 @@
 import { type ClusterSPIFFEID, describeLabels, describeLabelSelector, type Namespace, ownerOf, type Pod } from '../api/index.js';
 import { type CurrentEntry, type Owner, type PodVerdict, type SelectionObserver, selectionRule } from '../entries/index.js';
 import { describeSide, isRegistered, type PlanIndex, type SpireSide } from './explain-spire.js';
+import { entryTiming, type EntryTiming } from './explain-timing.js';
 import { type EntryView, entryView } from './report.js';
 import { renderReport, type TableView } from './report-templates.js';
 
@@ -77,6 +78,8 @@ export interface ObjectResult {
   spire?: SpireSide;
   /** federatesWith trust domains left out until SPIRE has their bundle. */
   missingFederation?: string[];
+  /** For an entry on the server: when SPIRE created it, and how long after the pod could first have had it (explain-timing.ts). */
+  registration?: EntryTiming;
 }
 
 export interface OtherEntry {
@@ -162,10 +165,14 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, coverers: readonly
   if (verdict.outcome === 'failed') return done('render-failed', false, 'render', `render failed for pod ${podName}: ${verdict.failure.message}`);
   const spire = ctx.plan.side(verdict.key, ownerOf('ClusterSPIFFEID', obj));
   const missing = ctx.plan.omissions.get(`${obj.metadata.uid}\u0000${verdict.spec.spiffeId}`);
+  const id = spire.state === 'registered' || spire.state === 'outdated' || spire.state === 'kept' ? spire.id : '';
+  const onServer = id ? ctx.current.find((e) => e.id === id) : undefined;
+  const objectCreated = obj.metadata.creationTimestamp;
   return done('declared', true, 'render', `entry ${verdict.spec.spiffeId}: ${describeSide(spire)}`, {
-    entry: entryView(spire.state === 'registered' || spire.state === 'outdated' || spire.state === 'kept' ? spire.id : '', verdict.spec),
+    entry: entryView(id, verdict.spec),
     spire,
     ...(missing ? { missingFederation: missing } : {}),
+    ...(onServer ? { registration: entryTiming({ entry: onServer, pod: ctx.pod, ...(objectCreated ? { objectCreated } : {}) }) } : {}),
   });
 }
 
@@ -257,6 +264,8 @@ export interface PodView {
   /** One row per ClusterSPIFFEID: its name and its verdict. */
   clusterSPIFFEIDs: TableView;
   missingFederation: { object: string; missing: string[] }[];
+  /** When each of its entries on the server was created, and how long after the pod could first have had it. */
+  registrations: { object: string; id: string; detail: string }[];
   otherEntries: { id: string; spiffeID: string; fate: string }[];
   summary: string;
 }
@@ -279,6 +288,7 @@ export function podView(x: PodExplanation, source: string): PodView {
     source,
     clusterSPIFFEIDs: { header: ['CLUSTERSPIFFEID', 'RESULT'], rows: x.clusterSPIFFEIDs.map((r) => [r.object.slice('ClusterSPIFFEID/'.length), r.detail]) },
     missingFederation: x.clusterSPIFFEIDs.flatMap((r) => (r.missingFederation ? [{ object: r.object, missing: [...r.missingFederation] }] : [])),
+    registrations: x.clusterSPIFFEIDs.flatMap((r) => (r.registration ? [{ object: r.object, id: r.registration.id, detail: r.registration.detail }] : [])),
     otherEntries: x.otherEntries.map((e) => ({ id: e.entry.id, spiffeID: e.entry.spiffeID, fate: otherEntryFate(e) })),
     summary: x.summary,
   };

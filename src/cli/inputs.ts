@@ -3,7 +3,7 @@ import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, entriesOff, type FieldSource, inCachedNamespaces, matchesLabels, switchedSnapshot, unsupportedFieldSelectors } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
-import { fromSpire } from '../entries/index.js';
+import { fromSpireWithCreation } from '../entries/index.js';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
 import { readCluster } from '../kube/snapshot.js';
 import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } from '../manifests/index.js';
@@ -237,7 +237,7 @@ export function readEntriesDump(path: string): CurrentEntry[] {
     throw new CliError(`--entries ${path}: ${errorMessage(err)}`);
   }
   try {
-    return entriesFromJson(doc).map(fromSpire);
+    return entriesFromJson(doc).map(fromSpireWithCreation);
   } catch (err) {
     throw new CliError(`--entries ${path}: ${errorMessage(err)}`);
   }

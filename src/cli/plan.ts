@@ -16,6 +16,7 @@ import { Reconciler } from '../manager/reconcile.js';
 import { checkSocketPath, spireClientFor, spireIdentityFor, waitForSpire } from '../manager/spire-client.js';
 import { parseSocket } from '../spire/target.js';
 import { SILENT_WAITS, type WaitReporter } from '../manager/waiting.js';
+import { type ClusterDomain, clusterDomainNote, clusterDomainReaders, settleClusterDomain } from './cluster-domain.js';
 import { addConfigOptions, addSpireTargetOptions, type ConfigFlags, describeClassRule, loadContext, passOptions } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { errorMessage } from '../api/errors.js';
@@ -44,6 +45,8 @@ export interface OnceOptions {
   progress?: Progress;
   /** Where waits for SPIRE and the API server are said; 'stderr': the CLI's (cliWaits, in the config's log encoding). Default: nowhere. */
   waits?: WaitReporter | 'stderr';
+  /** How an empty clusterDomain is detected (tests); default DNS, as run detects it. */
+  detectClusterDomain?: () => Promise<string | undefined>;
 }
 
 /** What every one-pass command reads before it plans: the config, the engine's options and the cluster's objects. */
@@ -53,14 +56,22 @@ export interface Prepared {
   options: EntryPassOptions;
   inputs: Inputs;
   waits: WaitReporter;
+  /** The cluster domain rendered with, and where it came from. */
+  clusterDomain: ClusterDomain;
 }
 
-export async function prepare(flags: ConfigFlags & { manifests?: string[] }, opts: Pick<OnceOptions, 'log' | 'kubeConfig' | 'progress' | 'waits'> & { pod?: { namespace: string; name: string } }): Promise<Prepared> {
+export async function prepare(
+  flags: ConfigFlags & { manifests?: string[] },
+  opts: Pick<OnceOptions, 'log' | 'kubeConfig' | 'progress' | 'waits' | 'detectClusterDomain'> & { pod?: { namespace: string; name: string } },
+): Promise<Prepared> {
   const { config, warnings } = loadContext(flags);
   const { settings } = logSettings(config, {});
   const log = opts.log ?? loggerFor(settings);
   const waits = opts.waits === 'stderr' ? cliWaits(settings.encoding, log) : (opts.waits ?? SILENT_WAITS);
   for (const w of warnings) log.warn(w);
+  // Before the engine's options take it: the plan renders with the cluster domain run would.
+  const clusterDomain = await settleClusterDomain(config, opts.detectClusterDomain);
+  if (clusterDomain.from === 'detected') log.info(`cluster domain ${clusterDomain.value} (detected)`);
   const options = passOptions(config);
   const inputs = await readInputs(flags.manifests, config, {
     log,
@@ -69,7 +80,7 @@ export async function prepare(flags: ConfigFlags & { manifests?: string[] }, opt
     pod: opts.pod,
     progress: opts.progress,
   });
-  return { config, log, options: { ...options, ...(inputs.suppressDeletes ? { suppressDeletes: inputs.suppressDeletes } : {}) }, inputs, waits };
+  return { config, log, options: { ...options, ...(inputs.suppressDeletes ? { suppressDeletes: inputs.suppressDeletes } : {}) }, inputs, waits, clusterDomain };
 }
 
 export interface PassOutcome {
@@ -161,6 +172,8 @@ function planNotes(p: Prepared, result: EntryPassResult): { notes: string[]; emp
   if (result.plan.outsideScope > 0) {
     notes.push(`${result.plan.outsideScope} entr${result.plan.outsideScope === 1 ? 'y' : 'ies'} on the server outside entryScope ${config.entryScope} (IDs without the ${p.options.ownership.entryIDPrefix} prefix): never changed or deleted`);
   }
+  const domain = clusterDomainNote(p.clusterDomain, clusterDomainReaders(inputs.snapshot.clusterSPIFFEIDs, config));
+  if (domain) notes.push(domain);
   const dotted = emptyClusterDomainNote(result.declared.renderFailures, config.clusterDomain);
   if (dotted) notes.push(dotted);
   const empty = !p.options.suppressDeletes && nothingDeclares(inputs, config);

@@ -31,6 +31,10 @@ class IdIndex {
     }
   }
 
+  has(k: string): boolean {
+    return this.ids.has(k);
+  }
+
   forEach(k: string, fn: (id: string) => void): void {
     const at = this.ids.get(k);
     if (typeof at === 'string') fn(at);
@@ -245,6 +249,15 @@ export class CurrentState {
     for (const uid of podUids) this.state.byPod.forEach(uid, add);
     for (const key of keys) this.state.byKey.forEach(key, add);
     return [...ids].map((id) => this.state.byId.get(id)!);
+  }
+
+  /**
+   * Whether an entry under this key (the same SPIFFE ID, parent ID and
+   * selectors) is held, ours or not: SPIRE serves such an entry whoever made
+   * it. One index lookup (the registration clock asks it per pod settled).
+   */
+  holdsKey(key: string): boolean {
+    return this.state.byKey.has(key);
   }
 
   /**

@@ -27,5 +27,5 @@ export * from './problems.js';
 export { IGNORED_IDS_WARNING, probeSpireServer, SPIRE_CUSTOM_ENTRY_IDS, SpireServerProbe, type ServerTraits } from './unsupported.js';
 export { CurrentState } from './current-state.js';
 export { newEntryId } from './ids.js';
-export { finish, finishInSlices, type Steps } from './slices.js';
+export { finish, finishInSlices, sliceCounter, type Steps } from './slices.js';
 export { BOOTSTRAP_ID_PREFIX, type BootstrapEntries, bootstrapEntries, type BootstrapOptions, bootstrapProblem, controllerSpiffeId, entryCreateCommand } from './bootstrap.js';

@@ -47,6 +47,13 @@ export interface CurrentEntry {
    * rather than in a map of 100,000 IDs beside them.
    */
   revision?: string | undefined;
+  /**
+   * Dry runs only (plan, explain, which read it): when SPIRE created the
+   * entry, in Unix seconds by its clock (SPIRE 1.6.3 and later report it;
+   * absent when it answers 0). Live mode leaves it out: nothing there reads
+   * it, and 100,000 entries would carry it.
+   */
+  createdAt?: number;
 }
 
 export const POD_UID_SELECTOR_PREFIX = 'pod-uid:';
@@ -96,6 +103,14 @@ export function fromSpire(e: EntryOut): CurrentEntry {
   };
   const podUid = podUidOf(spec.selectors);
   return { id: e.id, key: entryKey(spec), spec, revision: e.revision_number, ...(podUid !== undefined ? { podUid } : {}) };
+}
+
+/** fromSpire with the entry's creation time, for the dry runs that show it (CurrentEntry.createdAt). */
+export function fromSpireWithCreation(e: EntryOut): CurrentEntry {
+  const entry = fromSpire(e);
+  const createdAt = Number(e.created_at);
+  if (createdAt > 0) entry.createdAt = createdAt;
+  return entry;
 }
 
 export function toSpire(spec: EntrySpec, id: string): Entry {

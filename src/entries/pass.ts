@@ -5,7 +5,7 @@ import { type ApplyResult, applyPlan, type WriteProgress } from './apply.js';
 import type { OptionalField } from './compare.js';
 import { type ClusterSnapshot, declareEntriesInSteps, type DeclaredState, declarePods, type PodDeclaration, type PodLookup, type SelectionSettings } from './declare.js';
 import type { CurrentState } from './current-state.js';
-import { type CurrentEntry, type DeclaredEntry, fromSpire } from './model.js';
+import { type CurrentEntry, type DeclaredEntry, fromSpire, fromSpireWithCreation } from './model.js';
 import type { Ownership, Policy } from './ownership.js';
 import type { ClaimedIds } from './claims.js';
 import { createsOnly, type Plan, planEntries, planEntriesInSteps, type PlanInput } from './plan.js';
@@ -206,7 +206,8 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
   const stale = opts.state && (opts.listedByCaller ? !opts.state.isCertain() : opts.state.needsList());
   if (opts.state && !stale) current = opts.state.values();
   else if (opts.state) current = await opts.state.replaceFromPages(spire.entryPages());
-  else current = (await spire.listEntries()).map(fromSpire);
+  // A dry run keeps when each entry was created: explain shows it.
+  else current = (await spire.listEntries()).map(opts.dryRun ? fromSpireWithCreation : fromSpire);
   // The version of the entries planned against, read with them: pod passes may write while this pass plans.
   const stateVersion = opts.state?.version;
   const bundles = opts.federatesWithMissingBundle === 'fail' ? undefined : await federatedBundles(spire, opts.settings.trustDomain, opts.federatedBundles);
@@ -273,6 +274,8 @@ export interface PodPassResult {
   declared: PodDeclaration;
   /** Create-only: entries SPIRE already held (ALREADY_EXISTS), neither written nor failed. */
   alreadyRegistered: number;
+  /** Their keys: SPIRE holds an entry under each, though the state does not record it (the registration clock reads them). */
+  alreadyRegisteredKeys: ReadonlySet<string>;
 }
 
 /**
@@ -286,16 +289,20 @@ export interface PodPassResult {
  * there; a certain state holds every entry we wrote, and this one we did
  * not, so it stays certain.
  */
-function withoutAlreadyRegistered(plan: Plan, applied: ApplyResult): { plan: Plan; applied: ApplyResult; alreadyRegistered: number } {
-  const held = new Set(applied.failures.filter((f) => f.similarTo !== undefined).map((f) => f.id));
-  if (held.size === 0) return { plan, applied, alreadyRegistered: 0 };
+function withoutAlreadyRegistered(plan: Plan, applied: ApplyResult): Pick<PodPassResult, 'plan' | 'applied' | 'alreadyRegistered' | 'alreadyRegisteredKeys'> {
+  const similar = applied.failures.filter((f) => f.similarTo !== undefined);
+  if (similar.length === 0) return { plan, applied, alreadyRegistered: 0, alreadyRegisteredKeys: NO_KEYS };
+  const held = new Set(similar.map((f) => f.id));
   const failures = applied.failures.filter((f) => !(f.op === 'create' && held.has(f.id)));
   return {
     plan: { ...plan, creates: plan.creates.filter((c) => !held.has(c.id)) },
     applied: { ...applied, failures, failedKeys: new Set(failures.filter((f) => f.op !== 'delete').map((f) => f.key)) },
     alreadyRegistered: held.size,
+    alreadyRegisteredKeys: new Set(similar.map((f) => f.key)),
   };
 }
+
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 /**
  * A pass for pod events only: declares the changed pods' entries, plans them
@@ -332,9 +339,11 @@ export async function runPodPass(input: PodPassInput, spire: SpireClient, opts: 
   opts.onPhase?.('plan', (performance.now() - started) / 1000);
   started = performance.now();
   const result = await applyPlan(sent, spire, opts.signal, opts.onWritten);
-  const { plan, applied, alreadyRegistered } = opts.createOnly ? withoutAlreadyRegistered(sent, result) : { plan: sent, applied: result, alreadyRegistered: 0 };
+  const { plan, applied, alreadyRegistered, alreadyRegisteredKeys } = opts.createOnly
+    ? withoutAlreadyRegistered(sent, result)
+    : { plan: sent, applied: result, alreadyRegistered: 0, alreadyRegisteredKeys: NO_KEYS };
   opts.state.record(plan, applied);
   opts.claims?.record(plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
-  return { plan, applied, declared, alreadyRegistered };
+  return { plan, applied, declared, alreadyRegistered, alreadyRegisteredKeys };
 }

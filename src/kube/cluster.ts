@@ -100,8 +100,11 @@ interface PodInformers {
 export interface ClusterCacheOptions {
   kc: KubeConfig;
   log: Logger;
-  /** A change that can affect entries or federation: the controller should run a pass. `listed`: a list (the first, or a relist) brought it, not a watch event. */
-  onChange: (resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject; listed: boolean }) => void;
+  /**
+   * A change that can affect entries or federation: the controller should run a pass. `listed`: a list (the
+   * first, or a relist) brought it, not a watch event. `previous`: the object it replaced in the cache, if any.
+   */
+  onChange: (resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject; listed: boolean; previous?: KubernetesObject | undefined }) => void;
   /** Pods as the first list brings them, page by page, before the pod cache is synced. */
   onFirstPodPage?: (pods: Pod[]) => void;
   /** What is read (cacheNamespaces, the ClusterSPIFFEID label selector); default everything. */
@@ -290,7 +293,7 @@ export class ClusterCache {
     // A relist starts a fresh cache, which reports every object as added: one held before unchanged is no change.
     if (kind !== 'delete' && previous && r.fingerprint(previous as never) === r.fingerprint(obj as never)) return;
     if (r.name === 'clusterspiffeids' && kind !== 'delete') this.checkPodProjection();
-    this.opts.onChange(r.name, { kind, obj, listed });
+    this.opts.onChange(r.name, { kind, obj, listed, previous });
   }
 
   /** After a relist, a full pass: the relist reported each change, and a pass compares the whole cache with SPIRE. */

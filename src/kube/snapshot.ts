@@ -88,7 +88,7 @@ export async function readCluster(kc: KubeConfig, opts: ReadClusterOptions = {})
     const ns = encodeURIComponent(wanted.namespace);
     const pod = await named<Pod & KubernetesObject>(kc, `/api/v1/namespaces/${ns}/pods`, wanted.name);
     // A pod outside the scope is one the controller never reads.
-    if (pod && inCachedNamespaces(pod, scope)) out.pods!.push(compactPod(pod));
+    if (pod && inCachedNamespaces(pod, scope)) out.pods!.push(keepScheduled(pod));
     const namespace = await named(kc, '/api/v1/namespaces', wanted.namespace);
     if (namespace) out.namespaces!.push(namespace);
     const nodeName = pod?.spec?.nodeName;
@@ -97,6 +97,19 @@ export async function readCluster(kc: KubeConfig, opts: ReadClusterOptions = {})
   }
   const { clusterFederatedTrustDomains, ...snapshot } = out as unknown as ClusterSnapshot & { clusterFederatedTrustDomains: ClusterFederatedTrustDomain[] };
   return { snapshot: notInstalled.length > 0 ? { ...snapshot, notInstalled } : snapshot, clusterFederatedTrustDomains };
+}
+
+/**
+ * The pod compacted as the controller caches it, but for its PodScheduled
+ * condition, which explain reads (when the pod was bound to its node) and
+ * the engine does not.
+ */
+function keepScheduled(pod: Pod & KubernetesObject): Pod & KubernetesObject {
+  const conditions = pod.status?.conditions;
+  const scheduled = Array.isArray(conditions) ? (conditions as { type?: string }[]).find((c) => c.type === 'PodScheduled') : undefined;
+  compactPod(pod);
+  if (scheduled) pod.status = { ...pod.status, conditions: [scheduled] };
+  return pod;
 }
 
 /**

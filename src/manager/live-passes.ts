@@ -15,6 +15,8 @@ import {
   type EntryPassResult,
   type PodLookup,
   type PodPassResult,
+  declarePods,
+  finishInSlices,
   logProblems,
   runPodPass,
 } from '../entries/index.js';
@@ -28,6 +30,7 @@ import { passLog } from './lifecycle.js';
 import type { ControllerMetrics } from './metrics.js';
 import { passCounts } from './metrics.js';
 import { ProblemReports } from './problem-reports.js';
+import { type PodAt, podWrites, podWritesInSteps, RegistrationClock, standings } from './registration-clock.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
 import type { EntryPassExtras, Reconciler, Snapshot } from './reconcile.js';
@@ -90,7 +93,11 @@ interface FullPassTally {
   listSeconds: number;
   /** controller-runtime's queue items this pass takes: those waiting at its start, and those its snapshot holds. */
   work: ({ done(ok: boolean): void } | undefined)[];
+  /** At its snapshot: the registration clock's mark, and when the ClusterSPIFFEID and Namespace changes it took began. */
+  clock?: { mark: number; selectionSince: number | undefined };
 }
+
+const NO_PODS: ReadonlySet<string> = new Set();
 
 /**
  * What each route of the PassScheduler does: a first-list batch, a pod pass,
@@ -125,10 +132,17 @@ export class LivePasses {
   // What the log and Events were told, so that a problem that persists is told again only when it
   // changes, or as often as the recorder repeats an Event.
   private readonly reported: ProblemReports;
+  // How long pods wait for their entries (the registration-latency SLO), and the pods of the pod pass in flight, which it settles.
+  private readonly clock: RegistrationClock;
+  private podPassPods: ReadonlySet<string> = NO_PODS;
+  // Whether this term's first full pass has been said at info (what a migration checks: it wrote nothing).
+  private termPassSaid = false;
 
   constructor(private readonly o: LivePassesOptions) {
     ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler, reconciler: this.reconciler } = o);
     this.reported = new ProblemReports(o.events.intervalMs);
+    this.clock = new RegistrationClock((outcome, trigger, seconds) => this.metrics?.observeRegistration(outcome, trigger, seconds));
+    this.metrics?.observeRegistrationsPending(() => this.clock.pending());
   }
 
   /** Asks for a full pass now (gcInterval, a retry, the follow-up after pod passes). */
@@ -139,8 +153,14 @@ export class LivePasses {
 
   /** A term began: its first full pass, and the pod lane for pods changed while it was not leading. */
   termStarted(): void {
+    this.termPassSaid = false;
     this.requestFull();
     this.podLane.trigger();
+  }
+
+  /** The term ended: the waits this replica timed are the next leader's to answer. */
+  termEnded(): void {
+    this.clock.clear();
   }
 
   /** Wakes the full lane without asking for a full pass (start, first-list pods, SPIRE ready). */
@@ -164,7 +184,7 @@ export class LivePasses {
   }
 
   /** A cached object changed, or an informer relisted (change undefined): ClusterCache's onChange. */
-  onChange(resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject; listed?: boolean }): void {
+  onChange(resource: string, change?: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject; listed?: boolean; previous?: KubernetesObject | undefined }): void {
     if (!changeMatters(this.o.config, resource)) return;
     this.cacheVersion++;
     this.queued++;
@@ -174,6 +194,7 @@ export class LivePasses {
     if (change && leading) this.metrics?.upstream.add(CONTROLLER_OF_RESOURCE[resource] ?? resource);
     const m = change?.obj.metadata;
     if (resource === 'endpointslices' || resource === 'endpoints') this.services = undefined;
+    this.timeRegistration(resource, change, leading);
     if (resource === 'pods' && change && m?.uid && m.name) {
       const at: PodRef = change.kind === 'delete' ? null : { namespace: m.namespace ?? '', name: m.name };
       if (this.scheduler.podChanged(m.uid, at, { listed: change.listed === true, leading }) === 'pod') this.podLane.trigger();
@@ -189,6 +210,22 @@ export class LivePasses {
     this.o.progress.podsListed(pods.length);
     this.scheduler.firstListPage(pods);
     this.fullLane.trigger();
+  }
+
+  /**
+   * The registration clock sees the watch events that can make a pod
+   * registrable, on the leader: the pod's own, and those of ClusterSPIFFEIDs
+   * and Namespaces (which decide what is selected). A list's changes are
+   * not timed (when they happened is not known); a deleted pod waits no more.
+   */
+  private timeRegistration(resource: string, change: { kind: 'add' | 'update' | 'delete'; obj: KubernetesObject; listed?: boolean; previous?: KubernetesObject | undefined } | undefined, leading: boolean): void {
+    if (!change) return;
+    if (resource === 'pods') {
+      if (change.kind === 'delete') this.clock.forget(change.obj.metadata?.uid ?? '');
+      else if (leading && change.listed !== true) this.clock.podEvent(change.kind, change.obj, change.previous);
+    } else if ((resource === 'clusterspiffeids' || resource === 'namespaces') && leading && change.listed !== true && change.kind !== 'delete') {
+      this.clock.selectionChanged();
+    }
   }
 
   private leading(): boolean {
@@ -322,11 +359,10 @@ export class LivePasses {
    * The engine's pod pass (entries/pass.ts:runPodPass) over these pods, against the in-memory SPIRE
    * state, with the cache's lookups: what both pod routes (podPass, firstListBatch) write with.
    */
-  private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, log: Logger, createOnly?: CreateOnly): Promise<PodPassResult> {
-    const { cache, reconciler } = this;
-    const started = Date.now();
-    // Only what a pod's entries depend on: not a snapshot of every pod in the cluster.
-    const lookup: PodLookup = {
+  /** What a few pods' entries depend on, from the cache: not a snapshot of every pod in the cluster. */
+  private podLookup(): PodLookup {
+    const { cache } = this;
+    return {
       clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
       ...(cache.notInstalled().includes('ClusterSPIFFEID') ? { clusterSPIFFEIDsUnknown: true } : {}),
       namespace: (name) => cache.get<Namespace>('namespaces', name),
@@ -334,6 +370,12 @@ export class LivePasses {
       // Built once per change of the endpoints, not once per pod event.
       services: () => (this.services ??= indexServices(cache.items<EndpointSlice>('endpointslices'), cache.items<Endpoints>('endpoints'))),
     };
+  }
+
+  private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, log: Logger, createOnly?: CreateOnly): Promise<PodPassResult> {
+    const { cache, reconciler } = this;
+    const started = Date.now();
+    const lookup = this.podLookup();
     const r = await runPodPass({ pods, goneUids, lookup }, this.o.spire, {
       ...this.o.pass,
       ownership: reconciler.ownership(),
@@ -365,19 +407,69 @@ export class LivePasses {
     const createOnly = route.route === 'create-only';
     const pods: Pod[] = [];
     const goneUids: string[] = [];
+    // The pods are read now: every pod event so far is in what this pass writes from.
+    const mark = this.clock.mark;
     for (const [uid, at] of route.take) {
       const pod = at ? this.cache.get<Pod>('pods', at.name, at.namespace) : undefined;
       if (pod && pod.metadata.uid === uid) pods.push(pod);
       else goneUids.push(uid);
     }
     const against = this.reconciler.probe.fields ? 'against-state' : 'against-nothing';
-    const r = await this.writePodEntries(pods, createOnly ? [] : goneUids, signal, log, createOnly ? against : undefined);
+    this.podPassPods = new Set(route.take.map(([uid]) => uid));
+    let r: PodPassResult;
+    try {
+      r = await this.writePodEntries(pods, createOnly ? [] : goneUids, signal, log, createOnly ? against : undefined);
+    } finally {
+      this.podPassPods = NO_PODS;
+    }
+    this.settlePodPass(pods, mark, r);
     if (createOnly) log.debug({ pods: pods.length, created: r.applied.created, alreadyRegistered: r.alreadyRegistered, why: route.why, against }, 'created entries for changed pods');
     this.report('entries', entryPassProblems(r), false, log);
     if (transientFailure(r.applied)) this.retryLater();
     if (!createOnly) this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
     else if (route.why === 'state uncertain') this.requestFull();
     return r.plan;
+  }
+
+  /** The waits of this pod pass's pods whose last event it read end, or go on, with what it wrote and found. */
+  private settlePodPass(pods: readonly Pod[], mark: number, r: PodPassResult): void {
+    const due: PodAt[] = [];
+    for (const p of pods) if (this.clock.isDue(p.metadata.uid, mark)) due.push({ uid: p.metadata.uid, namespace: p.metadata.namespace ?? '', name: p.metadata.name });
+    if (due.length === 0) return;
+    const writes = podWrites(r.plan, r.applied);
+    const holds = (key: string) => this.state.holdsKey(key) || r.alreadyRegisteredKeys.has(key) || writes.similarKeys.has(key);
+    for (const [uid, standing] of standings(due, r.declared, holds)) this.clock.settle(uid, standing, writes);
+  }
+
+  /**
+   * After a full pass's writes: the pods it wrote for after ClusterSPIFFEID
+   * or Namespace changes are timed from the first of them, and the waits of
+   * pods whose last event its snapshot held (but the pod pass in flight's)
+   * end or go on. Those pods are declared again from the cache, where they
+   * are as the snapshot had them (a later event would have a later mark):
+   * a few pods, not a walk over the pass's declaration of every pod.
+   */
+  private async settleFullPass(result: EntryPassResult, at: NonNullable<FullPassTally['clock']>): Promise<void> {
+    // Nothing is waiting on this pass most of the time: then its writes are not even looked at.
+    if (at.selectionSince === undefined && this.clock.due(at.mark, this.podPassPods).length === 0) return;
+    // SPIRE answered the pass's writes by now; what follows runs in slices (a ClusterSPIFFEID may select 100,000 pods).
+    const ended = this.clock.now();
+    const writes = await finishInSlices(podWritesInSteps(result.plan, result.applied), FULL_PASS_SLICE_MS);
+    if (at.selectionSince !== undefined) await finishInSlices(this.clock.selectedInSteps(at.selectionSince, writes, ended), FULL_PASS_SLICE_MS);
+    const due = this.clock.due(at.mark, this.podPassPods);
+    if (due.length === 0) return;
+    const pods: Pod[] = [];
+    const found: PodAt[] = [];
+    for (const p of due) {
+      const pod = this.cache.get<Pod>('pods', p.name, p.namespace);
+      // Not in the cache: deleted, and its delete event ends the wait.
+      if (!pod || pod.metadata.uid !== p.uid) continue;
+      pods.push(pod);
+      found.push(p);
+    }
+    const declared = declarePods(pods, this.podLookup(), this.o.pass.settings);
+    const holds = (key: string) => this.state.holdsKey(key) || writes.similarKeys.has(key);
+    for (const [uid, standing] of standings(found, declared, holds)) this.clock.settle(uid, standing, writes);
   }
 
   /**
@@ -445,6 +537,8 @@ export class LivePasses {
       if (entries) this.reportFull(entries, signal, tally, started, log);
     } catch (err) {
       ok = false;
+      // What it took of the selection changes, the next full pass writes.
+      if (tally.clock?.selectionSince !== undefined) this.clock.returnSelection(tally.clock.selectionSince);
       this.passFailed(err, log);
     } finally {
       this.scheduler.fullDone();
@@ -476,6 +570,7 @@ export class LivePasses {
     const version = this.cacheVersion;
     const snapshot = this.cache.snapshot();
     this.scheduler.snapshotted();
+    tally.clock = { mark: this.clock.mark, selectionSince: this.clock.takeSelection() };
     tally.work.push(this.metrics?.upstream.take());
     this.drainQueue();
     return { objects: switchedSnapshot(config, snapshot), version: String(version) };
@@ -515,7 +610,20 @@ export class LivePasses {
     const seconds = (Date.now() - started) / 1000;
     log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
     this.o.onPass?.(result, seconds);
-    metrics?.observePass(passCounts(result), seconds);
+    const counts = passCounts(result);
+    metrics?.observePass(counts, seconds);
+    if (!this.termPassSaid) {
+      this.termPassSaid = true;
+      // One line that says what taking over did (a swap from spire-controller-manager: nothing written). A pass
+      // that is an earlier term's again (PassMemo) keeps no declaration to count.
+      const declared = result.reused ? 'as the last pass found them' : `${result.declared.entries.length} declared`;
+      log.info(
+        { created: counts.created, updated: counts.updated, deleted: counts.deleted, failed: counts.failed, kept: counts.kept, conflicts: counts.conflicts, renderFailures: counts.renderFailures },
+        `first full pass as leader: ${counts.created} entries created, ${counts.updated} updated, ${counts.deleted} deleted, ${counts.failed} failed; ${declared}, ${counts.kept} kept, ${counts.conflicts} conflicts, ${counts.renderFailures} render failures`,
+      );
+    }
+    // Beside the lanes, not in the pass: the pods this pass held are the pod lane's again as soon as it ends.
+    if (tally.clock) void this.settleFullPass(result, tally.clock).catch((err: unknown) => log.warn({ err }, 'timing registrations after a full pass failed'));
     if (a && transientFailure(a)) this.retryLater();
     else this.passBackoff.reset();
   }

@@ -150,6 +150,7 @@ export async function startLive(opts: LiveOptions): Promise<LiveController> {
       // Writes still pending were just dropped: a later term must not take them for written.
       statuses.forget();
       scheduler.termEnded();
+      passes.termEnded();
     },
   });
   const cache: ClusterCache = new ClusterCache({

@@ -270,9 +270,16 @@ describe('explain reads SPIRE over its socket and the cluster over KUBECONFIG', 
     const uid = kube.get('v1', 'Pod', 'web', 'apps')!.metadata!.uid;
     const nodeUid = kube.get('v1', 'Node', 'n1')!.metadata!.uid;
     spire.seed({ entries: [{ ...dumped('scm-live'), parent_id: { trust_domain: TD, path: `/spire/agent/k8s_psat/c/${nodeUid}` }, selectors: [{ type: 'k8s', value: `pod-uid:${uid}` }] }] });
-    const after = await explainPodCommand('apps/web', flags, { log: quiet, print: () => {}, kubeConfig: () => kube.kubeConfig() });
+    let table = '';
+    const after = await explainPodCommand('apps/web', flags, { log: quiet, print: (s) => (table += s), kubeConfig: () => kube.kubeConfig() });
     expect(after.explanation.clusterSPIFFEIDs[0]!.spire).toEqual({ state: 'registered', id: 'scm-live' });
     expect(after.code).toBe(0);
+    // When SPIRE created the entry (its created_at, listed over the socket), against the pod's creation (no kubelet here sets PodScheduled).
+    const created = kube.get('v1', 'Pod', 'web', 'apps')!.metadata!.creationTimestamp as string;
+    const registration = after.explanation.clusterSPIFFEIDs[0]!.registration!;
+    expect(registration).toMatchObject({ id: 'scm-live', updatedSince: false, after: { since: 'pod-created', at: created } });
+    expect(Math.abs(Date.parse(registration.created!) - Date.now())).toBeLessThan(5_000);
+    expect(table).toContain(`ClusterSPIFFEID/web  scm-live: ${registration.detail}`);
 
     // kubectl delete: the pod is marked terminating, read as such from the cluster, and still registered.
     const marked = kube.deleteGracefully('v1', 'Pod', 'web', 'apps')!;

@@ -217,12 +217,13 @@ const pod: PodView = {
   source: 'Manifests in ./m (1 file)',
   clusterSPIFFEIDs: { header: ['CLUSTERSPIFFEID', 'RESULT'], rows: [['web', 'entry spiffe://td/x: registered as rec-1'], ['a-longer-name', 'podSelector {app=db} does not match']] },
   missingFederation: [{ object: 'ClusterSPIFFEID/web', missing: ['other.td', 'z.td'] }],
+  registrations: [{ object: 'ClusterSPIFFEID/web', id: 'rec-1', detail: 'created 2026-01-01T00:00:03Z, 1 s after the pod was scheduled (2026-01-01T00:00:02Z)' }],
   otherEntries: [{ id: 'rec-20', spiffeID: 'spiffe://td/old', fate: 'to be deleted (undeclared)' }],
   summary: 'a/p1 is registered: its entry is on the server as declared.',
 };
 
 describe('explain-pod.hbs', () => {
-  it('renders the pod, its namespace, one row per ClusterSPIFFEID, its other entries and the verdict', () => {
+  it('renders the pod, its namespace, one row per ClusterSPIFFEID, when its entries were created, its other entries and the verdict', () => {
     expect(renderReport('explain-pod', pod)).toBe(
       [
         'Pod a/p1  uid u1  node n1  phase Running  terminating (due by 2026-01-01T00:00:00Z)',
@@ -233,6 +234,9 @@ describe('explain-pod.hbs', () => {
         'web              entry spiffe://td/x: registered as rec-1',
         'a-longer-name    podSelector {app=db} does not match',
         '  ! ClusterSPIFFEID/web: set without federatesWith other.td, z.td until SPIRE has a bundle for it',
+        '',
+        "When its entries were created (SPIRE's created_at, the pod's and objects' timestamps: whole seconds, each server's clock)",
+        '  ClusterSPIFFEID/web  rec-1: created 2026-01-01T00:00:03Z, 1 s after the pod was scheduled (2026-01-01T00:00:02Z)',
         '',
         'Other entries of this pod on the server (1)',
         '  rec-20  spiffe://td/old: to be deleted (undeclared)',

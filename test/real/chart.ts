@@ -5,11 +5,13 @@
  * ClusterRole, and a stand-in for the container's working directory (/)
  * holding the config where the chart mounts it.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { repoRoot } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
+import { peerBinary } from '../support/real-spire.js';
 import { csid, type Obj } from './world.js';
 
 export const CHART = join(repoRoot, 'test/fixtures/upstream-chart');
@@ -54,4 +56,17 @@ export async function writeChartConfig(dir: string, over: Record<string, unknown
     toYaml({ ...chartConfig, ...over, metrics: { bindAddress: `127.0.0.1:${metricsPort}` }, health: { healthProbeBindAddress: `127.0.0.1:${healthPort}` } }),
   );
   return { root, health: `http://127.0.0.1:${healthPort}`, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
+}
+
+/**
+ * spire-controller-manager (the peer) as the chart's container runs it: its
+ * arguments, the container's working directory (`root`, from
+ * writeChartConfig) and environment; its output kept.
+ */
+export function startChartPeer(root: string, env: Record<string, string>): ChildProcess & { output: () => string } {
+  let out = '';
+  const child = spawn(peerBinary(), chartContainer.args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return Object.assign(child, { output: () => out });
 }

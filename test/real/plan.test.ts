@@ -86,4 +86,41 @@ describe('plan and explain against a real API server', () => {
     ]);
     expect(out).toContain(`Read from the cluster at ${plane.url}`);
   });
+
+  it('explain pod says when the entry was created and how long after the pod was bound to its node (PodScheduled, set by the binding)', async () => {
+    await plane.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'timing' } });
+    await plane.apply({
+      apiVersion: 'spire.spiffe.io/v1alpha1',
+      kind: 'ClusterSPIFFEID',
+      metadata: { name: 'timing' },
+      spec: { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/timing/{{ .PodMeta.Name }}', namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'timing' } } },
+    });
+    // Created without a node, then bound as kube-scheduler binds it: the binding subresource sets spec.nodeName and PodScheduled.
+    await plane.apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'late', namespace: 'timing' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
+    await plane.request('POST', '/api/v1/namespaces/timing/pods/late/binding', {
+      body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'late', namespace: 'timing' }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-a' } },
+    });
+    const bound = await plane.request<{ metadata: { creationTimestamp: string }; status: { conditions?: { type: string; status: string; lastTransitionTime: string }[] } }>('GET', '/api/v1/namespaces/timing/pods/late');
+    const scheduled = bound.status.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'True')?.lastTransitionTime;
+    expect(scheduled).toBeDefined();
+
+    // The entry our plan would create, on the server 3 s after the binding by SPIRE's created_at.
+    let planned = '';
+    await runOnce({ config, entries, output: 'json' }, { apply: false, log: quiet, print: (s) => (planned += s), kubeConfig: () => kc });
+    const create = (JSON.parse(planned) as PlanReport).create.find((c) => c.pod === 'timing/late')!;
+    const toId = (id: string) => ({ trust_domain: new URL(id).host, path: new URL(id).pathname });
+    const dump = join(dir, 'timing-entries.json');
+    const createdAt = Date.parse(scheduled!) / 1000 + 3;
+    writeFileSync(
+      dump,
+      JSON.stringify({
+        entries: [{ id: 'demo.timing-1', spiffe_id: toId(create.spiffeID), parent_id: toId(create.parentID), selectors: create.selectors.map((x) => ({ type: x.split(':')[0], value: x.slice(x.indexOf(':') + 1) })), created_at: String(createdAt), revision_number: '2' }],
+      }),
+    );
+    let out = '';
+    const { explanation } = await explainPodCommand('timing/late', { config, entries: dump }, { log: quiet, print: (s) => (out += s), kubeConfig: () => kc });
+    const timing = explanation.clusterSPIFFEIDs.find((r) => r.object === 'ClusterSPIFFEID/timing')?.registration;
+    expect(timing).toMatchObject({ id: 'demo.timing-1', created: new Date(createdAt * 1000).toISOString().replace('.000Z', 'Z'), updatedSince: true, after: { seconds: 3, since: 'pod-scheduled', at: scheduled } });
+    expect(out).toContain(`demo.timing-1: created ${timing!.created}, 3 s after the pod was scheduled (${scheduled}); updated since (revision 2)`);
+  });
 });

@@ -12,7 +12,7 @@
  * Needs the real SPIRE server and the peer (`npm run real-spire:install --
  * --peer`, which .ci/run does where go is on PATH); skipped without them.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { SpireClient } from '../../src/spire/index.js';
 import { exitCode, httpGet, killIfRunning, spawnCli } from '../support/cli.js';
 import { type ControlPlane, startControlPlane } from '../support/real-k8s/index.js';
 import { peerBinary, type RealSpire, spireServerBinary, startRealSpire } from '../support/real-spire.js';
-import { CHART_RBAC, chartConfig, chartContainer, chartCsid, writeChartConfig } from './chart.js';
+import { CHART_RBAC, chartConfig, chartContainer, chartCsid, startChartPeer, writeChartConfig } from './chart.js';
 import { controllerKubeConfig, eventually, node, ns, objects, pod } from './world.js';
 
 const args = chartContainer.args;
@@ -90,13 +90,7 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
   const containerEnv = () => ({ KUBECONFIG: kubeconfig, ENABLE_WEBHOOKS: 'false' });
 
   /** spire-controller-manager in the chart's container shape, its output kept. */
-  function startPeer(): ChildProcess & { output: () => string } {
-    let out = '';
-    const child = spawn(peerBinary(), args, { cwd: root, env: { ...process.env, ...containerEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    return Object.assign(child, { output: () => out });
-  }
+  const startPeer = () => startChartPeer(root, containerEnv());
 
   const paths = async () => Object.keys(idsByPath(await entries())).sort();
 
@@ -123,6 +117,10 @@ describe.runIf(available)("spire-controller-manager's image swapped for ours in 
     await eventually(async () => (await metric(/^spire_reconciler_pass_seconds_count (\d+)$/m)) >= 2, `two full passes: ${ours?.output()}`, 60_000);
     for (const op of ['created', 'updated', 'deleted']) expect(await metric(new RegExp(`^spire_reconciler_entries_total\\{op="${op}"\\} (\\d+)$`, 'm')), op).toBe(0);
     expect(idsByPath(await entries())).toEqual(before);
+    // What docs/migration.md's "Check it worked" reads: the Lease taken, the first full pass's one line, /readyz?verbose.
+    expect(ours.output()).toContain(`became leader (lease ${chartConfig.leaderElection.resourceNamespace}/${chartConfig.leaderElection.resourceName} as `);
+    expect(ours.output()).toContain('first full pass as leader: 0 entries created, 0 updated, 0 deleted, 0 failed; 5 declared, 0 kept, 0 conflicts, 0 render failures');
+    expect((await httpGet(`${health}/readyz?verbose`)).body).toBe('[+]informers-synced ok (does not decide readiness)\nreadiness check passed\n');
 
     // Then it manages them: a pod gone takes its entry (made by the peer), a new pod gets one with the chart's prefix,
     // and a deleted ClusterStaticEntry takes its entry.
