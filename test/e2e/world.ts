@@ -117,7 +117,7 @@ function podBase(node: RealNode) {
   };
 }
 
-function serverConf(ports: Ports, bind: string): string {
+function serverConf(ports: Ports, bind: string, healthBind = '127.0.0.1'): string {
   return `server {
   bind_address = "${bind}"
   bind_port = "${ports.spireServer}"
@@ -154,7 +154,7 @@ plugins {
 
 health_checks {
   listener_enabled = true
-  bind_address = "127.0.0.1"
+  bind_address = "${healthBind}"
   bind_port = "${ports.spireServerHealth}"
   live_path = "/live"
   ready_path = "/ready"
@@ -201,8 +201,16 @@ health_checks {
 `;
 }
 
-/** The controller manager's config: the chart's, with loopback ports, the admin socket the pod shares, and no DNS look-up. */
-function controllerConfig(ports: Ports): string {
+/** The blocks of the chart's controller config that a config may leave out (upstream's defaults then apply). */
+const OPTIONAL_BLOCKS = ['metrics', 'health', 'leaderElection', 'webhook', 'tlsConfig', 'reconcile'];
+
+/**
+ * The controller manager's config: the chart's, with loopback ports, the admin
+ * socket the pod shares, and no DNS look-up; with `chartDefaults`, the chart's
+ * without a single optional block, so that every port is the default's.
+ */
+function controllerConfig(ports: Ports, chartDefaults = false): string {
+  if (chartDefaults) return toYaml({ ...Object.fromEntries(Object.entries(chartConfig).filter(([k]) => !OPTIONAL_BLOCKS.includes(k))), clusterDomain: 'cluster.local' });
   return toYaml({
     ...chartConfig,
     metrics: { bindAddress: `127.0.0.1:${ports.controllerMetrics}` },
@@ -229,8 +237,8 @@ function controllerContainer(plane: ControlPlane, ports: Ports, controller: Cont
     imagePullPolicy: 'Never',
     args: chartContainer.args,
     env: [...chartContainer.env, ...apiEnv(plane, opts.controllerApi)],
-    livenessProbe: probe(ports.controllerHealth, '/healthz'),
-    readinessProbe: probe(ports.controllerHealth, '/readyz'),
+    // Without a health block nothing serves probes (as upstream), so the container has none.
+    ...(opts.chartDefaults ? {} : { livenessProbe: probe(ports.controllerHealth, '/healthz'), readinessProbe: probe(ports.controllerHealth, '/readyz') }),
     securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
     // The chart's mounts: the socket read-only, the config as one file, a /tmp of its own.
     volumeMounts: [
@@ -441,7 +449,17 @@ export interface DeploymentOptions {
   webhook?: boolean;
   /** The SPIRE server's datastore, keys and admin socket in folders of the node, kept across its pods, as a StatefulSet's volume keeps them. */
   persistentServer?: boolean;
+  /**
+   * The chart's fixed ports in the pod's network namespace (the node's): the
+   * SPIRE server on 0.0.0.0:8081 and its health checks on 0.0.0.0:8080, the
+   * controller's config without an optional block (so its webhook on the
+   * default :9443, no probes, no metrics). Those ports must be free on the machine.
+   */
+  chartDefaults?: boolean;
 }
+
+/** The ports `chartDefaults` takes on the machine: the SPIRE server's, its health checks', and the webhook's default. */
+export const CHART_DEFAULT_PORTS = { spireServer: 8081, spireServerHealth: 8080, webhook: 9443 };
 
 /**
  * Applies what the helm chart would install (namespaces, the ServiceAccounts,
@@ -461,6 +479,7 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
     controllerHealth: await freePort(),
     controllerMetrics: await freePort(),
     webhook: await freePort(),
+    ...(opts.chartDefaults ? CHART_DEFAULT_PORTS : {}),
   };
   mkdirSync(agentSocketDir(node), { recursive: true });
 
@@ -486,9 +505,11 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'spire-server' },
     subjects: [{ kind: 'ServiceAccount', name: 'spire-server', namespace: SERVER_NS }],
   });
-  const bind = opts.serverBind ?? '127.0.0.1';
-  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-server', namespace: SERVER_NS }, data: { 'server.conf': serverConf(ports, bind) } });
-  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-agent', namespace: AGENT_NS }, data: { 'agent.conf': agentConf(ports, node, bind, opts.agentSync) } });
+  // The chart binds the SPIRE server and its health checks on every address; the agent dials loopback then.
+  const bind = opts.serverBind ?? (opts.chartDefaults ? '0.0.0.0' : '127.0.0.1');
+  const serverConfText = serverConf(ports, bind, opts.chartDefaults ? '0.0.0.0' : '127.0.0.1');
+  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-server', namespace: SERVER_NS }, data: { 'server.conf': serverConfText } });
+  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-agent', namespace: AGENT_NS }, data: { 'agent.conf': agentConf(ports, node, bind === '0.0.0.0' ? '127.0.0.1' : bind, opts.agentSync) } });
   if (opts.persistentServer) {
     // The pod runs as 1000, and a hostPath folder is not given to fsGroup as an emptyDir is.
     for (const dir of Object.values(serverDirs(node))) {
@@ -496,7 +517,7 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
       chownSync(dir, 1000, 1000);
     }
   }
-  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-controller-manager', namespace: SERVER_NS }, data: { 'controller-manager-config.yaml': controllerConfig(ports) } });
+  await plane.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spire-controller-manager', namespace: SERVER_NS }, data: { 'controller-manager-config.yaml': controllerConfig(ports, opts.chartDefaults) } });
 
   if (opts.webhook !== false) {
     // The chart's webhook configuration; its Service an ExternalName to localhost on the webhook's port.
