@@ -4,7 +4,8 @@
  * and workload-selector templates, and one fallback. Deterministic in N.
  */
 import { type ClusterSPIFFEID, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../src/api/index.js';
-import { type ClusterSnapshot, DEFAULT_PARENT_ID_TEMPLATE, type SelectionSettings } from '../src/entries/index.js';
+import { type ClusterSnapshot, type SelectionSettings } from '../src/entries/index.js';
+import { DEFAULT_PARENT_ID_TEMPLATE } from '../src/api/index.js';
 import { compileTemplate } from '../src/template/index.js';
 
 /** The selection settings every benchmark renders the synthetic cluster with. */

@@ -105,6 +105,9 @@ export interface ControllerConfig {
  */
 export const RELIST_INTERVAL_DEFAULT_MS = 3_600_000;
 
+/** Upstream's default parentIDTemplate: the agent k8s_psat attests on the pod's node. */
+export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
+
 export function defaultConfig(): ControllerConfig {
   return {
     trustDomain: '',
@@ -124,7 +127,7 @@ export function defaultConfig(): ControllerConfig {
     grpcMaxCallRecvMsgSize: 0,
     className: '',
     watchClassless: false,
-    parentIDTemplate: 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}',
+    parentIDTemplate: DEFAULT_PARENT_ID_TEMPLATE,
     reconcile: { clusterSPIFFEIDs: true, clusterFederatedTrustDomains: true, clusterStaticEntries: true },
     entryScope: 'prefixed',
     policy: 'sync',

@@ -22,6 +22,12 @@ export interface KubeObject {
   metadata: ObjectMeta;
 }
 
+/** A pod by namespace and name, as commands and the pod lane address one. */
+export interface PodName {
+  namespace: string;
+  name: string;
+}
+
 export interface Pod extends KubeObject {
   spec?: { nodeName?: string; serviceAccountName?: string; [key: string]: unknown };
   status?: { phase?: string; [key: string]: unknown };

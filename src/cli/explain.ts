@@ -1,6 +1,7 @@
 import type { KubeConfig } from '../kube/connection.js';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
+import type { PodName } from '../api/index.js';
 import { addConfigOptions, addSpireTargetOptions, type ConfigFlags, describeClassRule } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { explainObject, type ObjectExplanation, objectTable, ObjectTrace } from './explain-object.js';
@@ -27,7 +28,7 @@ export interface ExplainOptions {
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-function podRef(ref: string): { namespace: string; name: string } {
+function podRef(ref: string): PodName {
   const slash = ref.indexOf('/');
   if (slash <= 0 || slash === ref.length - 1 || ref.indexOf('/', slash + 1) !== -1) throw new CliError(`explain pod: give the pod as NAMESPACE/NAME, got "${ref}"`);
   return { namespace: ref.slice(0, slash), name: ref.slice(slash + 1) };

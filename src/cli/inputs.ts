@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
-import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, entriesOff, type FieldSource, inCachedNamespaces, matchesLabels, switchedSnapshot, unsupportedFieldSelectors } from '../api/index.js';
+import { cacheScope, type ClusterFederatedTrustDomain, type ControllerConfig, entriesOff, type FieldSource, inCachedNamespaces, matchesLabels, type PodName, switchedSnapshot, unsupportedFieldSelectors } from '../api/index.js';
 import type { ClusterSnapshot, CurrentEntry } from '../entries/index.js';
 import { fromSpireWithCreation } from '../entries/index.js';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
@@ -144,7 +144,7 @@ export interface ReadInputsOptions {
   /** The live cluster's configuration; default: KUBECONFIG, ~/.kube/config or in-cluster. */
   kubeConfig?: () => KubeConfig;
   /** For explain pod: read only what this pod's entries depend on. */
-  pod?: { namespace: string; name: string };
+  pod?: PodName;
   progress?: Progress;
   /** Where a wait for the API server is said. */
   waits?: WaitReporter;

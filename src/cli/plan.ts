@@ -1,7 +1,7 @@
 import type { KubeConfig } from '../kube/connection.js';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import type { ControllerConfig } from '../api/index.js';
+import type { ControllerConfig, PodName } from '../api/index.js';
 import {
   ClaimedIds,
   type EntryPassOptions,
@@ -62,7 +62,7 @@ export interface Prepared {
 
 export async function prepare(
   flags: ConfigFlags & { manifests?: string[] },
-  opts: Pick<OnceOptions, 'log' | 'kubeConfig' | 'progress' | 'waits' | 'detectClusterDomain'> & { pod?: { namespace: string; name: string } },
+  opts: Pick<OnceOptions, 'log' | 'kubeConfig' | 'progress' | 'waits' | 'detectClusterDomain'> & { pod?: PodName },
 ): Promise<Prepared> {
   const { config, warnings } = loadContext(flags);
   const { settings } = logSettings(config, {});

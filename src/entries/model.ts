@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Owner } from '../api/index.js';
-import type { Entry, EntryMask, EntryOut } from '../spire/types.js';
+import type { Entry, EntryOut } from '../spire/types.js';
 import { comparedFromSpire, comparedToSpire } from './compare.js';
 
 export type { Owner, OwnerKind } from '../api/index.js';
@@ -124,13 +124,6 @@ export function toSpire(spec: EntrySpec, id: string): Entry {
 }
 
 export { UPDATE_MASK } from './compare.js';
-
-/**
- * An output mask that asks SPIRE to answer with each entry's ID only (an
- * all-false mask returns `{id}`): for a client that reads nothing but the
- * per-item status. The engine's writes ask for more (entries/apply.ts:WRITE_MASK).
- */
-export const ID_ONLY_MASK: EntryMask = {};
 
 export function isJoinTokenEntry(spec: EntrySpec): boolean {
   const path = splitId(spec.parentId).path;

@@ -20,8 +20,6 @@ import {
 } from './spire-accepts.js';
 import { dnsNameTemplateProblem, selectorTemplateProblem, spiffeIdTemplateProblem, templateBudgetProblem } from './template-checks.js';
 
-export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
-
 export interface RenderSettings {
   trustDomain: string;
   clusterName: string;

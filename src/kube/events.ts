@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { isForbidden, type OptionalAccessReporter } from './forbidden.js';
 import { kubeRequest } from './rest.js';
 import { errorMessage } from '../api/errors.js';
+import { GROUP_VERSION } from '../api/crds.js';
 
 /** How often a warning that persists is posted again by default. */
 export const EVENT_REPEAT_MS = 5 * 60_000;
@@ -64,7 +65,7 @@ export class EventRecorder {
         apiVersion: 'v1',
         kind: 'Event',
         metadata: { generateName: `${subject.name}.`, namespace: 'default' },
-        involvedObject: { apiVersion: 'spire.spiffe.io/v1alpha1', kind: subject.kind, name: subject.name, uid: subject.uid },
+        involvedObject: { apiVersion: GROUP_VERSION, kind: subject.kind, name: subject.name, uid: subject.uid },
         reason,
         // The API server caps messages at 1 KiB.
         message: message.length > 1024 ? `${message.slice(0, 1021)}...` : message,

@@ -408,7 +408,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   private async failed(err: unknown): Promise<void> {
     const ceiling = this.backoff.next();
     const wait = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-    this.markStale(err instanceof Error ? err.message : String(err));
+    this.markStale(errorMessage(err));
     this.opts.onError?.(err, wait);
     await this.pause(wait);
   }

@@ -4,6 +4,7 @@ import { gunzip } from 'node:zlib';
 import { type Dispatcher, request } from 'undici';
 import { type KubeConfig, KubeConnection } from './connection.js';
 import { textWithoutManagedFields } from './managed-fields.js';
+import { errorMessage } from '../api/errors.js';
 
 /** An API error with its HTTP status, named after the request. */
 export class KubeApiError extends Error {
@@ -188,7 +189,7 @@ export async function kubeStream(kc: KubeConfig, path: string, opts: { query?: R
 function failureReason(err: unknown): string {
   const cause = (err as { cause?: unknown }).cause;
   if (cause instanceof Error) return cause.message;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /**

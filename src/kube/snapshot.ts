@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeConfig } from './connection.js';
-import { type CacheScope, type ClusterFederatedTrustDomain, type ClusterSnapshot, inCachedNamespaces, type OwnerKind, type Pod } from '../api/index.js';
+import { type CacheScope, type ClusterFederatedTrustDomain, type ClusterSnapshot, inCachedNamespaces, type OwnerKind, type Pod, type PodName } from '../api/index.js';
 import { watchedResources } from './cluster.js';
 import { crdKind, isMissingCrd, missingCrdMessage } from './crd-presence.js';
 import { compactPod, stripManagedFields } from './informer.js';
@@ -22,7 +22,7 @@ export interface ReadClusterOptions {
    * node, its namespace's EndpointSlices) besides the spire.spiffe.io
    * objects, instead of every pod in the cluster.
    */
-  pod?: { namespace: string; name: string };
+  pod?: PodName;
   /** Told where Service DNS names come from when that is not EndpointSlices. */
   log?: { info(msg: string): void; warn(msg: string): void };
 }

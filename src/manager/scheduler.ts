@@ -1,4 +1,4 @@
-import type { Pod } from '../api/index.js';
+import type { Pod, PodName } from '../api/index.js';
 import { type Plan, withoutWrites } from '../entries/index.js';
 
 /** Pods per first-list batch (see PassScheduler.next). */
@@ -16,7 +16,7 @@ export const FOLLOW_UP_FULL_PASS_MS = 2_000;
 export const STANDBY_PODS = 500;
 
 /** Where a changed pod is: null once it is deleted. */
-export type PodRef = { namespace: string; name: string } | null;
+export type PodRef = PodName | null;
 
 /** How a pod change arrived, and to whom. */
 export interface PodChange {

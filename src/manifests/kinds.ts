@@ -1,4 +1,5 @@
 import type { ManifestSet } from './types.js';
+import { GROUP_VERSION as SPIRE } from '../api/crds.js';
 
 /** The kinds that carry a CRD schema of ours, validated before use. */
 export type SpireKind = 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain';
@@ -11,8 +12,6 @@ export interface KindInfo {
   namespaced: boolean;
   crd?: SpireKind;
 }
-
-const SPIRE = 'spire.spiffe.io/v1alpha1';
 
 /** Keyed by `<apiVersion> <kind>`; anything else in a file is not ours and is skipped. */
 const KINDS: ReadonlyMap<string, KindInfo> = new Map<string, KindInfo>([

@@ -282,7 +282,6 @@ export function typeNamed(name: string): GoType {
 
 export const STRING = typeNamed('string') as BasicType;
 export const INT = typeNamed('int') as BasicType;
-export const INT64 = typeNamed('int64') as BasicType;
 export const UINT8 = typeNamed('uint8') as BasicType;
 export const FLOAT64 = typeNamed('float64') as BasicType;
 export const COMPLEX128 = typeNamed('complex128') as BasicType;
@@ -298,10 +297,4 @@ export function methodOf(t: GoType, name: string, addressable: boolean): GoMetho
   const m = t.methods.get(name);
   if (m === undefined) return undefined;
   return t.kind === 'ptr' || addressable || !m.pointer ? m : undefined;
-}
-
-/** Whether the value's type (or, for an addressable value, its pointer type) has `String() string`. */
-export function hasStringMethod(t: GoType, addressable: boolean): boolean {
-  const m = methodOf(t, 'String', addressable);
-  return m !== undefined && m.params.length === 0 && m.results.length === 1 && m.results[0] === STRING;
 }

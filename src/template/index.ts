@@ -182,17 +182,3 @@ export function compileTemplate(source: string, name: string = TEMPLATE_NAMES.sp
   return compiled;
 }
 
-/** Parse-only validation, for admission: undefined when the template parses, else the error message. */
-export function checkTemplate(source: string, name: string = TEMPLATE_NAMES.spiffeID): string | undefined {
-  const hit = cache.get(cacheKey(source, name));
-  if (hit !== undefined) return hit instanceof TemplateParseError ? hit.message : undefined;
-  const tooBig = templateLimitProblem(source);
-  if (tooBig !== undefined) return tooBig;
-  try {
-    parse(source, name);
-    return undefined;
-  } catch (err) {
-    if (err instanceof TemplateParseError) return err.message;
-    throw err;
-  }
-}

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  applyPlan,
-  computeStatus,
-  declareEntries,
-  DEFAULT_PARENT_ID_TEMPLATE,
-  fromSpire,
-  IGNORED_IDS_WARNING,
-  probeSpireServer,
-  SpireServerProbe,
-  planEntries,
-} from '../../src/entries/index.js';
+import { applyPlan, computeStatus, declareEntries, fromSpire, IGNORED_IDS_WARNING, probeSpireServer, SpireServerProbe, planEntries } from '../../src/entries/index.js';
+import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/api/index.js';
 import { storedAsSent } from '../../src/entries/apply.js';
 import { toSpire } from '../../src/entries/model.js';
 import type { EntryOut } from '../../src/spire/index.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ClusterSPIFFEID, type ClusterStaticEntry, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../../src/api/index.js';
-import { type ClusterSnapshot, coversFallbacks, declareEntries, declarePods, DEFAULT_PARENT_ID_TEMPLATE, indexServices, type PodContext, RenderCache, selectionRule, type SelectionSettings, selectPod } from '../../src/entries/index.js';
+import { type ClusterSnapshot, coversFallbacks, declareEntries, declarePods, indexServices, type PodContext, RenderCache, selectionRule, type SelectionSettings, selectPod } from '../../src/entries/index.js';
+import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/api/index.js';
 import { syntheticCluster } from '../../bench/cluster.js';
 import { compileTemplate } from '../../src/template/index.js';
 

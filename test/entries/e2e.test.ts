@@ -1,15 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ClusterSPIFFEID, IgnoredNamespaces, type Namespace, type Node, type Pod } from '../../src/api/index.js';
-import {
-  type ClusterSnapshot,
-  CurrentState,
-  DEFAULT_PARENT_ID_TEMPLATE,
-  type EntryPassOptions,
-  type PassMemo,
-  RenderCache,
-  runEntryPass,
-  runPodPass,
-} from '../../src/entries/index.js';
+import { type ClusterSnapshot, CurrentState, type EntryPassOptions, type PassMemo, RenderCache, runEntryPass, runPodPass } from '../../src/entries/index.js';
+import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/api/index.js';
 import type { Entry } from '../../src/spire/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 import { spireForEachTest } from '../support/spire.js';

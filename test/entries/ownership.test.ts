@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { agentAttribution } from '../../src/entries/agents.js';
 import { ClaimedIds } from '../../src/entries/claims.js';
 import { describeMigration, migrationNotes } from '../../src/entries/migration.js';
-import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/entries/render.js';
+import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/api/index.js';
 import { classifyEntry, defaultEntryIDPrefix, type Ownership, ownershipFromConfig } from '../../src/entries/ownership.js';
 import { planEntries, type PlanInput } from '../../src/entries/plan.js';
 import { compileTemplate } from '../../src/template/index.js';

@@ -10,7 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IgnoredNamespaces, parseGoDuration, type ClusterSPIFFEID, type ClusterStaticEntry, type Namespace, type Node, type Pod } from '../../src/api/index.js';
-import { declareEntries, DEFAULT_PARENT_ID_TEMPLATE, type EntrySpec, renderStaticEntry, toSpire } from '../../src/entries/index.js';
+import { declareEntries, type EntrySpec, renderStaticEntry, toSpire } from '../../src/entries/index.js';
+import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/api/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 import { checkObject } from '../../src/webhook/checks.js';
 import { spireForEachTest } from '../support/spire.js';

@@ -1,5 +1,6 @@
 import { IgnoredNamespaces } from '../../src/api/index.js';
-import { DEFAULT_PARENT_ID_TEMPLATE, type SelectionSettings } from '../../src/entries/index.js';
+import { type SelectionSettings } from '../../src/entries/index.js';
+import { DEFAULT_PARENT_ID_TEMPLATE } from '../../src/api/index.js';
 import { compileTemplate } from '../../src/template/index.js';
 
 /** Selection settings for tests: trust domain example.org, cluster demo, nothing ignored, no class; `parentIDTemplate` as Go template text. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TemplateExecError, TemplateParseError, checkTemplate, compileTemplate } from '../../src/template/index.js';
+import { TemplateExecError, TemplateParseError, compileTemplate } from '../../src/template/index.js';
 import { parentIdData, podData } from './fixtures.js';
 
 describe('compiled templates are cached per source string', () => {
@@ -31,19 +31,6 @@ describe('compiled templates are cached per source string', () => {
       template.render(podData({ PodMeta: { namespace: ns, labels: i === 1 ? {} : { app: `app-${ns}` } } })),
     );
     expect(outputs).toEqual(['a/app-a', 'b/-', 'c/app-c']);
-  });
-});
-
-describe('checkTemplate validates without rendering', () => {
-  it('accepts valid templates, including ones that fail only at render time', () => {
-    expect(checkTemplate('spiffe://{{ .TrustDomain }}/{{ index .PodMeta.Labels "app" }}')).toBeUndefined();
-    expect(checkTemplate('{{ .Pod.Namespace }}')).toBeUndefined();
-    expect(checkTemplate('')).toBeUndefined();
-  });
-
-  it('returns the parse error message for invalid templates', () => {
-    expect(checkTemplate('{{ .PodMeta.Name | default "x" }}')).toBe('template: 1:19: function "default" not defined');
-    expect(checkTemplate('{{ if .PodMeta.Name }}')).toMatch(/unexpected EOF$/);
   });
 });
 
