@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { parseGoDuration } from './duration.js';
 import { expandEnv } from './env.js';
 import { errorMessage } from './errors.js';
 import { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 import type { CachedNamespace } from './cache-scope.js';
-import { labelSetProblems } from './labels.js';
-import { nearestName } from './suggest.js';
+import { anything, cacheNamespaces, duration, integer, labelSet, mapping, oneOf, Problems, type Reader, text as readText, textList, trueOrFalse } from './config-readers.js';
 import { DEFAULT_WEBHOOK_TLS, readTlsConfig, type TlsConfigFields, type WebhookTlsProfile } from './tls-profile.js';
 
 export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
@@ -176,154 +174,13 @@ export interface LoadedConfig {
   given: ReadonlySet<string>;
 }
 
-type Reader = (value: unknown, field: string) => unknown;
-
-class Problems {
-  readonly errors: string[] = [];
-  readonly warnings: string[] = [];
-}
-
-const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v);
-
-function str(p: Problems): Reader {
-  return (v, field) => {
-    if (typeof v === 'string') return v;
-    // `field:` with no value: Go's YAML reads it as "", so it is unset, and reported once (as required, if it is).
-    if (v === null) return undefined;
-    p.errors.push(`${field}: must be a string, got ${kindOf(v)}`);
-    return undefined;
-  };
-}
-
-function bool(p: Problems): Reader {
-  return (v, field) => {
-    if (typeof v === 'boolean') return v;
-    p.errors.push(`${field}: must be true or false, got ${kindOf(v)}`);
-    return undefined;
-  };
-}
-
-function int(p: Problems): Reader {
-  return (v, field) => {
-    if (typeof v === 'number' && Number.isInteger(v)) return v;
-    p.errors.push(`${field}: must be an integer, got ${kindOf(v)}`);
-    return undefined;
-  };
-}
-
-function oneOf(p: Problems, values: readonly string[]): Reader {
-  return (v, field) => {
-    if (typeof v === 'string' && values.includes(v)) return v;
-    p.errors.push(`${field}: must be one of ${values.join(', ')}, got ${JSON.stringify(v)}`);
-    return undefined;
-  };
-}
-
-/**
- * A Go duration string ("10s", "1m30s") or integer nanoseconds, as upstream
- * writes durations (its gcInterval takes nanoseconds only). Returns milliseconds.
- */
-function duration(p: Problems): Reader {
-  return (v, field) => {
-    if (typeof v === 'number' && Number.isInteger(v)) return v / 1e6;
-    if (typeof v === 'string') {
-      try {
-        return parseGoDuration(v) / 1e6;
-      } catch (err) {
-        p.errors.push(`${field}: ${errorMessage(err)}`);
-        return undefined;
-      }
-    }
-    p.errors.push(`${field}: must be a duration ("10s", "1m30s") or integer nanoseconds, got ${kindOf(v)}`);
-    return undefined;
-  };
-}
-
-function strings(p: Problems): Reader {
-  return (v, field) => {
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
-    p.errors.push(`${field}: must be a list of strings`);
-    return undefined;
-  };
-}
-
-/** A map of label keys to values (a matchLabels), each checked as Kubernetes checks labels. */
-function labelSet(p: Problems): Reader {
-  return (v, field) => {
-    if (v === null) return {};
-    if (typeof v !== 'object' || Array.isArray(v)) {
-      p.errors.push(`${field}: must be a mapping of label keys to values, got ${kindOf(v)}`);
-      return undefined;
-    }
-    const problems = labelSetProblems(v as Record<string, unknown>);
-    for (const problem of problems) p.errors.push(`${field}${problem.field}: ${problem.message}`);
-    return problems.length > 0 ? undefined : v;
-  };
-}
-
-/** A map of field paths to values (upstream's fieldSelectors). */
-function stringMap(p: Problems): Reader {
-  return (v, field) => {
-    if (v === null) return {};
-    if (typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string')) return v;
-    p.errors.push(`${field}: must be a mapping of strings to strings`);
-    return undefined;
-  };
-}
-
-/** `cacheNamespaces`: namespace names, each with optional label and field selectors (a null entry selects all). */
-function cacheNamespaces(p: Problems): Reader {
-  const one = object(p, { labelSelectors: labelSet(p), fieldSelectors: stringMap(p) });
-  return (v, field) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      p.errors.push(`${field}: must be a mapping of namespace names to {labelSelectors, fieldSelectors}, got ${kindOf(v)}`);
-      return undefined;
-    }
-    const out: CachedNamespace[] = [];
-    for (const [namespace, opts] of Object.entries(v)) {
-      const read = opts === null ? {} : (one(opts, `${field}.${namespace}`) as { labelSelectors?: Record<string, string>; fieldSelectors?: Record<string, string> } | undefined);
-      if (!read) continue;
-      out.push({
-        namespace,
-        ...(read.labelSelectors && Object.keys(read.labelSelectors).length > 0 ? { labelSelector: read.labelSelectors } : {}),
-        ...(read.fieldSelectors && Object.keys(read.fieldSelectors).length > 0 ? { fieldSelector: read.fieldSelectors } : {}),
-      });
-    }
-    return out;
-  };
-}
-
 /** Accepted and ignored, as upstream ignores it; said once so nobody expects an effect. */
-function ignored(p: Problems, why: string): Reader {
-  return (_v, field) => {
+function ignored(why: string): Reader<unknown> {
+  return (_v, field, p) => {
     p.warnings.push(`${field}: accepted for compatibility, ${why}`);
     return undefined;
   };
 }
-
-function object(p: Problems, fields: Record<string, Reader>): Reader {
-  return (v, field) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      p.errors.push(field ? `${field}: must be a mapping, got ${kindOf(v)}` : `the document must be a mapping, got ${kindOf(v)}`);
-      return undefined;
-    }
-    const out: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(v)) {
-      const path = field ? `${field}.${k}` : k;
-      const read = fields[k];
-      if (!read) {
-        const near = nearestName(k, Object.keys(fields));
-        p.warnings.push(`${path}: unknown field, ignored (${near ? `did you mean ${near}?` : 'a typo?'})`);
-        continue;
-      }
-      const got = read(val, path);
-      if (got !== undefined) out[k] = got;
-    }
-    return out;
-  };
-}
-
-const passthrough: Reader = (v) => v;
 
 /** Reads a ControllerManagerConfig document, reporting every problem at once. */
 export function parseConfig(text: string, source: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {
@@ -337,66 +194,66 @@ export function parseConfig(text: string, source: string, opts: { expandEnv?: bo
   const raw: unknown = doc.toJS() ?? {};
   const p = new Problems();
   for (const name of unset) p.warnings.push(`$${name} is not set: --expand-env replaced it with ""`);
-  const read = object(p, {
-    apiVersion: str(p),
-    kind: str(p),
-    metadata: passthrough,
-    trustDomain: str(p),
-    clusterName: str(p),
-    clusterDomain: str(p),
-    ignoreNamespaces: strings(p),
-    validatingWebhookConfigurationName: str(p),
-    gcInterval: duration(p),
-    spireServerSocketPath: str(p),
-    spireServerAddress: str(p),
-    workloadAPISocketPath: str(p),
-    spireServerID: str(p),
-    spireRpcTimeout: duration(p),
-    relistInterval: duration(p),
+  const read = mapping({
+    apiVersion: readText,
+    kind: readText,
+    metadata: anything,
+    trustDomain: readText,
+    clusterName: readText,
+    clusterDomain: readText,
+    ignoreNamespaces: textList,
+    validatingWebhookConfigurationName: readText,
+    gcInterval: duration,
+    spireServerSocketPath: readText,
+    spireServerAddress: readText,
+    workloadAPISocketPath: readText,
+    spireServerID: readText,
+    spireRpcTimeout: duration,
+    relistInterval: duration,
     // Upstream accepts an empty value as unset (its logger then keeps the zap flags' settings).
-    logLevel: (v, f) => (v === '' ? '' : oneOf(p, ['debug', 'info', 'warn', 'error'])(typeof v === 'string' ? v.toLowerCase() : v, f)),
-    logEncoding: (v, f) => (v === '' ? '' : oneOf(p, ['console', 'json'])(v, f)),
-    grpc: object(p, { maxCallRecvMsgSize: int(p) }),
-    className: str(p),
-    watchClassless: bool(p),
-    parentIDTemplate: str(p),
-    reconcile: object(p, { clusterSPIFFEIDs: bool(p), clusterFederatedTrustDomains: bool(p), clusterStaticEntries: bool(p) }),
-    entryIDPrefix: str(p),
-    entryIDPrefixCleanup: str(p),
-    entryScope: oneOf(p, ['prefixed', 'all']),
-    policy: oneOf(p, ['sync', 'upsert-only', 'create-only']),
-    federatesWithMissingBundle: oneOf(p, ['skip', 'fail']),
-    staticManifestPath: str(p),
-    expandEnvStaticManifests: bool(p),
-    enableEntryRenderCache: ignored(p, 'rendering is incremental and cached already'),
-    entryRenderCacheSize: ignored(p, 'rendering is incremental and cached already'),
-    syncPeriod: (v, f) => (duration(p)(v, f) === undefined ? undefined : ignored(p, 'it has no effect: every gcInterval a full pass reads every cached object, which is what a resync would trigger')(v, f)),
-    leaderElection: object(p, {
-      leaderElect: bool(p),
-      resourceLock: oneOf(p, ['leases']),
-      resourceName: str(p),
-      resourceNamespace: str(p),
-      leaseDuration: duration(p),
-      renewDeadline: duration(p),
-      retryPeriod: duration(p),
+    logLevel: (v, f, p) => (v === '' ? '' : oneOf(['debug', 'info', 'warn', 'error'])(typeof v === 'string' ? v.toLowerCase() : v, f, p)),
+    logEncoding: (v, f, p) => (v === '' ? '' : oneOf(['console', 'json'])(v, f, p)),
+    grpc: mapping({ maxCallRecvMsgSize: integer }),
+    className: readText,
+    watchClassless: trueOrFalse,
+    parentIDTemplate: readText,
+    reconcile: mapping({ clusterSPIFFEIDs: trueOrFalse, clusterFederatedTrustDomains: trueOrFalse, clusterStaticEntries: trueOrFalse }),
+    entryIDPrefix: readText,
+    entryIDPrefixCleanup: readText,
+    entryScope: oneOf(['prefixed', 'all']),
+    policy: oneOf(['sync', 'upsert-only', 'create-only']),
+    federatesWithMissingBundle: oneOf(['skip', 'fail']),
+    staticManifestPath: readText,
+    expandEnvStaticManifests: trueOrFalse,
+    enableEntryRenderCache: ignored('rendering is incremental and cached already'),
+    entryRenderCacheSize: ignored('rendering is incremental and cached already'),
+    syncPeriod: (v, f, p) => (duration(v, f, p) === undefined ? undefined : ignored('it has no effect: every gcInterval a full pass reads every cached object, which is what a resync would trigger')(v, f, p)),
+    leaderElection: mapping({
+      leaderElect: trueOrFalse,
+      resourceLock: oneOf(['leases']),
+      resourceName: readText,
+      resourceNamespace: readText,
+      leaseDuration: duration,
+      renewDeadline: duration,
+      retryPeriod: duration,
     }),
-    cacheNamespace: str(p),
-    cacheNamespaces: cacheNamespaces(p),
-    clusterSPIFFEIDLabelSelector: labelSet(p),
-    filterByClassName: bool(p),
-    metrics: object(p, { bindAddress: str(p) }),
-    health: object(p, { healthProbeBindAddress: str(p), readinessEndpointName: str(p), livenessEndpointName: str(p) }),
-    controller: object(p, {
-      groupKindConcurrency: ignored(p, 'it has no effect: one pass at a time reconciles everything (upstream\'s trigger controllers are what it tunes)'),
-      cacheSyncTimeout: (v, f) =>
-        duration(p)(v, f) === undefined ? undefined : ignored(p, 'it has no effect: informers that cannot sync retry with backoff instead of stopping the process, and /readyz names them')(v, f),
-      recoverPanic: ignored(p, 'it has no effect'),
+    cacheNamespace: readText,
+    cacheNamespaces: cacheNamespaces,
+    clusterSPIFFEIDLabelSelector: labelSet,
+    filterByClassName: trueOrFalse,
+    metrics: mapping({ bindAddress: readText }),
+    health: mapping({ healthProbeBindAddress: readText, readinessEndpointName: readText, livenessEndpointName: readText }),
+    controller: mapping({
+      groupKindConcurrency: ignored('it has no effect: one pass at a time reconciles everything (upstream\'s trigger controllers are what it tunes)'),
+      cacheSyncTimeout: (v, f, p) =>
+        duration(v, f, p) === undefined ? undefined : ignored('it has no effect: informers that cannot sync retry with backoff instead of stopping the process, and /readyz names them')(v, f, p),
+      recoverPanic: ignored('it has no effect'),
     }),
-    gracefulShutDown: ignored(p, 'it has no effect'),
-    webhook: object(p, { port: int(p), host: str(p), certDir: str(p) }),
-    tlsConfig: object(p, { minTLSVersion: str(p), cipherSuites: strings(p), curvePreferences: strings(p) }),
+    gracefulShutDown: ignored('it has no effect'),
+    webhook: mapping({ port: integer, host: readText, certDir: readText }),
+    tlsConfig: mapping({ minTLSVersion: readText, cipherSuites: textList, curvePreferences: textList }),
   });
-  const o = (read(raw, '') ?? {}) as Record<string, never>;
+  const o = (read(raw, '', p) ?? {}) as Record<string, never>;
   const config = applyFields(o, p);
   // Upstream's switch: anything but "false" leaves the webhook on.
   if (env.ENABLE_WEBHOOKS === 'false') config.webhook.enabled = false;
