@@ -7,6 +7,7 @@
 import { parseGoDuration } from './duration.js';
 import { errorMessage } from './errors.js';
 import { labelSetProblems } from './labels.js';
+import { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
 import type { CachedNamespace } from './cache-scope.js';
 import { nearestName } from './suggest.js';
 
@@ -47,6 +48,26 @@ export function oneOf<const V extends readonly string[]>(values: V): Reader<V[nu
   };
 }
 
+/** `""` as itself (unset, for settings whose empty value means "decide elsewhere"), anything else as `read` reads it. */
+export function emptyOr<T>(read: Reader<T>): Reader<T | ''> {
+  return (v, field, p) => (v === '' ? '' : read(v, field, p));
+}
+
+/** A string read in lowercase, so case does not matter. */
+export function lowercase<T>(read: Reader<T>): Reader<T> {
+  return (v, field, p) => read(typeof v === 'string' ? v.toLowerCase() : v, field, p);
+}
+
+/** A string that, when given, must be this one. */
+export function exactly(expected: string): Reader<string> {
+  return (v, field, p) => {
+    const got = text(v, field, p);
+    if (got === undefined || got === expected) return got;
+    p.errors.push(`${field}: must be ${expected}, got "${got}"`);
+    return undefined;
+  };
+}
+
 /**
  * A Go duration string ("10s", "1m30s") or integer nanoseconds, as upstream
  * writes durations (its gcInterval takes nanoseconds only). Returns milliseconds.
@@ -69,6 +90,26 @@ export const textList: Reader<string[]> = (v, field, p) => {
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
   p.errors.push(`${field}: must be a list of strings`);
   return undefined;
+};
+
+/**
+ * ignoreNamespaces: Go regular expressions, compiled as upstream compiles
+ * them; one that looks like a glob is warned about, saying what it matches.
+ */
+export const namespacePatterns: Reader<string[]> = (v, field, p) => {
+  const patterns = textList(v, field, p);
+  if (patterns === undefined) return undefined;
+  patterns.forEach((pattern, i) => {
+    const warning = globLikeWarning(pattern);
+    if (warning) p.warnings.push(`${field}[${i}]: ${warning}`);
+  });
+  try {
+    IgnoredNamespaces.compile(patterns);
+  } catch (err) {
+    if (!(err instanceof IgnoreNamespacesError)) throw err;
+    for (const problem of err.problems) p.errors.push(`${field}[${problem.index}]: ${problem.message}`);
+  }
+  return patterns;
 };
 
 /** A map of label keys to values (a matchLabels), each checked as Kubernetes checks labels. */
