@@ -3,7 +3,8 @@
  * is read and checked, its default, upstream's side of it and its note in
  * docs/configuration.md. The settings' type, their defaults, the file's
  * reader and the settings a file makes are derived from this table
- * (config-table.ts).
+ * (config-table.ts); so is the docs' table of keys (scripts/config-doc.ts,
+ * checked by test/config/config-doc.test.ts).
  *
  * A setting is named as the code reads it (`relistIntervalMs`) and says
  * `file` where the file names it otherwise (`relistInterval`). A key that

@@ -1,7 +1,8 @@
 /**
  * What an entry of the config's key table (config-keys.ts) says, and what is
  * derived from the table: the settings' type, their defaults, the reader of
- * the file and the settings a file makes.
+ * the file and the settings a file makes. docs/configuration.md's table of
+ * keys is drawn from the same entries (scripts/config-doc.ts).
  */
 import { mapping, type Problems, type Reader } from './config-readers.js';
 

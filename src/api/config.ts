@@ -3,11 +3,12 @@
  * as upstream reads it, with every problem in a file reported at once.
  *
  * Each key is one entry of CONFIG_KEYS (config-keys.ts), which gives the
- * settings' type (ControllerConfig), their defaults and the file's reader.
- * Adding a key is adding its entry there. What no one entry can say is
- * here: the settings made from the environment or from several keys
- * together (setComputedSettings) and the checks that relate keys to one
- * another (checkSemantics).
+ * settings' type (ControllerConfig), their defaults, the file's reader and
+ * docs/configuration.md's table of keys. Adding a key is adding its entry
+ * there, then `npm run docs:config` to redraw the docs' table (a test fails
+ * until it agrees). What no one entry can say is here: the settings made
+ * from the environment or from several keys together (setComputedSettings)
+ * and the checks that relate keys to one another (checkSemantics).
  */
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
