@@ -1,159 +1,33 @@
+/**
+ * The config file: spire-controller-manager's ControllerManagerConfig, read
+ * as upstream reads it, with every problem in a file reported at once.
+ *
+ * Each key is one entry of CONFIG_KEYS (config-keys.ts), which gives the
+ * settings' type (ControllerConfig), their defaults, the file's reader and
+ * docs/configuration.md's table of keys. Adding a key is adding its entry
+ * there, then `npm run docs:config` to redraw the docs' table (a test fails
+ * until it agrees). What no one entry can say is here: the settings made
+ * from the environment or from several keys together (setComputedSettings)
+ * and the checks that relate keys to one another (checkSemantics).
+ */
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { parseGoDuration } from './duration.js';
+import type { CachedNamespace } from './cache-scope.js';
+import { CONFIG_KEYS, type ControllerConfig } from './config-keys.js';
+import { anything, exactly, Problems } from './config-readers.js';
+import { checkRequired, fileReader, type FileValues, settingsOf } from './config-table.js';
 import { expandEnv } from './env.js';
 import { errorMessage } from './errors.js';
-import { globLikeWarning, IgnoredNamespaces, IgnoreNamespacesError } from './namespaces.js';
-import type { CachedNamespace } from './cache-scope.js';
-import { labelSetProblems } from './labels.js';
-import { nearestName } from './suggest.js';
-import { DEFAULT_WEBHOOK_TLS, readTlsConfig, type TlsConfigFields, type WebhookTlsProfile } from './tls-profile.js';
+import { IgnoredNamespaces } from './namespaces.js';
+import { readTlsConfig, type TlsConfigFields } from './tls-profile.js';
+
+export { CONFIG_KEYS, type ControllerConfig, DEFAULT_PARENT_ID_TEMPLATE, type LogLevel, RELIST_INTERVAL_DEFAULT_MS } from './config-keys.js';
 
 export const CONFIG_API_VERSION = 'spire.spiffe.io/v1alpha1';
 export const CONFIG_KIND = 'ControllerManagerConfig';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-
-/** The controller's settings, after defaults. Durations are in milliseconds. */
-export interface ControllerConfig {
-  trustDomain: string;
-  clusterName: string;
-  /** '' means auto-detect (live mode). */
-  clusterDomain: string;
-  /** Go regular expressions, each matched anywhere in a namespace's name (see namespaces.ts). */
-  ignoreNamespaces: string[];
-  validatingWebhookConfigurationName: string;
-  gcIntervalMs: number;
-  spireServerSocketPath: string;
-  /**
-   * Ours: the SPIRE server's TCP (agent-facing) port, "host:port", dialed with
-   * SPIFFE mTLS instead of the admin socket (the standalone layout,
-   * docs/standalone.md); '' means the socket.
-   */
-  spireServerAddress: string;
-  /** Ours: the SPIRE agent's Workload API socket, where the controller takes its SVID; '' means SPIFFE_ENDPOINT_SOCKET. */
-  workloadAPISocketPath: string;
-  /** Ours: the SPIFFE ID the SPIRE server must present; '' means spiffe://<trustDomain>/spire/server. */
-  spireServerID: string;
-  /** Ours: deadline of every SPIRE RPC. */
-  spireRpcTimeoutMs: number;
-  /**
-   * Ours: every informer lists afresh this long after its last list, whatever
-   * its watch says (docs/reliability.md, "After an etcd restore"); 0: never.
-   */
-  relistIntervalMs: number;
-  /** '' (written so by OpenShift's operator) means unset: the zap flags or the default decide. */
-  logLevel: LogLevel | '';
-  logEncoding: 'console' | 'json' | '';
-  /** 0 leaves the client default. */
-  grpcMaxCallRecvMsgSize: number;
-  className: string;
-  watchClassless: boolean;
-  parentIDTemplate: string;
-  reconcile: { clusterSPIFFEIDs: boolean; clusterFederatedTrustDomains: boolean; clusterStaticEntries: boolean };
-  /** As configured (with upstream's `.` appended); unset means derived from clusterName (entries/ownership.ts). */
-  entryIDPrefix?: string;
-  entryIDPrefixCleanup?: string;
-  /** Ours. */
-  entryScope: 'prefixed' | 'all';
-  /** Ours. */
-  policy: 'sync' | 'upsert-only' | 'create-only';
-  /**
-   * Ours. `skip`: an entry whose federatesWith names a trust domain SPIRE has
-   * no bundle for is set without it, and completed when the bundle appears.
-   * `fail`: upstream's behaviour, the entry is refused until then.
-   */
-  federatesWithMissingBundle: 'skip' | 'fail';
-  staticManifestPath?: string;
-  expandEnvStaticManifests: boolean;
-  leaderElection: {
-    leaderElect: boolean;
-    resourceName: string;
-    resourceNamespace: string;
-    leaseDurationMs: number;
-    renewDeadlineMs: number;
-    retryPeriodMs: number;
-  };
-  metricsBindAddress: string;
-  /**
-   * The admission webhook. Upstream parses port, host and certDir but ignores
-   * them (always 9443, its own certificate); we honour them. With certDir,
-   * tls.crt and tls.key there (e.g. a cert-manager Secret) are served instead
-   * of an SVID minted from SPIRE.
-   */
-  webhook: { enabled: boolean; port: number; host: string; certDir?: string };
-  /** The webhook's TLS versions, suites and groups (`tlsConfig`, upstream v0.8.0; see tls-profile.ts). */
-  webhookTls: WebhookTlsProfile;
-  healthProbeBindAddress: string;
-  readinessEndpointName: string;
-  livenessEndpointName: string;
-  /** `cacheNamespace` or `cacheNamespaces`: pods and endpoints are read from these namespaces only (see cache-scope.ts). */
-  cacheNamespaces?: CachedNamespace[];
-  /** ClusterSPIFFEIDs are read with these labels only. */
-  clusterSPIFFEIDLabelSelector?: Record<string, string>;
-  /** Adds `spire.spiffe.io/class-name: <className>` to clusterSPIFFEIDLabelSelector. */
-  filterByClassName: boolean;
-}
-
-/**
- * relistInterval's default, an hour: how long a cache may stay wrong after an
- * etcd restore made without --bump-revision and --mark-compacted, against
- * what a relist of every informer costs (at 100,000 pods 4 to 7 CPU-s of
- * ours, 5 to 7 of the API server's, and 150 to 300 MiB for the seconds the old
- * cache serves beside the new list: docs/reliability.md, "After an etcd
- * restore", has the figures). Hourly, that is under 0.2% of a core.
- */
-export const RELIST_INTERVAL_DEFAULT_MS = 3_600_000;
-
-/** Upstream's default parentIDTemplate: the agent k8s_psat attests on the pod's node. */
-export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
-
 export function defaultConfig(): ControllerConfig {
-  return {
-    trustDomain: '',
-    clusterName: '',
-    clusterDomain: '',
-    ignoreNamespaces: ['kube-system', 'kube-public', 'spire-system'],
-    validatingWebhookConfigurationName: 'spire-controller-manager-webhook',
-    gcIntervalMs: 10_000,
-    spireServerSocketPath: '/spire-server/api.sock',
-    spireServerAddress: '',
-    workloadAPISocketPath: '',
-    spireServerID: '',
-    spireRpcTimeoutMs: 30_000,
-    relistIntervalMs: RELIST_INTERVAL_DEFAULT_MS,
-    logLevel: 'info',
-    logEncoding: 'console',
-    grpcMaxCallRecvMsgSize: 0,
-    className: '',
-    watchClassless: false,
-    parentIDTemplate: DEFAULT_PARENT_ID_TEMPLATE,
-    reconcile: { clusterSPIFFEIDs: true, clusterFederatedTrustDomains: true, clusterStaticEntries: true },
-    entryScope: 'prefixed',
-    policy: 'sync',
-    federatesWithMissingBundle: 'skip',
-    expandEnvStaticManifests: false,
-    leaderElection: {
-      leaderElect: false,
-      resourceName: 'spire-controller-manager-leader-election',
-      resourceNamespace: '',
-      leaseDurationMs: 15_000,
-      renewDeadlineMs: 10_000,
-      retryPeriodMs: 2_000,
-    },
-    // Upstream's is controller-runtime's ":8080". Ours serves on no port the config does not
-    // name: in the SPIRE server's pod, 8080 is where the SPIRE helm chart puts the SPIRE
-    // server's health checks, and a port taken from it stops it (docs/configuration.md).
-    metricsBindAddress: '',
-    webhook: { enabled: true, port: 9443, host: '' },
-    webhookTls: DEFAULT_WEBHOOK_TLS,
-    // As upstream: no probes unless healthProbeBindAddress is set (controller-runtime
-    // serves none for ""). 8081 is the SPIRE server's own agent port.
-    healthProbeBindAddress: '',
-    readinessEndpointName: '/readyz',
-    livenessEndpointName: '/healthz',
-    filterByClassName: false,
-  };
+  return settingsOf(CONFIG_KEYS);
 }
 
 export class ConfigError extends Error {
@@ -176,358 +50,59 @@ export interface LoadedConfig {
   given: ReadonlySet<string>;
 }
 
-type Reader = (value: unknown, field: string) => unknown;
+/** The document's own fields, beside the keys: checked when given. */
+const DOCUMENT_FIELDS = { apiVersion: exactly(CONFIG_API_VERSION), kind: exactly(CONFIG_KIND), metadata: anything };
 
-class Problems {
-  readonly errors: string[] = [];
-  readonly warnings: string[] = [];
-}
-
-const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v);
-
-function str(p: Problems): Reader {
-  return (v, field) => {
-    if (typeof v === 'string') return v;
-    // `field:` with no value: Go's YAML reads it as "", so it is unset, and reported once (as required, if it is).
-    if (v === null) return undefined;
-    p.errors.push(`${field}: must be a string, got ${kindOf(v)}`);
-    return undefined;
-  };
-}
-
-function bool(p: Problems): Reader {
-  return (v, field) => {
-    if (typeof v === 'boolean') return v;
-    p.errors.push(`${field}: must be true or false, got ${kindOf(v)}`);
-    return undefined;
-  };
-}
-
-function int(p: Problems): Reader {
-  return (v, field) => {
-    if (typeof v === 'number' && Number.isInteger(v)) return v;
-    p.errors.push(`${field}: must be an integer, got ${kindOf(v)}`);
-    return undefined;
-  };
-}
-
-function oneOf(p: Problems, values: readonly string[]): Reader {
-  return (v, field) => {
-    if (typeof v === 'string' && values.includes(v)) return v;
-    p.errors.push(`${field}: must be one of ${values.join(', ')}, got ${JSON.stringify(v)}`);
-    return undefined;
-  };
-}
-
-/**
- * A Go duration string ("10s", "1m30s") or integer nanoseconds, as upstream
- * writes durations (its gcInterval takes nanoseconds only). Returns milliseconds.
- */
-function duration(p: Problems): Reader {
-  return (v, field) => {
-    if (typeof v === 'number' && Number.isInteger(v)) return v / 1e6;
-    if (typeof v === 'string') {
-      try {
-        return parseGoDuration(v) / 1e6;
-      } catch (err) {
-        p.errors.push(`${field}: ${errorMessage(err)}`);
-        return undefined;
-      }
-    }
-    p.errors.push(`${field}: must be a duration ("10s", "1m30s") or integer nanoseconds, got ${kindOf(v)}`);
-    return undefined;
-  };
-}
-
-function strings(p: Problems): Reader {
-  return (v, field) => {
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
-    p.errors.push(`${field}: must be a list of strings`);
-    return undefined;
-  };
-}
-
-/** A map of label keys to values (a matchLabels), each checked as Kubernetes checks labels. */
-function labelSet(p: Problems): Reader {
-  return (v, field) => {
-    if (v === null) return {};
-    if (typeof v !== 'object' || Array.isArray(v)) {
-      p.errors.push(`${field}: must be a mapping of label keys to values, got ${kindOf(v)}`);
-      return undefined;
-    }
-    const problems = labelSetProblems(v as Record<string, unknown>);
-    for (const problem of problems) p.errors.push(`${field}${problem.field}: ${problem.message}`);
-    return problems.length > 0 ? undefined : v;
-  };
-}
-
-/** A map of field paths to values (upstream's fieldSelectors). */
-function stringMap(p: Problems): Reader {
-  return (v, field) => {
-    if (v === null) return {};
-    if (typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string')) return v;
-    p.errors.push(`${field}: must be a mapping of strings to strings`);
-    return undefined;
-  };
-}
-
-/** `cacheNamespaces`: namespace names, each with optional label and field selectors (a null entry selects all). */
-function cacheNamespaces(p: Problems): Reader {
-  const one = object(p, { labelSelectors: labelSet(p), fieldSelectors: stringMap(p) });
-  return (v, field) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      p.errors.push(`${field}: must be a mapping of namespace names to {labelSelectors, fieldSelectors}, got ${kindOf(v)}`);
-      return undefined;
-    }
-    const out: CachedNamespace[] = [];
-    for (const [namespace, opts] of Object.entries(v)) {
-      const read = opts === null ? {} : (one(opts, `${field}.${namespace}`) as { labelSelectors?: Record<string, string>; fieldSelectors?: Record<string, string> } | undefined);
-      if (!read) continue;
-      out.push({
-        namespace,
-        ...(read.labelSelectors && Object.keys(read.labelSelectors).length > 0 ? { labelSelector: read.labelSelectors } : {}),
-        ...(read.fieldSelectors && Object.keys(read.fieldSelectors).length > 0 ? { fieldSelector: read.fieldSelectors } : {}),
-      });
-    }
-    return out;
-  };
-}
-
-/** Accepted and ignored, as upstream ignores it; said once so nobody expects an effect. */
-function ignored(p: Problems, why: string): Reader {
-  return (_v, field) => {
-    p.warnings.push(`${field}: accepted for compatibility, ${why}`);
-    return undefined;
-  };
-}
-
-function object(p: Problems, fields: Record<string, Reader>): Reader {
-  return (v, field) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      p.errors.push(field ? `${field}: must be a mapping, got ${kindOf(v)}` : `the document must be a mapping, got ${kindOf(v)}`);
-      return undefined;
-    }
-    const out: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(v)) {
-      const path = field ? `${field}.${k}` : k;
-      const read = fields[k];
-      if (!read) {
-        const near = nearestName(k, Object.keys(fields));
-        p.warnings.push(`${path}: unknown field, ignored (${near ? `did you mean ${near}?` : 'a typo?'})`);
-        continue;
-      }
-      const got = read(val, path);
-      if (got !== undefined) out[k] = got;
-    }
-    return out;
-  };
-}
-
-const passthrough: Reader = (v) => v;
+const readConfigFile = fileReader(CONFIG_KEYS, DOCUMENT_FIELDS);
 
 /** Reads a ControllerManagerConfig document, reporting every problem at once. */
 export function parseConfig(text: string, source: string, opts: { expandEnv?: boolean; env?: Record<string, string | undefined> } = {}): LoadedConfig {
   const env = opts.env ?? process.env;
+  const p = new Problems();
+  const given = readConfigFile(parseYaml(text, source, opts.expandEnv ? env : undefined, p), '', p) ?? {};
+  const config = settingsOf(CONFIG_KEYS, given);
+  setComputedSettings(config, given, env, p);
+  checkRequired(CONFIG_KEYS, config, p);
+  checkSemantics(config, given, p);
+  if (p.errors.length > 0) throw new ConfigError(source, p.errors, p.warnings);
+  return { config, warnings: p.warnings, given: new Set(Object.keys(given)) };
+}
+
+/** The document as plain data, `$VAR`s expanded from `expandFrom` when given; a document that is not YAML is refused, naming the file. */
+function parseYaml(text: string, source: string, expandFrom: Record<string, string | undefined> | undefined, p: Problems): unknown {
   const unset = new Set<string>();
-  const expanded = opts.expandEnv ? expandEnv(text, env, (name) => unset.add(name)) : text;
+  const expanded = expandFrom ? expandEnv(text, expandFrom, (name) => unset.add(name)) : text;
   const doc = parseDocument(expanded);
   if (doc.errors.length > 0) {
     throw new ConfigError(source, doc.errors.map((e) => `YAML: ${e.message.split('\n')[0]}`));
   }
-  const raw: unknown = doc.toJS() ?? {};
-  const p = new Problems();
   for (const name of unset) p.warnings.push(`$${name} is not set: --expand-env replaced it with ""`);
-  const read = object(p, {
-    apiVersion: str(p),
-    kind: str(p),
-    metadata: passthrough,
-    trustDomain: str(p),
-    clusterName: str(p),
-    clusterDomain: str(p),
-    ignoreNamespaces: strings(p),
-    validatingWebhookConfigurationName: str(p),
-    gcInterval: duration(p),
-    spireServerSocketPath: str(p),
-    spireServerAddress: str(p),
-    workloadAPISocketPath: str(p),
-    spireServerID: str(p),
-    spireRpcTimeout: duration(p),
-    relistInterval: duration(p),
-    // Upstream accepts an empty value as unset (its logger then keeps the zap flags' settings).
-    logLevel: (v, f) => (v === '' ? '' : oneOf(p, ['debug', 'info', 'warn', 'error'])(typeof v === 'string' ? v.toLowerCase() : v, f)),
-    logEncoding: (v, f) => (v === '' ? '' : oneOf(p, ['console', 'json'])(v, f)),
-    grpc: object(p, { maxCallRecvMsgSize: int(p) }),
-    className: str(p),
-    watchClassless: bool(p),
-    parentIDTemplate: str(p),
-    reconcile: object(p, { clusterSPIFFEIDs: bool(p), clusterFederatedTrustDomains: bool(p), clusterStaticEntries: bool(p) }),
-    entryIDPrefix: str(p),
-    entryIDPrefixCleanup: str(p),
-    entryScope: oneOf(p, ['prefixed', 'all']),
-    policy: oneOf(p, ['sync', 'upsert-only', 'create-only']),
-    federatesWithMissingBundle: oneOf(p, ['skip', 'fail']),
-    staticManifestPath: str(p),
-    expandEnvStaticManifests: bool(p),
-    enableEntryRenderCache: ignored(p, 'rendering is incremental and cached already'),
-    entryRenderCacheSize: ignored(p, 'rendering is incremental and cached already'),
-    syncPeriod: (v, f) => (duration(p)(v, f) === undefined ? undefined : ignored(p, 'it has no effect: every gcInterval a full pass reads every cached object, which is what a resync would trigger')(v, f)),
-    leaderElection: object(p, {
-      leaderElect: bool(p),
-      resourceLock: oneOf(p, ['leases']),
-      resourceName: str(p),
-      resourceNamespace: str(p),
-      leaseDuration: duration(p),
-      renewDeadline: duration(p),
-      retryPeriod: duration(p),
-    }),
-    cacheNamespace: str(p),
-    cacheNamespaces: cacheNamespaces(p),
-    clusterSPIFFEIDLabelSelector: labelSet(p),
-    filterByClassName: bool(p),
-    metrics: object(p, { bindAddress: str(p) }),
-    health: object(p, { healthProbeBindAddress: str(p), readinessEndpointName: str(p), livenessEndpointName: str(p) }),
-    controller: object(p, {
-      groupKindConcurrency: ignored(p, 'it has no effect: one pass at a time reconciles everything (upstream\'s trigger controllers are what it tunes)'),
-      cacheSyncTimeout: (v, f) =>
-        duration(p)(v, f) === undefined ? undefined : ignored(p, 'it has no effect: informers that cannot sync retry with backoff instead of stopping the process, and /readyz names them')(v, f),
-      recoverPanic: ignored(p, 'it has no effect'),
-    }),
-    gracefulShutDown: ignored(p, 'it has no effect'),
-    webhook: object(p, { port: int(p), host: str(p), certDir: str(p) }),
-    tlsConfig: object(p, { minTLSVersion: str(p), cipherSuites: strings(p), curvePreferences: strings(p) }),
-  });
-  const o = (read(raw, '') ?? {}) as Record<string, never>;
-  const config = applyFields(o, p);
-  // Upstream's switch: anything but "false" leaves the webhook on.
-  if (env.ENABLE_WEBHOOKS === 'false') config.webhook.enabled = false;
-  checkSemantics(config, o, p);
-  if (p.errors.length > 0) throw new ConfigError(source, p.errors, p.warnings);
-  return { config, warnings: p.warnings, given: new Set(Object.keys(o)) };
+  return doc.toJS() ?? {};
 }
 
-function applyFields(o: Record<string, never>, p: Problems): ControllerConfig {
-  const c = defaultConfig();
-  const set = <K extends keyof ControllerConfig>(key: K, value: ControllerConfig[K] | undefined) => {
-    if (value !== undefined) c[key] = value;
-  };
-  if (o.apiVersion !== undefined && o.apiVersion !== CONFIG_API_VERSION) p.errors.push(`apiVersion: must be ${CONFIG_API_VERSION}, got "${o.apiVersion}"`);
-  if (o.kind !== undefined && o.kind !== CONFIG_KIND) p.errors.push(`kind: must be ${CONFIG_KIND}, got "${o.kind}"`);
-  for (const k of [
-    'trustDomain',
-    'clusterName',
-    'clusterDomain',
-    'ignoreNamespaces',
-    'validatingWebhookConfigurationName',
-    'spireServerSocketPath',
-    'spireServerAddress',
-    'workloadAPISocketPath',
-    'spireServerID',
-    'logLevel',
-    'logEncoding',
-    'className',
-    'watchClassless',
-    'parentIDTemplate',
-    'entryIDPrefixCleanup',
-    'entryScope',
-    'policy',
-    'federatesWithMissingBundle',
-    'staticManifestPath',
-    'expandEnvStaticManifests',
-  ] as const) {
-    set(k, o[k]);
-  }
-  // Upstream forces a non-positive interval to its 10 s default.
-  const gc = o.gcInterval as number | undefined;
-  if (gc !== undefined && gc > 0) c.gcIntervalMs = gc;
-  set('spireRpcTimeoutMs', o.spireRpcTimeout);
-  set('relistIntervalMs', o.relistInterval);
-  const grpc = o.grpc as { maxCallRecvMsgSize?: number } | undefined;
-  set('grpcMaxCallRecvMsgSize', grpc?.maxCallRecvMsgSize);
-  // Upstream: an absent reconcile block enables everything; a present one is taken verbatim.
-  const rec = o.reconcile as Partial<ControllerConfig['reconcile']> | undefined;
-  if (rec) {
-    c.reconcile = { clusterSPIFFEIDs: rec.clusterSPIFFEIDs ?? false, clusterFederatedTrustDomains: rec.clusterFederatedTrustDomains ?? false, clusterStaticEntries: rec.clusterStaticEntries ?? false };
-  }
-  // Upstream appends "." to a prefix that lacks one; keep that so its IDs stay ours.
-  const prefix = o.entryIDPrefix as string | undefined;
-  if (prefix !== undefined) c.entryIDPrefix = withDot(prefix);
-  if (c.entryIDPrefixCleanup !== undefined) c.entryIDPrefixCleanup = withDot(c.entryIDPrefixCleanup);
-  const le = o.leaderElection as Record<string, never> | undefined;
-  if (le) {
-    c.leaderElection = {
-      leaderElect: le.leaderElect ?? c.leaderElection.leaderElect,
-      resourceName: le.resourceName ?? c.leaderElection.resourceName,
-      resourceNamespace: le.resourceNamespace ?? c.leaderElection.resourceNamespace,
-      leaseDurationMs: le.leaseDuration ?? c.leaderElection.leaseDurationMs,
-      renewDeadlineMs: le.renewDeadline ?? c.leaderElection.renewDeadlineMs,
-      retryPeriodMs: le.retryPeriod ?? c.leaderElection.retryPeriodMs,
-    };
-  }
-  const webhook = o.webhook as { port?: number; host?: string; certDir?: string } | undefined;
-  if (webhook) {
-    c.webhook = {
-      ...c.webhook,
-      ...(webhook.port !== undefined ? { port: webhook.port } : {}),
-      ...(webhook.host !== undefined ? { host: webhook.host } : {}),
-      ...(webhook.certDir ? { certDir: webhook.certDir } : {}),
-    };
-  }
-  const metrics = o.metrics as { bindAddress?: string } | undefined;
-  set('metricsBindAddress', metrics?.bindAddress);
-  const health = o.health as Record<string, string | undefined> | undefined;
-  set('healthProbeBindAddress', health?.healthProbeBindAddress);
-  set('readinessEndpointName', health?.readinessEndpointName);
-  set('livenessEndpointName', health?.livenessEndpointName);
-  // As upstream's loader: an empty cacheNamespace or cacheNamespaces means every namespace.
-  const single = o.cacheNamespace as string | undefined;
-  const several = o.cacheNamespaces as CachedNamespace[] | undefined;
-  if (single) c.cacheNamespaces = [{ namespace: single }];
-  else if (several && several.length > 0) c.cacheNamespaces = several;
-  const csidLabels = o.clusterSPIFFEIDLabelSelector as Record<string, string> | undefined;
-  if (csidLabels && Object.keys(csidLabels).length > 0) c.clusterSPIFFEIDLabelSelector = csidLabels;
-  set('filterByClassName', o.filterByClassName);
-  const tls = o.tlsConfig as TlsConfigFields | undefined;
+/** Sets what no one key's entry makes: the settings from the environment, or from several keys together. */
+function setComputedSettings(c: ControllerConfig, given: FileValues, env: Record<string, string | undefined>, p: Problems): void {
+  // Upstream's switch: anything but "false" leaves the webhook on.
+  if (env.ENABLE_WEBHOOKS === 'false') c.webhook.enabled = false;
+  // cacheNamespace caches one namespace (empty: every one, as upstream's loader); checkSemantics refuses it beside cacheNamespaces.
+  if (given.cacheNamespace) c.cacheNamespaces = [{ namespace: given.cacheNamespace as string }];
+  const tls = given.tlsConfig as TlsConfigFields | undefined;
   if (tls) {
     const read = readTlsConfig(tls);
     c.webhookTls = read.profile;
     p.errors.push(...read.errors);
     p.warnings.push(...read.warnings);
   }
-  return c;
 }
 
-function withDot(v: string): string {
-  return v !== '' && !v.endsWith('.') ? `${v}.` : v;
-}
-
-const TRUST_DOMAIN = /^[a-z0-9._-]+$/;
-
-function checkSemantics(c: ControllerConfig, o: Record<string, never>, p: Problems): void {
-  if (!c.trustDomain) p.errors.push('trustDomain: is required');
-  else if (!TRUST_DOMAIN.test(c.trustDomain)) {
-    p.errors.push('trustDomain: trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores');
+/** The checks that relate keys to one another; each key's own are in its entry. */
+function checkSemantics(c: ControllerConfig, given: FileValues, p: Problems): void {
+  if (c.entryIDPrefix && c.entryIDPrefix === c.entryIDPrefixCleanup) p.errors.push('entryIDPrefixCleanup: must differ from entryIDPrefix');
+  if (given.cacheNamespace && (given.cacheNamespaces as CachedNamespace[] | undefined)?.length) {
+    p.errors.push('cacheNamespace: cacheNamespace or cacheNamespaces can be used, but not both');
   }
-  if (!c.clusterName) p.errors.push('clusterName: is required');
-  try {
-    IgnoredNamespaces.compile(c.ignoreNamespaces);
-  } catch (err) {
-    if (!(err instanceof IgnoreNamespacesError)) throw err;
-    for (const problem of err.problems) p.errors.push(`ignoreNamespaces[${problem.index}]: ${problem.message}`);
-  }
-  c.ignoreNamespaces.forEach((pattern, i) => {
-    const warning = globLikeWarning(pattern);
-    if (warning) p.warnings.push(`ignoreNamespaces[${i}]: ${warning}`);
-  });
-  if (!c.validatingWebhookConfigurationName) p.errors.push('validatingWebhookConfigurationName: must not be empty');
-  if (o.entryIDPrefix !== undefined && c.entryIDPrefixCleanup !== undefined && c.entryIDPrefix !== '' && c.entryIDPrefix === c.entryIDPrefixCleanup) {
-    p.errors.push('entryIDPrefixCleanup: must differ from entryIDPrefix');
-  }
-  if (o.cacheNamespace && (o.cacheNamespaces as CachedNamespace[] | undefined)?.length) p.errors.push('cacheNamespace: cacheNamespace or cacheNamespaces can be used, but not both');
-  if (o.filterByClassName === true && !c.className) p.errors.push('filterByClassName: requires className to be set');
-  if (c.spireRpcTimeoutMs <= 0) p.errors.push('spireRpcTimeout: must be positive');
-  if (c.relistIntervalMs < 0) p.errors.push('relistInterval: must be 0 (never) or positive');
-  if (c.webhook.port < 1 || c.webhook.port > 65535) p.errors.push(`webhook.port: must be 1-65535, got ${c.webhook.port}`);
-  checkSpireServerTarget(c, o, p);
+  if (c.filterByClassName && !c.className) p.errors.push('filterByClassName: requires className to be set');
+  checkSpireServerTarget(c, given, p);
 }
 
 /**
@@ -535,8 +110,8 @@ function checkSemantics(c: ControllerConfig, o: Record<string, never>, p: Proble
  * pod) or its TCP port (from a pod of its own, with SPIFFE mTLS). A config
  * naming both is refused rather than one silently winning.
  */
-function checkSpireServerTarget(c: ControllerConfig, o: Record<string, never>, p: Problems): void {
-  const socketGiven = typeof o.spireServerSocketPath === 'string' && o.spireServerSocketPath !== '';
+function checkSpireServerTarget(c: ControllerConfig, given: FileValues, p: Problems): void {
+  const socketGiven = typeof given.spireServerSocketPath === 'string' && given.spireServerSocketPath !== '';
   if (c.spireServerAddress) {
     if (socketGiven) {
       p.errors.push(
