@@ -27,7 +27,7 @@ export interface SelectionSettings extends RenderSettings {
 }
 
 /** Why a pod that a ClusterSPIFFEID selects gets no entry from it without that being a failure. */
-export type PodSkip = 'unscheduled' | 'finished';
+type PodSkip = 'unscheduled' | 'finished';
 
 /** What one ClusterSPIFFEID did with one pod of a namespace it reached. */
 export type PodVerdict =
@@ -53,7 +53,7 @@ export interface SelectionObserver {
   pod?(owner: Owner, pod: Pod, verdict: PodVerdict): void;
 }
 
-export interface SelectionStats {
+interface SelectionStats {
   namespacesSelected: number;
   namespacesIgnored: number;
   podsSelected: number;
@@ -353,20 +353,20 @@ export interface PodContext {
  * parsed spec when it is valid. An invalid object still selects (its status
  * counts what it covers) but renders nothing.
  */
-export interface SelectionRule {
+interface SelectionRule {
   owner: Owner;
   selectors: InvalidSelection;
   valid?: ParsedWithRenderKey;
 }
 
 /** What one ClusterSPIFFEID decided for one pod: a PodVerdict, or `invalid` for a pod it selects but cannot render. */
-export type RuleVerdict = PodVerdict | { outcome: 'invalid' };
+type RuleVerdict = PodVerdict | { outcome: 'invalid' };
 
 /**
  * The namespace half of the selection rule: whether the object selects the
  * namespace, and if so whether ignoreNamespaces ignores it (by which pattern).
  */
-export function namespaceVerdict(rule: SelectionRule, ns: Namespace, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): { selected: false } | { selected: true; ignoredBy?: string } {
+function namespaceVerdict(rule: SelectionRule, ns: Namespace, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): { selected: false } | { selected: true; ignoredBy?: string } {
   if (!rule.selectors.namespaceSelector(ns.metadata.labels)) return { selected: false };
   const name = ns.metadata.name;
   // ignores() is memoised per name; which pattern matched is looked up only for an ignored one.
@@ -378,7 +378,7 @@ export function namespaceVerdict(rule: SelectionRule, ns: Namespace, settings: P
  * ignored: its pod selector, then a fallback object giving way to an earlier
  * non-fallback one that produced an entry (`covered`), then the render.
  */
-export function podVerdict(rule: SelectionRule, pod: Pod, namespace: string, covered: boolean, ctx: PodContext): RuleVerdict {
+function podVerdict(rule: SelectionRule, pod: Pod, namespace: string, covered: boolean, ctx: PodContext): RuleVerdict {
   if (!rule.selectors.podSelector(pod.metadata.labels)) return { outcome: 'not-selected' };
   if (rule.selectors.fallback && covered) return { outcome: 'fallback-suppressed' };
   if (!rule.valid) {

@@ -28,9 +28,9 @@ export interface PlannedUpdate {
   podUid?: string;
 }
 
-export type DeleteReason = 'undeclared' | 'duplicate' | 'cleanup';
+type DeleteReason = 'undeclared' | 'duplicate' | 'cleanup';
 
-export interface PlannedDelete {
+interface PlannedDelete {
   id: string;
   key: string;
   current: EntrySpec;
@@ -39,14 +39,14 @@ export interface PlannedDelete {
 }
 
 /** A declared entry that a foreign entry (outside our scope) already holds: reported, never created. */
-export interface Conflict {
+interface Conflict {
   key: string;
   spec: EntrySpec;
   owner: Owner;
   foreignIds: string[];
 }
 
-export type KeepReason = 'join-token' | 'other-cluster' | 'render-unknown' | 'deletes-suppressed' | 'policy' | 'replacement-failed';
+type KeepReason = 'join-token' | 'other-cluster' | 'render-unknown' | 'deletes-suppressed' | 'policy' | 'replacement-failed';
 
 export interface KeptEntry {
   id: string;

@@ -6,12 +6,12 @@ import { REGISTRATION_OUTCOMES, REGISTRATION_TRIGGERS, type RegistrationOutcome,
 import { UpstreamMetrics } from './upstream-metrics.js';
 
 /** The steps of one reconcile pass, in order (docs/entries.md, "The pass"). */
-export type Phase = 'list' | 'render' | 'plan' | 'apply' | 'status';
+type Phase = 'list' | 'render' | 'plan' | 'apply' | 'status';
 
 export const PHASES: readonly Phase[] = ['list', 'render', 'plan', 'apply', 'status'];
 
 /** What one finished pass did, as counts. */
-export interface PassCounts {
+interface PassCounts {
   created: number;
   updated: number;
   deleted: number;
@@ -29,8 +29,8 @@ export interface PassCounts {
 
 const ENTRY_OPS = ['created', 'updated', 'deleted', 'failed'] as const;
 
-export const INVALID_KINDS = ['ClusterSPIFFEID', 'ClusterStaticEntry'] as const;
-export type InvalidKind = (typeof INVALID_KINDS)[number];
+const INVALID_KINDS = ['ClusterSPIFFEID', 'ClusterStaticEntry'] as const;
+type InvalidKind = (typeof INVALID_KINDS)[number];
 
 /** Render failures not tied to a pod are objects refused whole; counted per kind. */
 export function countInvalidObjects(failures: readonly { owner: { kind: string }; pod?: string }[]): Partial<Record<InvalidKind, number>> {
@@ -64,14 +64,14 @@ export function passCounts(result: Pick<EntryPassResult, 'applied' | 'declared' 
  * tens of seconds (cold start at 100k pods); 1-2.5-5 steps keep the
  * resolution even across those four decades.
  */
-export const PASS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60];
+const PASS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60];
 
 /**
  * A SPIRE RPC over the local socket takes from ~100 µs (a small read) to
  * seconds (a large batch or a busy datastore); the top bucket is the
  * default spireRpcTimeout, so a timed-out call lands at or just past it.
  */
-export const RPC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const RPC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
  * A pod's wait for its entry: a few milliseconds when a pod event is written
@@ -80,7 +80,7 @@ export const RPC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
  * (what spire-controller-manager's users report). Up to 10 minutes, so the
  * p99 an alert reads stays a number while pods wait minutes.
  */
-export const REGISTRATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+const REGISTRATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 /** Present in a registry that prom-client's default metrics were already added to. */
 const DEFAULT_METRICS_MARKER = 'process_cpu_user_seconds_total';

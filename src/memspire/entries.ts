@@ -7,7 +7,7 @@ import { Code, fail, ItemFailure, type ItemStatus, OK, RpcFailure, spireStatus }
 import { type Page, RowTable } from './table.js';
 import { errorMessage } from '../api/errors.js';
 
-export interface StoredSelector {
+interface StoredSelector {
   type: string;
   value: string;
 }
@@ -52,7 +52,7 @@ const ALL: MaskBits = {
   additional_attributes: true,
 };
 
-export interface EntryResult {
+interface EntryResult {
   status: ItemStatus;
   entry?: Entry;
 }
@@ -116,7 +116,7 @@ function convert(e: EntryOut, mask: MaskBits, td: string) {
   return out;
 }
 
-export function selectorsProblem(selectors: SelectorOut[]): string | undefined {
+function selectorsProblem(selectors: SelectorOut[]): string | undefined {
   if (selectors.length === 0) return 'selector list is empty';
   for (const s of selectors) {
     if (s.type === '') return 'missing selector type';
@@ -178,7 +178,7 @@ function setMatch(entrySet: Set<string>, filterSet: Set<string>, match: string, 
   }
 }
 
-export interface EntryStoreOptions {
+interface EntryStoreOptions {
   trustDomain: string;
   hasBundle: (trustDomain: string) => boolean;
   now?: () => number;
@@ -498,7 +498,7 @@ const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.
  * (type, value) and by value, while GetEntry and ListEntries keep the order they were
  * written in (seen on SPIRE v1.15.3).
  */
-export function writtenToProto(e: StoredEntry, mask: EntryMaskOut | null): Entry {
+function writtenToProto(e: StoredEntry, mask: EntryMaskOut | null): Entry {
   const sorted: StoredEntry = {
     ...e,
     selectors: [...e.selectors].sort((a, b) => byBytes(a.type, b.type) || byBytes(a.value, b.value)),

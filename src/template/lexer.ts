@@ -12,7 +12,7 @@
 
 import { isDigit, isLetter, isPrint } from './chars.js';
 
-export type KeywordType =
+type KeywordType =
   | 'block'
   | 'break'
   | 'continue'
@@ -84,12 +84,12 @@ const RIGHT_DELIM = '}}';
 const LEFT_COMMENT = '/*';
 const RIGHT_COMMENT = '*/';
 
-export function isSpace(c: string | undefined): boolean {
+function isSpace(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
 /** Go's isAlphaNumeric: underscore, Unicode letter or Unicode decimal digit (Go's Unicode version). */
-export function isAlphaNumeric(c: string | undefined): boolean {
+function isAlphaNumeric(c: string | undefined): boolean {
   if (c === undefined) return false;
   const cp = c.codePointAt(0) ?? 0;
   return c === '_' || isLetter(cp) || isDigit(cp);
@@ -117,7 +117,7 @@ function trimmedLeftEnd(s: string, start: number): number {
 }
 
 /** Go's `%#U` rendering of a rune, as used in its lexer error messages. */
-export function describeRune(c: string): string {
+function describeRune(c: string): string {
   const cp = c.codePointAt(0) ?? 0;
   const hex = cp.toString(16).toUpperCase().padStart(4, '0');
   return isPrint(c) ? `U+${hex} '${c}'` : `U+${hex}`;
