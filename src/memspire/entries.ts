@@ -76,6 +76,19 @@ function hasAttributes(e: EntryOut): boolean {
   return e._additional_attributes === 'additional_attributes' || e.additional_attributes != null;
 }
 
+/** The additional attributes a write stores: none unless one of them is set. */
+function storedAttributes(e: EntryOut): StoredEntry['attributes'] {
+  const attrs = hasAttributes(e) ? e.additional_attributes : null;
+  if (!attrs || !(attrs.disable_x509_svid_prefetch || attrs.jwt_svid_include_jti)) return undefined;
+  return { disable_x509_svid_prefetch: attrs.disable_x509_svid_prefetch, jwt_svid_include_jti: attrs.jwt_svid_include_jti };
+}
+
+/** A write's answer for an error thrown while it was checked: its own status for a refusal (fail), INTERNAL for anything else. */
+function failedWrite(err: unknown, what: typeof CREATE | typeof UPDATE): EntryResult {
+  if (err instanceof ItemFailure) return { status: err.status };
+  return { status: spireStatus(Code.INTERNAL, what, errorMessage(err)) };
+}
+
 /** The A-checks (spire-semantics §2.2), for the fields the mask selects, in order. */
 function convert(e: EntryOut, mask: MaskBits, td: string) {
   const out: { parentId?: SpiffeId; spiffeId?: SpiffeId; federatesWith?: string[] } = {};
@@ -284,8 +297,8 @@ export class EntryStore {
       const spiffeId = conv.spiffeId as SpiffeId;
       const federatesWith = conv.federatesWith ?? [];
       const selectors = copySelectors(input.selectors);
-      const attrs = hasAttributes(input) ? input.additional_attributes : null;
-      if (input.store_svid && attrs?.disable_x509_svid_prefetch) {
+      const attributes = storedAttributes(input);
+      if (input.store_svid && attributes?.disable_x509_svid_prefetch) {
         fail(Code.INVALID_ARGUMENT, CREATE, `${VALIDATION}specifying cache behaviour is incompatible with storable SVIDs`);
       }
       const d2 = storeSvidSelectorProblem(input.store_svid, selectors);
@@ -325,18 +338,11 @@ export class EntryStore {
         revision: 0,
         createdAt: Math.round(this.now() / 1000),
         hint: input.hint,
-        ...(attrs && (attrs.disable_x509_svid_prefetch || attrs.jwt_svid_include_jti)
-          ? { attributes: { disable_x509_svid_prefetch: attrs.disable_x509_svid_prefetch, jwt_svid_include_jti: attrs.jwt_svid_include_jti } }
-          : {}),
+        ...(attributes ? { attributes } : {}),
       };
-      Object.assign(stored, dropFields(stored, this.dropped));
-      stored.row = this.table.insert(stored);
-      this.byId.set(stored.id, stored);
-      this.index(stored);
-      return { status: OK, entry: writtenToProto(stored, outputMask) };
+      return this.store(stored, outputMask);
     } catch (err) {
-      if (err instanceof ItemFailure) return { status: err.status };
-      return { status: spireStatus(Code.INTERNAL, CREATE, errorMessage(err)) };
+      return failedWrite(err, CREATE);
     }
   }
 
@@ -362,7 +368,6 @@ export class EntryStore {
         if (missing !== undefined) fail(Code.INTERNAL, UPDATE, `unable to find federated bundle "spiffe://${missing}"`);
       }
 
-      const attrs = hasAttributes(input) ? input.additional_attributes : null;
       const updated: StoredEntry = {
         ...existing,
         spiffeId: conv.spiffeId ?? existing.spiffeId,
@@ -381,23 +386,27 @@ export class EntryStore {
       };
       if (mask.additional_attributes) {
         delete updated.attributes;
-        if (attrs && (attrs.disable_x509_svid_prefetch || attrs.jwt_svid_include_jti)) {
-          updated.attributes = {
-            disable_x509_svid_prefetch: attrs.disable_x509_svid_prefetch,
-            jwt_svid_include_jti: attrs.jwt_svid_include_jti,
-          };
-        }
+        const attributes = storedAttributes(input);
+        if (attributes) updated.attributes = attributes;
       }
-      Object.assign(updated, dropFields(updated, this.dropped));
-      this.unindex(existing);
-      this.table.replace(existing.row, updated);
-      this.byId.set(updated.id, updated);
-      this.index(updated);
-      return { status: OK, entry: writtenToProto(updated, outputMask) };
+      return this.store(updated, outputMask, existing);
     } catch (err) {
-      if (err instanceof ItemFailure) return { status: err.status };
-      return { status: spireStatus(Code.INTERNAL, UPDATE, errorMessage(err)) };
+      return failedWrite(err, UPDATE);
     }
+  }
+
+  /** Stores a created entry, or an updated one in place of `replaced`, less the fields this server drops, and answers with it. */
+  private store(entry: StoredEntry, outputMask: EntryMaskOut | null, replaced?: StoredEntry): EntryResult {
+    Object.assign(entry, dropFields(entry, this.dropped));
+    if (replaced) {
+      this.unindex(replaced);
+      this.table.replace(replaced.row, entry);
+    } else {
+      entry.row = this.table.insert(entry);
+    }
+    this.byId.set(entry.id, entry);
+    this.index(entry);
+    return { status: OK, entry: writtenToProto(entry, outputMask) };
   }
 
   delete(id: string): ItemStatus {

@@ -273,13 +273,13 @@ class Lexer {
       case '|':
         return this.emit('pipe');
       case '"':
-        return this.lexQuote();
+        return this.lexQuoted('"');
       case '`':
         return this.lexRawQuote();
       case '$':
         return this.lexVariable();
       case "'":
-        return this.lexChar();
+        return this.lexQuoted("'");
       case '(':
         this.parenDepth++;
         return this.emit('leftParen');
@@ -358,19 +358,6 @@ class Lexer {
     return this.input.startsWith(RIGHT_DELIM, this.pos);
   }
 
-  private lexChar(): boolean {
-    for (;;) {
-      const c = this.next();
-      if (c === '\\') {
-        const e = this.next();
-        if (e !== undefined && e !== '\n') continue;
-        return this.fail('unterminated character constant');
-      }
-      if (c === undefined || c === '\n') return this.fail('unterminated character constant');
-      if (c === "'") return this.emit('charConstant');
-    }
-  }
-
   private lexNumber(): boolean {
     if (!this.scanNumber()) return this.fail(`bad number syntax: ${JSON.stringify(this.input.slice(this.start, this.pos))}`);
     const sign = this.peek();
@@ -411,16 +398,22 @@ class Lexer {
     return true;
   }
 
-  private lexQuote(): boolean {
+  /**
+   * A quoted string (`"`) or character constant (`'`), its opening quote
+   * read: up to the closing one, past backslash escapes, on one line (Go's
+   * lexQuote and lexChar).
+   */
+  private lexQuoted(close: '"' | "'"): boolean {
+    const unterminated = close === '"' ? 'unterminated quoted string' : 'unterminated character constant';
     for (;;) {
       const c = this.next();
       if (c === '\\') {
         const e = this.next();
         if (e !== undefined && e !== '\n') continue;
-        return this.fail('unterminated quoted string');
+        return this.fail(unterminated);
       }
-      if (c === undefined || c === '\n') return this.fail('unterminated quoted string');
-      if (c === '"') return this.emit('string');
+      if (c === undefined || c === '\n') return this.fail(unterminated);
+      if (c === close) return this.emit(close === '"' ? 'string' : 'charConstant');
     }
   }
 
