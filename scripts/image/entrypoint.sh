@@ -13,8 +13,8 @@
 # (docs/performance.md "Small clusters"). About 160 MiB of the process is
 # not old space (code, the young generation, buffers), so the old space gets
 # the limit less that, and at least half of it. At 100,000 pods with a 768 MiB limit (old space 608 MiB)
-# the controller's resident memory peaked at 460 MiB instead of 841 MiB, for
-# about half as much CPU again at start (npm run bench, docs/performance.md "Memory").
+# the controller's resident memory peaked at 435-455 MiB instead of 608-621 MiB,
+# for about a fifth more CPU at start (npm run bench, docs/performance.md "Memory").
 # NODE_OPTIONS that already sets --max-old-space-size or --max-semi-space-size
 # wins for that flag; without a memory limit neither is set.
 #

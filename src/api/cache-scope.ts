@@ -23,7 +23,7 @@ export interface CacheScope {
 }
 
 /** The label upstream's filterByClassName selects on (its ClassNameLabel). */
-export const CLASS_NAME_LABEL = 'spire.spiffe.io/class-name';
+const CLASS_NAME_LABEL = 'spire.spiffe.io/class-name';
 
 export function cacheScope(config: Pick<ControllerConfig, 'cacheNamespaces' | 'clusterSPIFFEIDLabelSelector' | 'filterByClassName' | 'className'>): CacheScope {
   // As upstream: filterByClassName adds (and overrides) the class label in the selector.

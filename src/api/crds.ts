@@ -11,7 +11,7 @@ export interface Condition {
 
 export const GROUP_VERSION = 'spire.spiffe.io/v1alpha1';
 
-export interface ClusterSPIFFEIDSpec {
+interface ClusterSPIFFEIDSpec {
   spiffeIDTemplate: string;
   namespaceSelector?: LabelSelector;
   podSelector?: LabelSelector;
@@ -46,7 +46,7 @@ export interface ClusterSPIFFEID extends KubeObject {
   status?: { stats?: Partial<ClusterSPIFFEIDStats>; conditions?: Condition[] };
 }
 
-export interface ClusterStaticEntrySpec {
+interface ClusterStaticEntrySpec {
   spiffeID: string;
   parentID: string;
   selectors: string[];
@@ -72,12 +72,12 @@ export interface ClusterStaticEntry extends KubeObject {
   status?: Partial<ClusterStaticEntryStatus>;
 }
 
-export interface BundleEndpointProfile {
+interface BundleEndpointProfile {
   type: 'https_web' | 'https_spiffe';
   endpointSPIFFEID?: string;
 }
 
-export interface ClusterFederatedTrustDomainSpec {
+interface ClusterFederatedTrustDomainSpec {
   trustDomain: string;
   bundleEndpointURL: string;
   bundleEndpointProfile: BundleEndpointProfile;

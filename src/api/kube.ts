@@ -3,7 +3,7 @@
  * fields we use are typed; templates may read any other field, so objects
  * keep everything else too.
  */
-export interface ObjectMeta {
+interface ObjectMeta {
   name: string;
   namespace?: string;
   uid: string;
@@ -39,7 +39,7 @@ export interface Node extends KubeObject {
 
 export type Namespace = KubeObject;
 
-export interface ObjectReference {
+interface ObjectReference {
   kind?: string;
   uid?: string;
   name?: string;
@@ -56,7 +56,7 @@ export interface Endpoints extends KubeObject {
   subsets?: { addresses?: { targetRef?: ObjectReference }[]; notReadyAddresses?: { targetRef?: ObjectReference }[] }[];
 }
 
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   key: string;
   operator: string;
   values?: string[];

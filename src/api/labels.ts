@@ -29,7 +29,7 @@ const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 const invalid = (value: string, reasons: string[]) => `Invalid value: ${JSON.stringify(value)}: ${reasons.join('; ')}`;
 
 /** The reasons a label key is invalid (Kubernetes' qualified name: an optional DNS subdomain prefix, `/`, a name), or none. */
-export function labelKeyProblem(key: string): string | undefined {
+function labelKeyProblem(key: string): string | undefined {
   const parts = key.split('/');
   let name: string;
   const reasons: string[] = [];
@@ -52,7 +52,7 @@ export function labelKeyProblem(key: string): string | undefined {
 }
 
 /** The reason a label value is invalid (at most 63 bytes of [-A-Za-z0-9_.], alphanumeric at both ends, or empty), or none. */
-export function labelValueProblem(value: string): string | undefined {
+function labelValueProblem(value: string): string | undefined {
   const reasons: string[] = [];
   if (bytes(value) > MAX_VALUE) reasons.push(`must be no more than ${MAX_VALUE} bytes`);
   if (!VALUE.test(value)) reasons.push(VALUE_EXPLAINED);
@@ -81,7 +81,7 @@ export function labelSetProblems(labels: Record<string, unknown>): FieldProblem[
  * keys are qualified names, values label values, operators one of four,
  * In/NotIn need values and Exists/DoesNotExist take none.
  */
-export function labelSelectorProblems(selector: LabelSelector): FieldProblem[] {
+function labelSelectorProblems(selector: LabelSelector): FieldProblem[] {
   const problems = labelSetProblems(selector.matchLabels ?? {}).map((p) => ({ ...p, field: `matchLabels${p.field}` }));
   for (const [i, req] of (selector.matchExpressions ?? []).entries()) {
     const where = `matchExpressions[${i}]`;

@@ -4,7 +4,7 @@
  * v0.36), in its words, so `validate` and the webhook refuse exactly the
  * names the API server refuses, and say it as `kubectl apply` would.
  */
-export const DNS_SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
+const DNS_SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
 const DNS_SUBDOMAIN = new RegExp(`^${DNS_SUBDOMAIN_FMT}$`);
 export const DNS_SUBDOMAIN_EXPLAINED = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${DNS_SUBDOMAIN_FMT}')`;
 export const MAX_DNS_SUBDOMAIN = 253;

@@ -60,7 +60,7 @@ export interface PassProblem {
 export const objectName = (o: Owner): string => `${o.kind}/${o.name}`;
 
 /** A log line: the object first, when there is one. */
-export function problemLine(p: PassProblem): string {
+function problemLine(p: PassProblem): string {
   return p.owner ? `${objectName(p.owner)}: ${p.message}` : p.message;
 }
 

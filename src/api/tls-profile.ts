@@ -133,16 +133,16 @@ export const DEFAULT_WEBHOOK_TLS: WebhookTlsProfile = {
 };
 
 /** The cipher suite names upstream takes, for messages and docs. */
-export function knownCipherSuites(): string[] {
+function knownCipherSuites(): string[] {
   return [...SECURE_TLS12.keys(), ...ALIASES.keys(), ...TLS13, ...INSECURE];
 }
 
 /** The curve names upstream takes. */
-export function knownCurves(): string[] {
+function knownCurves(): string[] {
   return GROUPS.map((g) => g.name);
 }
 
-export interface ReadTlsConfig {
+interface ReadTlsConfig {
   profile: WebhookTlsProfile;
   /** `tlsConfig.<field>: <reason>`: the process must not start. */
   errors: string[];

@@ -29,7 +29,7 @@ import { createServer, type Server } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { type BindAddress, hostPort, offerListener, parseBindAddress } from '../net/http.js';
 
-export interface EarlyProbeSettings {
+interface EarlyProbeSettings {
   bind: BindAddress;
   readinessPath: string;
   livenessPath: string;
@@ -93,7 +93,7 @@ export function earlyProbeSettings(args: readonly string[], read: (path: string)
  * a condition (`<readiness>/<name>`) and anything else 503 `starting`. Self-
  * contained, since the worker runs it from its source text.
  */
-export function earlyAnswer(path: string, readinessPath: string, livenessPath: string): { status: number; body: string } {
+function earlyAnswer(path: string, readinessPath: string, livenessPath: string): { status: number; body: string } {
   if (path === readinessPath || path === livenessPath) return { status: 200, body: 'ok' };
   return { status: 503, body: path.startsWith(`${readinessPath}/`) ? `${path.slice(readinessPath.length + 1)}: starting\n` : 'starting\n' };
 }

@@ -133,7 +133,7 @@ function summarise(x: ObjectExplanation, classRule: string): string {
 }
 
 /** A list cut for a screen (the `list` partial): its first items and how many it leaves out. */
-export interface ListView {
+interface ListView {
   total: number;
   shown: string[];
   more: number;

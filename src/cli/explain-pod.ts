@@ -46,16 +46,16 @@ export class PodTrace implements SelectionObserver {
 }
 
 /** Each step of the walk, in the walk's order, up to the one that decided. */
-export type CheckName = 'className' | 'spec' | 'namespace' | 'namespaceSelector' | 'ignoreNamespaces' | 'podSelector' | 'fallback' | 'scheduled' | 'running' | 'render';
+type CheckName = 'className' | 'spec' | 'namespace' | 'namespaceSelector' | 'ignoreNamespaces' | 'podSelector' | 'fallback' | 'scheduled' | 'running' | 'render';
 
-export interface Check {
+interface Check {
   check: CheckName;
   ok: boolean;
   detail: string;
 }
 
 /** What stopped a ClusterSPIFFEID from giving the pod an entry, or `declared` when it gave one. */
-export type Outcome =
+type Outcome =
   | 'other-class'
   | 'invalid'
   | 'namespace-missing'
@@ -68,7 +68,7 @@ export type Outcome =
   | 'render-failed'
   | 'declared';
 
-export interface ObjectResult {
+interface ObjectResult {
   object: string;
   outcome: Outcome;
   /** The deciding check, in words. */
@@ -82,7 +82,7 @@ export interface ObjectResult {
   registration?: EntryTiming;
 }
 
-export interface OtherEntry {
+interface OtherEntry {
   entry: EntryView;
   state: 'to-delete' | 'kept' | 'outside-scope';
   /** Why it is deleted or kept. */
@@ -105,7 +105,7 @@ export interface PodExplanation {
   otherEntries: OtherEntry[];
 }
 
-export interface PodContext {
+interface PodContext {
   pod: Pod;
   namespace: Namespace | undefined;
   objects: readonly ClusterSPIFFEID[];

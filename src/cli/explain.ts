@@ -17,7 +17,7 @@ export interface ExplainFlags extends ConfigFlags {
   output?: string;
 }
 
-export interface ExplainOptions {
+interface ExplainOptions {
   log?: Logger;
   print: (s: string) => void;
   /** The live cluster's configuration (tests); default: KUBECONFIG, ~/.kube/config or in-cluster. */

@@ -37,7 +37,7 @@ export function isSkip(p: ManifestProblem): boolean {
   return p.severity !== 'warning';
 }
 
-export interface LoadedManifests {
+interface LoadedManifests {
   set: ManifestSet;
   /**
    * What to tell the operator, each naming its file: the set's problems, and
@@ -139,7 +139,7 @@ export interface Inputs {
   source: SourceInfo;
 }
 
-export interface ReadInputsOptions {
+interface ReadInputsOptions {
   log: Logger;
   /** The live cluster's configuration; default: KUBECONFIG, ~/.kube/config or in-cluster. */
   kubeConfig?: () => KubeConfig;

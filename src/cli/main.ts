@@ -25,7 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   'memory-spire': async () => (await import('./memory-spire.js')).registerMemorySpire,
   bootstrap: async () => (await import('./bootstrap.js')).registerBootstrap,
 };
-export const COMMAND_NAMES: ReadonlySet<string> = new Set(Object.keys(COMMANDS));
+const COMMAND_NAMES: ReadonlySet<string> = new Set(Object.keys(COMMANDS));
 
 /** The package's version: package.json sits two levels up from both src/cli and dist/cli. */
 function packageVersion(): string {
@@ -34,7 +34,7 @@ function packageVersion(): string {
 }
 
 /** The program with the command named (its module alone loaded), or with every command. */
-export async function buildProgram(only?: string): Promise<Command> {
+async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('spire-reconciler')
     .description('Registers Kubernetes workloads with SPIRE: a drop-in replacement for spire-controller-manager')
     .version(packageVersion(), '-V, --version', 'print the version')

@@ -7,7 +7,7 @@ import { errorMessage } from '../api/errors.js';
  * exists. The readers that follow would only warn and go on with nothing
  * (a manifest path), which turns a typo into an empty plan.
  */
-export function pathProblem(path: string): string | undefined {
+function pathProblem(path: string): string | undefined {
   try {
     statSync(path);
     return undefined;

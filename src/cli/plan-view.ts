@@ -5,25 +5,25 @@ import type { EntryView, PlanReport, PlanSummary, ReportedPod } from './report.j
 import { renderReport, type TableView } from './report-templates.js';
 
 /** A problem line (the `problem` partial). */
-export interface ProblemView {
+interface ProblemView {
   object: string;
   message: string;
 }
 
 /** The pod an entry is for (the `pod` partial): null when unknown. */
-export interface PodLabelView {
+interface PodLabelView {
   pod: string | null;
   podUID: string | null;
 }
 
 /** An entry left as it is, and why (the `kept` partial). */
-export interface KeptLine extends PodLabelView {
+interface KeptLine extends PodLabelView {
   id: string;
   detail: string;
 }
 
 /** A federation relationship (the `relationship` partial). */
-export interface RelationshipLine {
+interface RelationshipLine {
   trustDomain: string;
   bundleEndpointURL: string;
   /** The profile's type, or `no profile`. */
@@ -32,7 +32,7 @@ export interface RelationshipLine {
   bundle: { x509Authorities: number; jwtAuthorities: number; sequenceNumber: number } | null;
 }
 
-export interface FederationView {
+interface FederationView {
   create: (RelationshipLine & { object: string })[];
   update: { trustDomain: string; changed: string[]; object: string }[];
   delete: RelationshipLine[];
@@ -124,7 +124,7 @@ function relationshipLine(r: RelationshipView): RelationshipLine {
 
 const trustDomainObject = (name: string) => `ClusterFederatedTrustDomain/${name}`;
 
-export function federationView(f: FederationPassResult): FederationView {
+function federationView(f: FederationPassResult): FederationView {
   const p = f.plan;
   return {
     create: p.creates.map((c) => ({ ...relationshipLine(relationshipView(c)), object: trustDomainObject(c.owner.name) })),

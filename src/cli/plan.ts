@@ -50,7 +50,7 @@ export interface OnceOptions {
 }
 
 /** What every one-pass command reads before it plans: the config, the engine's options and the cluster's objects. */
-export interface Prepared {
+interface Prepared {
   config: ControllerConfig;
   log: Logger;
   options: EntryPassOptions;
@@ -83,7 +83,7 @@ export async function prepare(
   return { config, log, options: { ...options, ...(inputs.suppressDeletes ? { suppressDeletes: inputs.suppressDeletes } : {}) }, inputs, waits, clusterDomain };
 }
 
-export interface PassOutcome {
+interface PassOutcome {
   result: EntryPassResult;
   federation?: FederationPassResult;
 }

@@ -53,7 +53,7 @@ function somePods(pods: readonly Pod[]): string {
  * or NAMESPACE/NAME when the name is in several namespaces), so that
  * `kubectl get pods -A -o yaml` output serves as it is.
  */
-export function pickPod(pods: readonly Pod[], file: string, wanted: string | undefined): Pod {
+function pickPod(pods: readonly Pod[], file: string, wanted: string | undefined): Pod {
   if (wanted === undefined) {
     if (pods.length === 1) return pods[0]!;
     if (pods.length === 0) throw new CliError(`--pod ${file}: no Pod in this file`);

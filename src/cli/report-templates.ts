@@ -19,7 +19,7 @@ export const TEMPLATE_DIR = new URL('./templates/', import.meta.url);
 
 /** Every report the folder holds; each is `TEMPLATE_DIR/<name>.hbs`. */
 export const REPORT_TEMPLATES = ['plan', 'explain-pod', 'explain-clusterspiffeid'] as const;
-export type ReportTemplate = (typeof REPORT_TEMPLATES)[number];
+type ReportTemplate = (typeof REPORT_TEMPLATES)[number];
 
 /** A table for the `table` partial: rows of cells under a header, each column as wide as its widest cell. */
 export interface TableView {

@@ -64,13 +64,13 @@ export function changedValues(current: EntrySpec, next: EntrySpec, changed: read
 /** The pod an entry is for: its UID, and `namespace/name` when the pod was read. */
 export type ReportedPod = { podUID?: string; pod?: string };
 
-export interface KeptView extends ReportedPod {
+interface KeptView extends ReportedPod {
   id: string;
   reason: KeptEntry['reason'];
   detail: string;
 }
 
-export interface AppliedView {
+interface AppliedView {
   created: number;
   updated: number;
   deleted: number;
@@ -110,7 +110,7 @@ export interface PlanReport {
   federation?: object;
 }
 
-export interface ReportContext {
+interface ReportContext {
   source?: SourceInfo;
   /** Pod UID to `namespace/name`, for the pods read. */
   podNames: ReadonlyMap<string, string>;
@@ -126,7 +126,7 @@ function migrationReport(result: EntryPassResult, entryIDPrefix: string): PlanRe
   return { ...notes, messages: describeMigration(notes, entryIDPrefix).map((m) => m.message) };
 }
 
-export function podRef(uid: string | undefined, names: ReadonlyMap<string, string>): ReportedPod {
+function podRef(uid: string | undefined, names: ReadonlyMap<string, string>): ReportedPod {
   if (uid === undefined) return {};
   const name = names.get(uid);
   return name ? { podUID: uid, pod: name } : { podUID: uid };
@@ -136,7 +136,7 @@ function keptView(k: KeptEntry, names: ReadonlyMap<string, string>): KeptView {
   return { id: k.id, reason: k.reason, detail: k.detail, ...podRef(k.podUid, names) };
 }
 
-export function summarise(result: Pick<EntryPassResult, 'plan' | 'declared'>): PlanSummary {
+function summarise(result: Pick<EntryPassResult, 'plan' | 'declared'>): PlanSummary {
   const { plan, declared } = result;
   return {
     create: plan.creates.length,
@@ -199,7 +199,7 @@ export function machineOutput(value: unknown, format: 'json' | 'yaml'): string {
   return format === 'json' ? JSON.stringify(value, null, 2) : stringify(value, { lineWidth: 0 }).trimEnd();
 }
 
-export type OutputFormat = 'table' | 'json' | 'yaml';
+type OutputFormat = 'table' | 'json' | 'yaml';
 
 export function outputFormat(flag: string | undefined): OutputFormat {
   const output = flag ?? 'table';

@@ -18,7 +18,7 @@ const EMBEDDED_CONFIG_KIND = /^\s+kind:\s*ControllerManagerConfig\s*$/m;
  * the values of a ConfigMap's `data` that are one (deploy/configmap.yaml
  * carries the config so), each with where it sits in the file.
  */
-export function configDocuments(text: string): { where: string; text: string }[] {
+function configDocuments(text: string): { where: string; text: string }[] {
   if (CONFIG_KIND.test(text)) return [{ where: '', text }];
   // Parsed again only when a config may be embedded: manifests are parsed once, by loadManifests.
   if (!EMBEDDED_CONFIG_KIND.test(text)) return [];

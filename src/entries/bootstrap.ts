@@ -33,7 +33,7 @@ export interface BootstrapOptions {
   x509SvidTtlSeconds?: number;
 }
 
-export interface BootstrapEntries {
+interface BootstrapEntries {
   agents: Entry & { id: string };
   controller: Entry & { id: string };
 }

@@ -27,7 +27,7 @@ export interface SelectionSettings extends RenderSettings {
 }
 
 /** Why a pod that a ClusterSPIFFEID selects gets no entry from it without that being a failure. */
-export type PodSkip = 'unscheduled' | 'finished';
+type PodSkip = 'unscheduled' | 'finished';
 
 /** What one ClusterSPIFFEID did with one pod of a namespace it reached. */
 export type PodVerdict =
@@ -53,7 +53,7 @@ export interface SelectionObserver {
   pod?(owner: Owner, pod: Pod, verdict: PodVerdict): void;
 }
 
-export interface SelectionStats {
+interface SelectionStats {
   namespacesSelected: number;
   namespacesIgnored: number;
   podsSelected: number;
@@ -131,7 +131,34 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
 /** declareEntries as Steps: the same declaration, yielding between pods (entries/slices.ts). */
 export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: SelectionSettings): Steps<DeclaredState> {
   const due = sliceCounter();
-  const state: DeclaredState = {
+  const state = emptyDeclaredState();
+  keepWhatUninstalledKindsMade(state, snapshot.notInstalled ?? []);
+  declareStaticEntries(state, snapshot.clusterStaticEntries, settings);
+
+  const podsByNamespace = yield* groupByNamespace(snapshot.pods, due);
+  markUnknownNamespaces(state, podsByNamespace, snapshot.namespaces, settings);
+
+  const { rules, invalid, owners } = parseOurClusterSPIFFEIDs(snapshot.clusterSPIFFEIDs, settings);
+  for (const owner of owners) {
+    state.owners.set(owner.uid, owner);
+    state.selection.set(owner.uid, { namespacesSelected: 0, namespacesIgnored: 0, podsSelected: 0, podEntryRenderFailures: 0 });
+  }
+  for (const i of invalid) reportInvalid(state, i.owner, i.errors, settings.observe);
+
+  const nodesByName = new Map(snapshot.nodes.map((n) => [n.metadata.name, n]));
+  const cache = settings.renderCache ?? new RenderCache();
+  const ctx: PodContext = { settings, cache, services: indexServices(snapshot.endpointSlices, snapshot.endpoints), node: (name) => nodesByName.get(name) };
+  const walk: SelectionWalk = { state, ctx, due, coveredByNonFallback: new Map() };
+  // Object-major, for each object's statistics and for the observer, over valid and invalid objects
+  // alike, fallback ones last, so that each one's counts are what it covers. The decisions are the
+  // pod pass's: selectPod's two halves, the namespace one taken once per namespace.
+  for (const rule of rules) yield* declareRule(walk, rule, snapshot.namespaces, podsByNamespace);
+  cache.sweep();
+  return state;
+}
+
+function emptyDeclaredState(): DeclaredState {
+  return {
     entries: [],
     renderFailures: [],
     unknownPods: new Set(),
@@ -141,17 +168,21 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
     federationOmissions: [],
     unknownNamespaces: new Map(),
   };
+}
 
-  // A kind whose CRD is not installed is unknown, not empty: nothing its objects made may go.
-  for (const kind of snapshot.notInstalled ?? []) {
+/** A kind whose CRD is not installed is unknown, not empty: nothing its objects made may go. */
+function keepWhatUninstalledKindsMade(state: DeclaredState, notInstalled: readonly string[]): void {
+  for (const kind of notInstalled) {
     if (kind === 'ClusterStaticEntry') state.keepNonPodEntries ??= 'entries not tied to a pod are kept: the ClusterStaticEntry CRD is not installed';
     if (kind === 'ClusterSPIFFEID') state.keepAllPodEntries ??= 'pod entries are kept: the ClusterSPIFFEID CRD is not installed';
   }
+}
 
-  const observe = settings.observe;
-  for (const obj of snapshot.clusterStaticEntries) {
+/** The ClusterStaticEntries of our class: an entry each, or a failure that keeps every entry not tied to a pod. */
+function declareStaticEntries(state: DeclaredState, objects: ClusterSnapshot['clusterStaticEntries'], settings: SelectionSettings): void {
+  for (const obj of objects) {
     if (!isOurClass(obj.spec?.className, settings)) {
-      observe?.otherClass?.(ownerOf('ClusterStaticEntry', obj), obj.spec?.className ?? '');
+      settings.observe?.otherClass?.(ownerOf('ClusterStaticEntry', obj), obj.spec?.className ?? '');
       continue;
     }
     const owner = ownerOf('ClusterStaticEntry', obj);
@@ -166,84 +197,92 @@ export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: Sele
       state.keepNonPodEntries ??= `entries not tied to a pod are kept: ${message}`;
     }
   }
+}
 
-  const nodesByName = new Map(snapshot.nodes.map((n) => [n.metadata.name, n]));
+function* groupByNamespace(pods: readonly Pod[], due: () => boolean): Steps<Map<string, Pod[]>> {
   const podsByNamespace = new Map<string, Pod[]>();
-  for (const pod of snapshot.pods) {
+  for (const pod of pods) {
     const ns = pod.metadata.namespace ?? '';
     const list = podsByNamespace.get(ns);
     if (list) list.push(pod);
     else podsByNamespace.set(ns, [pod]);
     if (due()) yield;
   }
-  const known = new Map(snapshot.namespaces.map((n) => [n.metadata.name, n]));
+  return podsByNamespace;
+}
+
+/** Pods of a namespace the snapshot does not hold: which objects select them is unknown, so their entries stay. */
+function markUnknownNamespaces(state: DeclaredState, podsByNamespace: Map<string, Pod[]>, namespaces: readonly Namespace[], settings: SelectionSettings): void {
+  const known = new Map(namespaces.map((n) => [n.metadata.name, n]));
   for (const [ns, pods] of podsByNamespace) {
     if (podNamespace(ns, known.get(ns), settings) !== 'unknown') continue;
     state.unknownNamespaces.set(ns, pods.length);
     for (const pod of pods) state.unknownPods.add(pod.metadata.uid);
   }
-  const services = indexServices(snapshot.endpointSlices, snapshot.endpoints);
-  const cache = settings.renderCache ?? new RenderCache();
+}
 
-  const { rules, invalid, owners } = parseOurClusterSPIFFEIDs(snapshot.clusterSPIFFEIDs, settings);
-  for (const owner of owners) {
-    state.owners.set(owner.uid, owner);
-    state.selection.set(owner.uid, { namespacesSelected: 0, namespacesIgnored: 0, podsSelected: 0, podEntryRenderFailures: 0 });
-  }
-  for (const i of invalid) reportInvalid(state, i.owner, i.errors, observe);
+/** What the full walk carries from one ClusterSPIFFEID to the next. */
+interface SelectionWalk {
+  state: DeclaredState;
+  ctx: PodContext;
+  due: () => boolean;
+  /**
+   * Pods a non-fallback object declared an entry for, by namespace: one set
+   * of every pod would double its table, a copy of tens of thousands of
+   * entries, within one slice.
+   */
+  coveredByNonFallback: Map<string, Set<string>>;
+}
 
-  const ctx: PodContext = { settings, cache, services, node: (name) => nodesByName.get(name) };
-  // Pods a non-fallback object declared an entry for, by namespace: one set of every pod would double
-  // its table, a copy of tens of thousands of entries, within one slice.
-  const coveredByNonFallback = new Map<string, Set<string>>();
-  // Object-major, for each object's statistics and for the observer, over valid and invalid objects
-  // alike, fallback ones last, so that each one's counts are what it covers. The decisions are the
-  // pod pass's: selectPod's two halves, the namespace one taken once per namespace.
-  for (const rule of rules) {
-    const { owner } = rule;
-    const stats = state.selection.get(owner.uid)!;
-    // Only valid objects are walked for an observer (explain); an invalid one is reported whole.
-    const seen = rule.valid ? observe : undefined;
-    for (const ns of snapshot.namespaces) {
-      const nsVerdict = namespaceVerdict(rule, ns, settings);
-      seen?.namespace?.(owner, ns, nsVerdict);
-      if (!nsVerdict.selected) continue;
-      stats.namespacesSelected++;
-      if (nsVerdict.ignoredBy !== undefined) {
-        stats.namespacesIgnored++;
-        continue;
-      }
-      const covered = coveredByNonFallback.get(ns.metadata.name) ?? new Set<string>();
-      for (const pod of podsByNamespace.get(ns.metadata.name) ?? []) {
-        const uid = pod.metadata.uid;
-        if (due()) yield;
-        const v = podVerdict(rule, pod, ns.metadata.name, covered.has(uid), ctx);
-        if (v.outcome === 'not-selected') {
-          seen?.pod?.(owner, pod, v);
-          continue;
-        }
-        stats.podsSelected++;
-        if (coversFallbacks(rule, v)) coveredByNonFallback.set(ns.metadata.name, covered.add(uid));
-        if (v.outcome === 'invalid') {
-          // An invalid object renders nothing: each pod of it that needs an entry failed, so its
-          // status says what it covers and that all of it failed, not all zeros. Its one message
-          // is reported once (reportInvalid), not once per pod.
-          stats.podEntryRenderFailures++;
-          continue;
-        }
-        seen?.pod?.(owner, pod, v);
-        if (v.outcome === 'failed') {
-          stats.podEntryRenderFailures++;
-          state.unknownPods.add(uid);
-          state.renderFailures.push({ owner, pod: `${ns.metadata.name}/${pod.metadata.name}`, ...v.failure });
-        } else if (v.outcome === 'declared') {
-          state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
-        }
-      }
+/** One ClusterSPIFFEID over every namespace and the pods of those it selects and does not ignore. */
+function* declareRule(walk: SelectionWalk, rule: SelectionRule, namespaces: readonly Namespace[], podsByNamespace: Map<string, Pod[]>): Steps<void> {
+  const stats = walk.state.selection.get(rule.owner.uid)!;
+  // Only valid objects are walked for an observer (explain); an invalid one is reported whole.
+  const seen = rule.valid ? walk.ctx.settings.observe : undefined;
+  for (const ns of namespaces) {
+    const nsVerdict = namespaceVerdict(rule, ns, walk.ctx.settings);
+    seen?.namespace?.(rule.owner, ns, nsVerdict);
+    if (!nsVerdict.selected) continue;
+    stats.namespacesSelected++;
+    if (nsVerdict.ignoredBy !== undefined) {
+      stats.namespacesIgnored++;
+      continue;
+    }
+    const name = ns.metadata.name;
+    const covered = walk.coveredByNonFallback.get(name) ?? new Set<string>();
+    for (const pod of podsByNamespace.get(name) ?? []) {
+      if (walk.due()) yield;
+      declareRulePod(walk, rule, stats, seen, name, pod, covered);
     }
   }
-  cache.sweep();
-  return state;
+}
+
+/** One ClusterSPIFFEID's verdict on one pod of a namespace it selects, recorded in the state and its statistics. */
+function declareRulePod(walk: SelectionWalk, rule: SelectionRule, stats: SelectionStats, seen: SelectionObserver | undefined, ns: string, pod: Pod, covered: Set<string>): void {
+  const { owner } = rule;
+  const uid = pod.metadata.uid;
+  const v = podVerdict(rule, pod, ns, covered.has(uid), walk.ctx);
+  if (v.outcome === 'not-selected') {
+    seen?.pod?.(owner, pod, v);
+    return;
+  }
+  stats.podsSelected++;
+  if (coversFallbacks(rule, v)) walk.coveredByNonFallback.set(ns, covered.add(uid));
+  if (v.outcome === 'invalid') {
+    // An invalid object renders nothing: each pod of it that needs an entry failed, so its
+    // status says what it covers and that all of it failed, not all zeros. Its one message
+    // is reported once (reportInvalid), not once per pod.
+    stats.podEntryRenderFailures++;
+    return;
+  }
+  seen?.pod?.(owner, pod, v);
+  if (v.outcome === 'failed') {
+    stats.podEntryRenderFailures++;
+    walk.state.unknownPods.add(uid);
+    walk.state.renderFailures.push({ owner, pod: `${ns}/${pod.metadata.name}`, ...v.failure });
+  } else if (v.outcome === 'declared') {
+    walk.state.entries.push({ key: v.key, spec: v.spec, owner, podUid: uid });
+  }
 }
 
 /**
@@ -314,20 +353,20 @@ export interface PodContext {
  * parsed spec when it is valid. An invalid object still selects (its status
  * counts what it covers) but renders nothing.
  */
-export interface SelectionRule {
+interface SelectionRule {
   owner: Owner;
   selectors: InvalidSelection;
   valid?: ParsedWithRenderKey;
 }
 
 /** What one ClusterSPIFFEID decided for one pod: a PodVerdict, or `invalid` for a pod it selects but cannot render. */
-export type RuleVerdict = PodVerdict | { outcome: 'invalid' };
+type RuleVerdict = PodVerdict | { outcome: 'invalid' };
 
 /**
  * The namespace half of the selection rule: whether the object selects the
  * namespace, and if so whether ignoreNamespaces ignores it (by which pattern).
  */
-export function namespaceVerdict(rule: SelectionRule, ns: Namespace, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): { selected: false } | { selected: true; ignoredBy?: string } {
+function namespaceVerdict(rule: SelectionRule, ns: Namespace, settings: Pick<SelectionSettings, 'ignoreNamespaces'>): { selected: false } | { selected: true; ignoredBy?: string } {
   if (!rule.selectors.namespaceSelector(ns.metadata.labels)) return { selected: false };
   const name = ns.metadata.name;
   // ignores() is memoised per name; which pattern matched is looked up only for an ignored one.
@@ -339,7 +378,7 @@ export function namespaceVerdict(rule: SelectionRule, ns: Namespace, settings: P
  * ignored: its pod selector, then a fallback object giving way to an earlier
  * non-fallback one that produced an entry (`covered`), then the render.
  */
-export function podVerdict(rule: SelectionRule, pod: Pod, namespace: string, covered: boolean, ctx: PodContext): RuleVerdict {
+function podVerdict(rule: SelectionRule, pod: Pod, namespace: string, covered: boolean, ctx: PodContext): RuleVerdict {
   if (!rule.selectors.podSelector(pod.metadata.labels)) return { outcome: 'not-selected' };
   if (rule.selectors.fallback && covered) return { outcome: 'fallback-suppressed' };
   if (!rule.valid) {

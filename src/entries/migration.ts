@@ -26,7 +26,7 @@ export interface MigrationNotes {
   legacy?: LegacyNote[];
 }
 
-export interface LegacyNote {
+interface LegacyNote {
   prefix: string;
   /** Its IDs alone show the entries are ours (see FormerPrefix.proves). */
   byIdAlone: boolean;

@@ -3,7 +3,7 @@ import type { Owner } from '../api/index.js';
 import type { Entry, EntryOut } from '../spire/types.js';
 import { comparedFromSpire, comparedToSpire } from './compare.js';
 
-export type { Owner, OwnerKind } from '../api/index.js';
+export type { Owner } from '../api/index.js';
 
 export interface Selector {
   type: string;

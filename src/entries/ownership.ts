@@ -5,7 +5,7 @@ import { type AgentAttribution, agentAttribution } from './agents.js';
 import { BOOTSTRAP_ID_PREFIX } from './bootstrap.js';
 import type { CurrentEntry } from './model.js';
 
-export type EntryScope = 'prefixed' | 'all';
+type EntryScope = 'prefixed' | 'all';
 export type Policy = 'sync' | 'upsert-only' | 'create-only';
 
 export interface Ownership {
@@ -49,7 +49,7 @@ export interface Ownership {
  * them: ours only where told apart (the parent names this cluster's agents,
  * or the entry holds a key we declare), the rest left alone.
  */
-export interface FormerPrefix {
+interface FormerPrefix {
   prefix: string;
   proves: boolean;
 }
@@ -59,7 +59,7 @@ export interface FormerPrefix {
  * documentation promises: followed by a UUID alone it names no cluster (an
  * earlier default); followed by the cluster part it is the default now.
  */
-export const SCM_PREFIX = 'scm-';
+const SCM_PREFIX = 'scm-';
 
 const ID_CHARS = /^[A-Za-z0-9._-]+$/;
 /** SPIRE takes entry IDs of up to 255 bytes; ours are the prefix (at most 4 + 201) and a 36-character UUID. */
@@ -72,7 +72,7 @@ const MAX_CLUSTER_PART = 200;
  * them replaced and a short hash of the name added, so two such names stay
  * apart.
  */
-export function clusterIdPart(clusterName: string): string {
+function clusterIdPart(clusterName: string): string {
   if (ID_CHARS.test(clusterName) && clusterName.length <= MAX_CLUSTER_PART) return clusterName.endsWith('.') ? clusterName : `${clusterName}.`;
   const readable = clusterName.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, MAX_CLUSTER_PART - 10);
   return `${readable}-${hash('sha256', clusterName, 'hex').slice(0, 8)}.`;
@@ -93,7 +93,7 @@ export function defaultEntryIDPrefix(clusterName: string): string {
  * unless it starts with `scm-` (then it is also another cluster's default
  * now: `scm-a.` is cluster `a`'s).
  */
-export function formerDefaultPrefixes(clusterName: string): FormerPrefix[] {
+function formerDefaultPrefixes(clusterName: string): FormerPrefix[] {
   const named = clusterIdPart(clusterName);
   return [
     { prefix: SCM_PREFIX, proves: false },
@@ -120,7 +120,7 @@ export const SERVER_GENERATED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab]
  * deleted when it matches the cleanup prefix). cleanup: only to delete.
  * foreign: never touched.
  */
-export type EntryClass = 'managed' | 'adoptable' | 'cleanup' | 'foreign';
+type EntryClass = 'managed' | 'adoptable' | 'cleanup' | 'foreign';
 
 /** Which current entries the controller may change, may only delete, or must leave alone. */
 export function classifyEntry(e: Pick<CurrentEntry, 'id' | 'spec' | 'podUid'>, o: Ownership): EntryClass {
@@ -144,7 +144,7 @@ export function classifyEntry(e: Pick<CurrentEntry, 'id' | 'spec' | 'podUid'>, o
  * that proves it (unless the cleanup prefix names it: then it is replaced),
  * or created or adopted by this process.
  */
-export function provenOurs(e: Pick<CurrentEntry, 'id' | 'spec'>, o: Ownership): boolean {
+function provenOurs(e: Pick<CurrentEntry, 'id' | 'spec'>, o: Ownership): boolean {
   if (o.claimed?.has(e.id) === true) return true;
   if (o.entryIDPrefix !== '' && hasOwnPrefix(e.id, o.entryIDPrefix)) {
     return o.prefixFormerlyOf === undefined || o.agents?.clusterOf(e.spec.parentId) !== o.prefixFormerlyOf;

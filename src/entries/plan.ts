@@ -28,9 +28,9 @@ export interface PlannedUpdate {
   podUid?: string;
 }
 
-export type DeleteReason = 'undeclared' | 'duplicate' | 'cleanup';
+type DeleteReason = 'undeclared' | 'duplicate' | 'cleanup';
 
-export interface PlannedDelete {
+interface PlannedDelete {
   id: string;
   key: string;
   current: EntrySpec;
@@ -39,14 +39,14 @@ export interface PlannedDelete {
 }
 
 /** A declared entry that a foreign entry (outside our scope) already holds: reported, never created. */
-export interface Conflict {
+interface Conflict {
   key: string;
   spec: EntrySpec;
   owner: Owner;
   foreignIds: string[];
 }
 
-export type KeepReason = 'join-token' | 'other-cluster' | 'render-unknown' | 'deletes-suppressed' | 'policy' | 'replacement-failed';
+type KeepReason = 'join-token' | 'other-cluster' | 'render-unknown' | 'deletes-suppressed' | 'policy' | 'replacement-failed';
 
 export interface KeptEntry {
   id: string;
@@ -145,76 +145,99 @@ export function planEntries(input: PlanInput): Plan {
 
 /** planEntries as Steps: the same plan, yielding between entries (entries/slices.ts). */
 export function* planEntriesInSteps(input: PlanInput): Steps<Plan> {
-  const { ownership, policy } = input;
   const due = sliceCounter();
-  const newId = input.newId ?? (() => newEntryId(ownership.entryIDPrefix));
+  const newId = input.newId ?? (() => newEntryId(input.ownership.entryIDPrefix));
   const keys = yield* groupDeclaredInSteps(input.declared);
-  const managed = new Map<string, CurrentEntry[]>();
-  const foreign = new Map<string, CurrentEntry[]>();
   const plan: Plan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys, adopted: [], outsideScope: 0 };
-
-  const cleanup = new Map<string, CurrentEntry[]>();
-  const adoptable = new Map<string, CurrentEntry[]>();
-  const candidates: PlannedDelete[] = [];
-  const cleanUp = (cur: CurrentEntry) => {
-    push(cleanup, cur.key, cur);
-    candidates.push(deletion(cur, 'cleanup'));
-  };
-  for (const cur of input.current) {
-    const cls = classifyEntry(cur, ownership);
-    if (cls === 'managed') push(managed, cur.key, cur);
-    else if (cls === 'foreign') {
-      push(foreign, cur.key, cur);
-      plan.outsideScope++;
-    } else if (cls === 'adoptable') push(adoptable, cur.key, cur);
-    else cleanUp(cur);
-    if (due()) yield;
-  }
+  const sorted = yield* sortCurrentInSteps(input.current, input.ownership, plan, due);
 
   for (const [key, state] of keys) {
-    const { winner } = state;
-    let currents = managed.get(key) ?? NO_ENTRIES;
-    if (currents.length === 0) {
-      const adopt = adoptable.get(key)?.[0];
-      if (adopt) {
-        adoptable.delete(key);
-        plan.adopted.push(adopt.id);
-        currents = [adopt];
-      }
-    }
-    const keep = currents[0];
-    if (!keep) {
-      const held = foreign.get(key);
-      if (held) {
-        plan.conflicts.push({ key, spec: winner.spec, owner: winner.owner, foreignIds: held.map((c) => c.id) });
-      } else {
-        const replaced = cleanup.get(key)?.map((c) => c.id);
-        plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid), replaces: replaced });
-      }
-      if (due()) yield;
-      continue;
-    }
-    const changed = changedFields(keep.spec, winner.spec, input.unsupportedFields);
-    if (changed.length > 0) {
-      plan.updates.push({ id: keep.id, key, spec: winner.spec, current: keep.spec, changed, owner: winner.owner, ...pod(winner.podUid) });
-    }
-    for (let i = 1; i < currents.length; i++) candidates.push(deletion(currents[i]!, 'duplicate'));
+    planKey(key, state, sorted, input, plan, newId);
     if (due()) yield;
   }
-  for (const [key, currents] of managed) {
-    if (!keys.has(key)) for (const cur of currents) candidates.push(deletion(cur, 'undeclared'));
+  for (const [key, currents] of sorted.managed) {
+    if (!keys.has(key)) for (const cur of currents) sorted.candidates.push(deletion(cur, 'undeclared'));
     if (due()) yield;
   }
   // Not adopted: left alone, unless the cleanup prefix names them.
-  for (const currents of adoptable.values()) for (const cur of currents) if (matchesCleanup(cur.id, ownership)) cleanUp(cur);
+  for (const currents of sorted.adoptable.values()) for (const cur of currents) if (matchesCleanup(cur.id, input.ownership)) cleanUp(sorted, cur);
 
-  for (const d of candidates) {
+  for (const d of sorted.candidates) {
     const reason = keepReason(d, input);
     if (reason) plan.kept.push({ id: d.id, ...reason, ...pod(d.podUid) });
     else plan.deletes.push(d);
     if (due()) yield;
   }
+  applyPolicy(plan, input.policy);
+  return plan;
+}
 
+/** SPIRE's current entries by key, sorted by how they stand to us (classifyEntry), and the deletes found so far. */
+interface SortedCurrent {
+  managed: Map<string, CurrentEntry[]>;
+  foreign: Map<string, CurrentEntry[]>;
+  adoptable: Map<string, CurrentEntry[]>;
+  /** Entries of the cleanup prefix: each is also a delete candidate. */
+  cleanup: Map<string, CurrentEntry[]>;
+  candidates: PlannedDelete[];
+}
+
+function cleanUp(sorted: SortedCurrent, cur: CurrentEntry): void {
+  push(sorted.cleanup, cur.key, cur);
+  sorted.candidates.push(deletion(cur, 'cleanup'));
+}
+
+function* sortCurrentInSteps(current: readonly CurrentEntry[], ownership: Ownership, plan: Plan, due: () => boolean): Steps<SortedCurrent> {
+  const sorted: SortedCurrent = { managed: new Map(), foreign: new Map(), adoptable: new Map(), cleanup: new Map(), candidates: [] };
+  for (const cur of current) {
+    const cls = classifyEntry(cur, ownership);
+    if (cls === 'managed') push(sorted.managed, cur.key, cur);
+    else if (cls === 'foreign') {
+      push(sorted.foreign, cur.key, cur);
+      plan.outsideScope++;
+    } else if (cls === 'adoptable') push(sorted.adoptable, cur.key, cur);
+    else cleanUp(sorted, cur);
+    if (due()) yield;
+  }
+  return sorted;
+}
+
+/**
+ * One declared key against the entries that hold it: adopt one if none of
+ * ours does, then create (or report the conflict), or update the one kept
+ * and delete its duplicates.
+ */
+function planKey(key: string, state: KeyState, sorted: SortedCurrent, input: PlanInput, plan: Plan, newId: () => string): void {
+  const { winner } = state;
+  let currents = sorted.managed.get(key) ?? NO_ENTRIES;
+  if (currents.length === 0) {
+    const adopt = sorted.adoptable.get(key)?.[0];
+    if (adopt) {
+      sorted.adoptable.delete(key);
+      plan.adopted.push(adopt.id);
+      currents = [adopt];
+    }
+  }
+  const keep = currents[0];
+  if (!keep) {
+    const held = sorted.foreign.get(key);
+    if (held) {
+      plan.conflicts.push({ key, spec: winner.spec, owner: winner.owner, foreignIds: held.map((c) => c.id) });
+    } else {
+      const replaced = sorted.cleanup.get(key)?.map((c) => c.id);
+      plan.creates.push({ id: newId(), key, spec: winner.spec, owner: winner.owner, ...pod(winner.podUid), replaces: replaced });
+    }
+    return;
+  }
+  const changed = changedFields(keep.spec, winner.spec, input.unsupportedFields);
+  if (changed.length > 0) {
+    plan.updates.push({ id: keep.id, key, spec: winner.spec, current: keep.spec, changed, owner: winner.owner, ...pod(winner.podUid) });
+  }
+  for (let i = 1; i < currents.length; i++) sorted.candidates.push(deletion(currents[i]!, 'duplicate'));
+}
+
+/** What the policy forbids is kept instead: upsert-only never deletes, create-only never deletes nor updates. */
+function applyPolicy(plan: Plan, policy: Policy): void {
   if (policy !== 'sync') {
     for (const d of plan.deletes) plan.kept.push({ id: d.id, reason: 'policy', detail: `policy ${policy} never deletes`, ...pod(d.podUid) });
     plan.deletes = [];
@@ -223,7 +246,6 @@ export function* planEntriesInSteps(input: PlanInput): Steps<Plan> {
     for (const u of plan.updates) plan.kept.push({ id: u.id, reason: 'policy', detail: `policy create-only never updates (${u.changed.join(', ')} differ)`, ...pod(u.podUid) });
     plan.updates = [];
   }
-  return plan;
 }
 
 /**

@@ -4,7 +4,7 @@ import { DOMAIN_ENDS_WITH_DOT } from '../spiffe/dns.js';
 import type { Cause, Owner, PassProblem } from '../api/index.js';
 import { rpcOutcome } from '../spire/index.js';
 
-export { logProblems, objectName, type PassProblem, problemLine } from '../api/index.js';
+export { logProblems, objectName, type PassProblem } from '../api/index.js';
 import type { Plan } from './plan.js';
 
 export function describeRenderFailure(f: Pick<RenderFailure, 'pod' | 'message'>): string {
@@ -27,7 +27,7 @@ export function describeFederationOmission(o: Pick<DeclaredState['federationOmis
 }
 
 /** How many instances a grouped line shows as examples. */
-export const EXAMPLES = 3;
+const EXAMPLES = 3;
 /**
  * How many causes of one kind a line each, per object and pass; the rest of
  * that object's failures of that kind make one more line. A cause is worded
@@ -55,7 +55,7 @@ export interface GroupItem {
 }
 
 /** How a kind of failure is worded and reported. */
-export interface GroupWording {
+interface GroupWording {
   level: PassProblem['level'];
   event?: PassProblem['event'];
   /** What `count` of them are, in front of the cause: `1000 pods`, `create of 3 entries: INVALID_ARGUMENT`. */

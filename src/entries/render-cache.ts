@@ -3,7 +3,7 @@ import type { EntrySpec } from './model.js';
 import { renderParentId, type RenderSettings } from './render.js';
 
 /** A render as the cache keeps it: the entry and its key, or why it failed. */
-export type CachedRender = { spec: EntrySpec; key: string } | { error: Failure };
+type CachedRender = { spec: EntrySpec; key: string } | { error: Failure };
 
 /** The inputs a render is valid for, and its result (spec and key, or an error) in the same object: one object per pod entry. */
 export interface CacheSlot {

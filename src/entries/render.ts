@@ -221,7 +221,7 @@ function internType(type: string): string {
 }
 
 /** A selector that does not parse: its text, and the rule it breaks. */
-export class SelectorError extends Error {
+class SelectorError extends Error {
   constructor(
     readonly text: string,
     readonly rule: string,
@@ -230,7 +230,7 @@ export class SelectorError extends Error {
   }
 }
 
-export function parseSelector(s: string): Selector {
+function parseSelector(s: string): Selector {
   const colon = s.indexOf(':');
   if (colon === -1) throw new SelectorError(s, 'expected at least one colon to separate the type from the value');
   const type = internType(s.slice(0, colon));

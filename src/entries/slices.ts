@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 export type Steps<T> = Generator<void, T, void>;
 
 /** Items between two yields: a yield costs far less than this many items, and a stretch overshoots its budget by at most this many. */
-export const SLICE_ITEMS = 256;
+const SLICE_ITEMS = 256;
 
 /** True every SLICE_ITEMS calls: where a loop of a Steps generator yields. */
 export function sliceCounter(): () => boolean {

@@ -14,9 +14,9 @@ import { dnsNameRefusal } from '../spiffe/index.js';
 import type { EntrySpec, Selector } from './model.js';
 
 /** SPIRE's API layer refuses a longer hint (A9). */
-export const MAX_HINT_BYTES = 1024;
+const MAX_HINT_BYTES = 1024;
 /** x509_svid_ttl and jwt_svid_ttl are int32 on the wire: a larger value wraps, and SPIRE then refuses a negative TTL. */
-export const MAX_TTL_SECONDS = 2 ** 31 - 1;
+const MAX_TTL_SECONDS = 2 ** 31 - 1;
 
 /**
  * A TTL field as SPIRE will take it: whole seconds (truncated, as upstream
@@ -49,7 +49,7 @@ export function hintProblem(hint: string): string | undefined {
 export const DNS_CHARS = /^[A-Za-z0-9._*-]*$/;
 
 /** What dnsNameRefused says of a name: the whole message, and the rule it breaks worded without the name. */
-export interface DnsNameRefused {
+interface DnsNameRefused {
   message: string;
   rule: string;
 }
@@ -83,7 +83,7 @@ export function dnsNameCheck(name: string): string | undefined {
   return dnsNameRefused(name)?.message;
 }
 
-export const formatSelector = (s: Selector): string => `${s.type}:${s.value}`;
+const formatSelector = (s: Selector): string => `${s.type}:${s.value}`;
 
 /** A selector SPIRE would refuse beyond what parseSelector checks. */
 export function selectorValueProblem(s: Selector): string | undefined {

@@ -34,7 +34,7 @@ const NO_SLASH_OR_COLON = new Set([
 const ID_CHARS = /^[A-Za-z0-9._\-/:]*$/;
 
 /** The whole output of a template without actions, else undefined. */
-export function literalOf(t: CompiledTemplate): string | undefined {
+function literalOf(t: CompiledTemplate): string | undefined {
   if (t.outline.some((part) => part === null)) return undefined;
   return t.outline.join('');
 }

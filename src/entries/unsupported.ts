@@ -3,7 +3,7 @@ import type { ApplyResult } from './apply.js';
 import type { OptionalField } from './compare.js';
 
 /** What a probe entry shows about the SPIRE server. */
-export interface ServerTraits {
+interface ServerTraits {
   /** Entry fields it drops (servers older than 1.6.3 drop `hint`, older than 1.5.0 `jwt_svid_ttl`). */
   unsupported: Set<OptionalField>;
   /** It stored the probe under an ID of its own: SPIRE before 1.8.0 ignores requested entry IDs. */
@@ -11,7 +11,7 @@ export interface ServerTraits {
 }
 
 /** The release that made BatchCreateEntry keep a requested entry ID (spire#4380). */
-export const SPIRE_CUSTOM_ENTRY_IDS = '1.8.0';
+const SPIRE_CUSTOM_ENTRY_IDS = '1.8.0';
 
 export const IGNORED_IDS_WARNING =
   `the SPIRE server ignores requested entry IDs (SPIRE older than ${SPIRE_CUSTOM_ENTRY_IDS}): entries get IDs it generates, which do not carry entryIDPrefix. ` +

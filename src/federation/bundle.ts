@@ -55,7 +55,7 @@ export function parseSpiffeBundle(json: string): TrustBundle {
   return bundle;
 }
 
-export function sameBundle(a: TrustBundle, b: TrustBundle): boolean {
+function sameBundle(a: TrustBundle, b: TrustBundle): boolean {
   const ders = (x: TrustBundle) => x.x509Authorities.map((d) => d.toString('base64')).sort().join();
   const jwts = (x: TrustBundle) => x.jwtAuthorities.map((k) => `${k.keyId}:${k.publicKey.toString('base64')}`).sort().join();
   return ders(a) === ders(b) && jwts(a) === jwts(b);

@@ -4,10 +4,10 @@ import { applyFederation, type FederationApplyResult, federationStatus, type Fed
 import { type FederationPlan, type FederationPlanInput, planFederation } from './plan.js';
 
 /** What a federation pass takes from the controller config. */
-export type FederationSettings = Pick<FederationPlanInput, 'ownTrustDomain' | 'className' | 'watchClassless' | 'scope' | 'policy'>;
+type FederationSettings = Pick<FederationPlanInput, 'ownTrustDomain' | 'className' | 'watchClassless' | 'scope' | 'policy'>;
 
 /** What runFederationPass takes besides the objects and the client. */
-export interface FederationPassOptions extends FederationSettings {
+interface FederationPassOptions extends FederationSettings {
   /** The relationships this process set, carried between passes (see FederationPlanInput.scope); the pass adds and removes. */
   ours: Set<string>;
   dryRun?: boolean;

@@ -4,7 +4,7 @@ import { bundleNeedsWrite } from './bundle.js';
 import type { CurrentRelationship, DeclaredRelationship, Profile } from './model.js';
 import { parseFederatedTrustDomain } from './parse.js';
 
-export type RelationshipField = 'bundleEndpointURL' | 'bundleEndpointProfile' | 'trustDomainBundle';
+type RelationshipField = 'bundleEndpointURL' | 'bundleEndpointProfile' | 'trustDomainBundle';
 
 export interface FederationPlan {
   creates: DeclaredRelationship[];

@@ -5,7 +5,7 @@ import { bundleEndpointUrlProblems } from './bundle-url.js';
 import type { TrustBundle } from './model.js';
 
 /** The fields of a ClusterFederatedTrustDomain spec this module checks. */
-export interface FederatedTrustDomainSpec {
+interface FederatedTrustDomainSpec {
   trustDomain?: string;
   bundleEndpointURL?: string;
   bundleEndpointProfile?: { type?: string; endpointSPIFFEID?: string };

@@ -26,7 +26,7 @@ interface Resource {
 }
 
 /** One informer (or one-shot list): a resource, or a resource within one namespace (`pods/shop`). */
-export interface Watched extends Resource {
+interface Watched extends Resource {
   key: string;
 }
 
@@ -97,7 +97,7 @@ interface PodInformers {
   listed: Set<ResilientInformer<KubernetesObject>>;
 }
 
-export interface ClusterCacheOptions {
+interface ClusterCacheOptions {
   kc: KubeConfig;
   log: Logger;
   /**

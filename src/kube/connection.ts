@@ -25,7 +25,7 @@ export const SERVICE_ACCOUNT = {
 /** client-go re-reads a token file (a projected service account token rotates) at most this often. */
 const TOKEN_FILE_TTL_MS = 60_000;
 
-export interface ConnectionSpec {
+interface ConnectionSpec {
   /** The current context's name; `inClusterContext` in a pod. */
   context: string;
   /** The current context's namespace, if it names one. */
@@ -101,7 +101,7 @@ export class KubeConnection {
 }
 
 /** A kubeconfig that this module reads, or what makes it client-node's to read. */
-export type KubeconfigReading = { connection: KubeConnection } | { clientNode: string } | { noCurrentCluster: true };
+type KubeconfigReading = { connection: KubeConnection } | { clientNode: string } | { noCurrentCluster: true };
 
 const OWN_USER_FIELDS = new Set(['extensions', 'token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data']);
 const OWN_CLUSTER_FIELDS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name', 'extensions', 'disable-compression']);

@@ -87,7 +87,7 @@ const SHORTEST_EMPTY_STREAM_MS = 1000;
 /** How long the question "can you serve this resourceVersion?" may take. */
 const SERVABLE_TIMEOUT_MS = 15_000;
 
-export interface InformerOptions<T extends KubernetesObject> {
+interface InformerOptions<T extends KubernetesObject> {
   /** A short name for logs and readiness, e.g. "pods". */
   name: string;
   /** The watch path, e.g. /api/v1/pods. */

@@ -6,8 +6,6 @@ import { parse as parseYaml } from 'yaml';
 import { inClusterConnection, type KubeConfig, readKubeconfig, SERVICE_ACCOUNT } from './connection.js';
 import { errorMessage } from '../api/errors.js';
 
-export type { KubeConfig };
-
 export class NoKubeConfigError extends Error {
   constructor(message: string) {
     super(message);

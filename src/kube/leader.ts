@@ -15,7 +15,7 @@ interface Lease {
   };
 }
 
-export interface LeaderElectionOptions {
+interface LeaderElectionOptions {
   kc: KubeConfig;
   log: Logger;
   namespace: string;

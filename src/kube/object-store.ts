@@ -1,11 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /** The key of an object in a store: namespace and name. */
-export function objectKey(namespace: string | undefined, name: string | undefined): string {
+function objectKey(namespace: string | undefined, name: string | undefined): string {
   return `${namespace ?? ''}/${name ?? ''}`;
 }
 
-export function keyOf(obj: KubernetesObject): string {
+function keyOf(obj: KubernetesObject): string {
   return objectKey(obj.metadata?.namespace, obj.metadata?.name);
 }
 

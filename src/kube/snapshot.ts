@@ -7,12 +7,12 @@ import { compactPod, stripManagedFields } from './informer.js';
 import { listAll } from './rest.js';
 import { chooseServiceSource } from './service-source.js';
 
-export interface ClusterRead {
+interface ClusterRead {
   snapshot: ClusterSnapshot;
   clusterFederatedTrustDomains: ClusterFederatedTrustDomain[];
 }
 
-export interface ReadClusterOptions {
+interface ReadClusterOptions {
   /** What the controller reads (cacheNamespaces, the ClusterSPIFFEID label selector): the same here. */
   scope?: CacheScope;
   /** Told after each page of each list: the resource and how many of it so far. */

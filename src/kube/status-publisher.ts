@@ -10,7 +10,7 @@ export function statusChanged<T extends object>(current: Partial<T> | undefined,
 }
 
 /** Where statuses go (StatusWriter: merge patches off the reconcile path). */
-export interface StatusSink {
+interface StatusSink {
   write(kind: StatusKind, name: string, status: object): void;
 }
 
@@ -22,7 +22,7 @@ export interface StatusObjects {
 }
 
 /** The statuses a pass computed, by object name. */
-export interface PassStatuses {
+interface PassStatuses {
   clusterSPIFFEIDs: Record<string, object>;
   clusterStaticEntries: Record<string, object>;
 }

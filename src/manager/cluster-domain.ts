@@ -5,7 +5,7 @@ import { Resolver } from 'node:dns/promises';
 const SERVICE = 'kubernetes.default.svc';
 
 /** What a stub resolver reads of resolv.conf to expand a name: the search list and `options ndots`. */
-export interface SearchConfig {
+interface SearchConfig {
   search: string[];
   ndots: number;
 }
@@ -45,7 +45,7 @@ export function searchNames(name: string, conf: SearchConfig): string[] {
 }
 
 /** The queries the detection makes: Node's c-ares resolver, or a test's. */
-export interface DnsQueries {
+interface DnsQueries {
   resolveCname(name: string): Promise<string[]>;
   resolve4(name: string): Promise<string[]>;
   resolve6(name: string): Promise<string[]>;
@@ -72,7 +72,7 @@ async function has(query: Promise<string[]>): Promise<boolean> {
  * `kubernetes.default.svc` (a ClusterIP Service is an A record, found
  * through the pod's search list).
  */
-export async function canonicalName(name: string, conf: SearchConfig, dns: DnsQueries): Promise<string | undefined> {
+async function canonicalName(name: string, conf: SearchConfig, dns: DnsQueries): Promise<string | undefined> {
   for (const candidate of searchNames(name, conf)) {
     let current = candidate;
     // A CNAME chain, followed a hop at a time, as far as a resolver would (8 hops, as Go's).
@@ -92,7 +92,7 @@ export async function canonicalName(name: string, conf: SearchConfig, dns: DnsQu
   return undefined;
 }
 
-export interface DetectOptions {
+interface DetectOptions {
   /** resolv.conf's text; default /etc/resolv.conf (none: no search list). */
   resolvConf?: string;
   /**

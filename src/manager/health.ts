@@ -50,7 +50,7 @@ export function readinessGates(layout: Layout, conditions: readonly Check[]): Ch
   return layout === 'standalone' ? [...conditions] : [];
 }
 
-export interface ObservabilityOptions {
+interface ObservabilityOptions {
   /** ":8080", "0.0.0.0:8082", "127.0.0.1:0", "[::1]:8080"; "0" or "" switches metrics off. */
   metricsBindAddress: string;
   /** Same forms; "0" or "" switches the probes off. */

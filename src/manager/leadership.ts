@@ -7,7 +7,7 @@ import { LeaderElector } from '../kube/leader.js';
 import type { SpireClient } from '../spire/index.js';
 import type { ControllerMetrics } from './metrics.js';
 
-export interface LeadershipOptions {
+interface LeadershipOptions {
   config: ControllerConfig;
   kc: KubeConfig;
   log: Logger;

@@ -7,7 +7,7 @@ export interface Reported {
 }
 
 /** A problem's identity across passes: its object, its Event reason (or level), and its key or message. */
-export function reportKey(p: PassProblem): string {
+function reportKey(p: PassProblem): string {
   return `${p.owner ? objectName(p.owner) : ''}\u0000${p.event ?? p.level}\u0000${p.key ?? p.message}`;
 }
 

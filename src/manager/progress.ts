@@ -5,11 +5,11 @@
  * at most every `intervalMs` with a rate and an estimate of the time left,
  * and kept as numbers for the metrics. Short work logs nothing.
  */
-export interface ProgressSink {
+interface ProgressSink {
   info(obj: object, msg: string): void;
 }
 
-export interface ProgressGauges {
+interface ProgressGauges {
   setPodsListed(n: number): void;
   setPassWrites(done: number, total: number): void;
 }

@@ -23,7 +23,7 @@ export type RegistrationOutcome = (typeof REGISTRATION_OUTCOMES)[number];
 export const REGISTRATION_TRIGGERS = ['pod', 'selection'] as const;
 export type RegistrationTrigger = (typeof REGISTRATION_TRIGGERS)[number];
 
-export type RegistrationObserver = (outcome: RegistrationOutcome, trigger: RegistrationTrigger, seconds: number) => void;
+type RegistrationObserver = (outcome: RegistrationOutcome, trigger: RegistrationTrigger, seconds: number) => void;
 
 /**
  * Pods timed at once, at most. A pod event past it is not timed: the map
@@ -99,7 +99,7 @@ export function* podWritesInSteps(plan: PlanWrites, applied: Pick<ApplyResult, '
  * on), `missing` (some declared entry is not on the server), `held` (every
  * declared entry is).
  */
-export type Standing = 'none' | 'render-failed' | 'missing' | 'held';
+type Standing = 'none' | 'render-failed' | 'missing' | 'held';
 
 /** A pod by UID and name, as a pass settles it. */
 export interface PodAt {

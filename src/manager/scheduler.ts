@@ -64,7 +64,7 @@ function podsWrittenBy(plan: Plan): Set<string> {
 }
 
 /** What the full lane does next. */
-export type FullLaneRoute =
+type FullLaneRoute =
   /** Write entries for these pods of the first list, before the caches are synced. */
   | { route: 'first-list'; pods: Pod[] }
   /** A full pass: snapshot, plan against SPIRE, write, statuses. */

@@ -35,7 +35,7 @@ export async function spireIdentityFor(config: ControllerConfig, opts: { log?: L
 }
 
 /** A socket path that names something else: waiting will not make it a socket. */
-export class NotASocketError extends Error {
+class NotASocketError extends Error {
   constructor(readonly path: string) {
     super(`${path} exists but is not a socket: spireServerSocketPath (or --socket) must name the SPIRE server's API socket`);
     this.name = 'NotASocketError';

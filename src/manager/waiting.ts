@@ -24,7 +24,7 @@ export interface WaitReporter {
   begin(what: string, opts?: WaitOptions): () => void;
 }
 
-export const WAIT_REPORT_EVERY_MS = 5_000;
+const WAIT_REPORT_EVERY_MS = 5_000;
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 

@@ -31,7 +31,7 @@ export const KUBERNETES_KEYWORDS = [
 ];
 
 /** A field problem the CRD schema finds; `field` is a dotted path, e.g. `spec.dnsNameTemplates[1]`. */
-export interface SchemaIssue extends FieldProblem {
+interface SchemaIssue extends FieldProblem {
   /**
    * A field the schema does not declare. The API server prunes such fields
    * instead of rejecting the object, so it is a warning and the object stays.

@@ -5,7 +5,7 @@ import type { ManifestProblem } from './types.js';
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
-export interface FileList {
+interface FileList {
   files: string[];
   problems: ManifestProblem[];
 }

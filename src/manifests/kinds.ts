@@ -4,7 +4,7 @@ import { GROUP_VERSION as SPIRE } from '../api/crds.js';
 /** The kinds that carry a CRD schema of ours, validated before use. */
 export type SpireKind = 'ClusterSPIFFEID' | 'ClusterStaticEntry' | 'ClusterFederatedTrustDomain';
 
-export type Bucket = Exclude<keyof ManifestSet, 'problems' | 'files'>;
+type Bucket = Exclude<keyof ManifestSet, 'problems' | 'files'>;
 
 export interface KindInfo {
   bucket: Bucket;

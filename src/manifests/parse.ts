@@ -26,7 +26,7 @@ export interface ParsedDocument {
   value: unknown;
 }
 
-export interface ParsedFile {
+interface ParsedFile {
   documents: ParsedDocument[];
   problems: ManifestProblem[];
 }

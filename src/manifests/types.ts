@@ -65,7 +65,7 @@ export interface ManifestSet {
   notKubernetes?: string[];
 }
 
-export interface ObjectOrigin {
+interface ObjectOrigin {
   file: string;
   document: number;
   /** The object had no name and is named after its file (load.ts:nameAfterFile). */

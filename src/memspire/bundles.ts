@@ -59,15 +59,15 @@ export function bundleToProto(b: StoredBundle, mask: BundleMaskOut | null): Bund
 }
 
 /** What a bundle delete needs to know and do about the entries federating with it. */
-export interface FederatingEntries {
+interface FederatingEntries {
   federatingWith(td: string): number;
   deleteFederatingWith(td: string): void;
   dissociate(td: string): void;
 }
 
-export type BundleDeleteMode = 'RESTRICT' | 'DELETE' | 'DISSOCIATE';
+type BundleDeleteMode = 'RESTRICT' | 'DELETE' | 'DISSOCIATE';
 
-export interface BundleResult {
+interface BundleResult {
   status: ItemStatus;
   bundle?: Bundle;
 }

@@ -27,7 +27,7 @@ export async function createCertificateAuthority(trustDomain: string, ttlSeconds
   return { cert, keys, der: Buffer.from(cert.rawData) };
 }
 
-export interface LeafRequest {
+interface LeafRequest {
   publicKey: x509.PublicKey;
   subject: x509.JsonName;
   uri: string;

@@ -7,7 +7,7 @@ import { Code, fail, ItemFailure, type ItemStatus, OK, RpcFailure, spireStatus }
 import { type Page, RowTable } from './table.js';
 import { errorMessage } from '../api/errors.js';
 
-export interface StoredSelector {
+interface StoredSelector {
   type: string;
   value: string;
 }
@@ -52,7 +52,7 @@ const ALL: MaskBits = {
   additional_attributes: true,
 };
 
-export interface EntryResult {
+interface EntryResult {
   status: ItemStatus;
   entry?: Entry;
 }
@@ -74,6 +74,19 @@ function similarityKey(parent: SpiffeId, spiffe: SpiffeId, selectors: StoredSele
 
 function hasAttributes(e: EntryOut): boolean {
   return e._additional_attributes === 'additional_attributes' || e.additional_attributes != null;
+}
+
+/** The additional attributes a write stores: none unless one of them is set. */
+function storedAttributes(e: EntryOut): StoredEntry['attributes'] {
+  const attrs = hasAttributes(e) ? e.additional_attributes : null;
+  if (!attrs || !(attrs.disable_x509_svid_prefetch || attrs.jwt_svid_include_jti)) return undefined;
+  return { disable_x509_svid_prefetch: attrs.disable_x509_svid_prefetch, jwt_svid_include_jti: attrs.jwt_svid_include_jti };
+}
+
+/** A write's answer for an error thrown while it was checked: its own status for a refusal (fail), INTERNAL for anything else. */
+function failedWrite(err: unknown, what: typeof CREATE | typeof UPDATE): EntryResult {
+  if (err instanceof ItemFailure) return { status: err.status };
+  return { status: spireStatus(Code.INTERNAL, what, errorMessage(err)) };
 }
 
 /** The A-checks (spire-semantics §2.2), for the fields the mask selects, in order. */
@@ -116,7 +129,7 @@ function convert(e: EntryOut, mask: MaskBits, td: string) {
   return out;
 }
 
-export function selectorsProblem(selectors: SelectorOut[]): string | undefined {
+function selectorsProblem(selectors: SelectorOut[]): string | undefined {
   if (selectors.length === 0) return 'selector list is empty';
   for (const s of selectors) {
     if (s.type === '') return 'missing selector type';
@@ -178,7 +191,7 @@ function setMatch(entrySet: Set<string>, filterSet: Set<string>, match: string, 
   }
 }
 
-export interface EntryStoreOptions {
+interface EntryStoreOptions {
   trustDomain: string;
   hasBundle: (trustDomain: string) => boolean;
   now?: () => number;
@@ -284,8 +297,8 @@ export class EntryStore {
       const spiffeId = conv.spiffeId as SpiffeId;
       const federatesWith = conv.federatesWith ?? [];
       const selectors = copySelectors(input.selectors);
-      const attrs = hasAttributes(input) ? input.additional_attributes : null;
-      if (input.store_svid && attrs?.disable_x509_svid_prefetch) {
+      const attributes = storedAttributes(input);
+      if (input.store_svid && attributes?.disable_x509_svid_prefetch) {
         fail(Code.INVALID_ARGUMENT, CREATE, `${VALIDATION}specifying cache behaviour is incompatible with storable SVIDs`);
       }
       const d2 = storeSvidSelectorProblem(input.store_svid, selectors);
@@ -325,18 +338,11 @@ export class EntryStore {
         revision: 0,
         createdAt: Math.round(this.now() / 1000),
         hint: input.hint,
-        ...(attrs && (attrs.disable_x509_svid_prefetch || attrs.jwt_svid_include_jti)
-          ? { attributes: { disable_x509_svid_prefetch: attrs.disable_x509_svid_prefetch, jwt_svid_include_jti: attrs.jwt_svid_include_jti } }
-          : {}),
+        ...(attributes ? { attributes } : {}),
       };
-      Object.assign(stored, dropFields(stored, this.dropped));
-      stored.row = this.table.insert(stored);
-      this.byId.set(stored.id, stored);
-      this.index(stored);
-      return { status: OK, entry: writtenToProto(stored, outputMask) };
+      return this.store(stored, outputMask);
     } catch (err) {
-      if (err instanceof ItemFailure) return { status: err.status };
-      return { status: spireStatus(Code.INTERNAL, CREATE, errorMessage(err)) };
+      return failedWrite(err, CREATE);
     }
   }
 
@@ -362,7 +368,6 @@ export class EntryStore {
         if (missing !== undefined) fail(Code.INTERNAL, UPDATE, `unable to find federated bundle "spiffe://${missing}"`);
       }
 
-      const attrs = hasAttributes(input) ? input.additional_attributes : null;
       const updated: StoredEntry = {
         ...existing,
         spiffeId: conv.spiffeId ?? existing.spiffeId,
@@ -381,23 +386,27 @@ export class EntryStore {
       };
       if (mask.additional_attributes) {
         delete updated.attributes;
-        if (attrs && (attrs.disable_x509_svid_prefetch || attrs.jwt_svid_include_jti)) {
-          updated.attributes = {
-            disable_x509_svid_prefetch: attrs.disable_x509_svid_prefetch,
-            jwt_svid_include_jti: attrs.jwt_svid_include_jti,
-          };
-        }
+        const attributes = storedAttributes(input);
+        if (attributes) updated.attributes = attributes;
       }
-      Object.assign(updated, dropFields(updated, this.dropped));
-      this.unindex(existing);
-      this.table.replace(existing.row, updated);
-      this.byId.set(updated.id, updated);
-      this.index(updated);
-      return { status: OK, entry: writtenToProto(updated, outputMask) };
+      return this.store(updated, outputMask, existing);
     } catch (err) {
-      if (err instanceof ItemFailure) return { status: err.status };
-      return { status: spireStatus(Code.INTERNAL, UPDATE, errorMessage(err)) };
+      return failedWrite(err, UPDATE);
     }
+  }
+
+  /** Stores a created entry, or an updated one in place of `replaced`, less the fields this server drops, and answers with it. */
+  private store(entry: StoredEntry, outputMask: EntryMaskOut | null, replaced?: StoredEntry): EntryResult {
+    Object.assign(entry, dropFields(entry, this.dropped));
+    if (replaced) {
+      this.unindex(replaced);
+      this.table.replace(replaced.row, entry);
+    } else {
+      entry.row = this.table.insert(entry);
+    }
+    this.byId.set(entry.id, entry);
+    this.index(entry);
+    return { status: OK, entry: writtenToProto(entry, outputMask) };
   }
 
   delete(id: string): ItemStatus {
@@ -498,7 +507,7 @@ const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.
  * (type, value) and by value, while GetEntry and ListEntries keep the order they were
  * written in (seen on SPIRE v1.15.3).
  */
-export function writtenToProto(e: StoredEntry, mask: EntryMaskOut | null): Entry {
+function writtenToProto(e: StoredEntry, mask: EntryMaskOut | null): Entry {
   const sorted: StoredEntry = {
     ...e,
     selectors: [...e.selectors].sort((a, b) => byBytes(a.type, b.type) || byBytes(a.value, b.value)),

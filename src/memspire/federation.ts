@@ -5,9 +5,9 @@ import { Code, fail, ItemFailure, type ItemStatus, OK } from './status.js';
 import { type Page, RowTable } from './table.js';
 import { errorMessage } from '../api/errors.js';
 
-export type StoredProfile = { kind: 'https_web' } | { kind: 'https_spiffe'; endpointSpiffeId: string };
+type StoredProfile = { kind: 'https_web' } | { kind: 'https_spiffe'; endpointSpiffeId: string };
 
-export interface StoredRelationship {
+interface StoredRelationship {
   trustDomain: string;
   bundleEndpointUrl: string;
   profile: StoredProfile;
@@ -17,7 +17,7 @@ interface Converted extends StoredRelationship {
   bundle?: StoredBundle;
 }
 
-export interface RelationshipResult {
+interface RelationshipResult {
   status: ItemStatus;
   relationship?: FederationRelationship;
 }

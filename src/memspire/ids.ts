@@ -6,7 +6,7 @@ import { errorMessage } from '../api/errors.js';
  * Converts an API SPIFFEID message. Throws SpiffeIdError with SPIRE's reason
  * (including "request must specify SPIFFE ID" for a missing message).
  */
-export function idFromProto(id: SPIFFEID | null | undefined): SpiffeId {
+function idFromProto(id: SPIFFEID | null | undefined): SpiffeId {
   if (!id) throw new SpiffeIdError('request must specify SPIFFE ID');
   return spiffeIdFromParts(id.trust_domain ?? '', id.path ?? '');
 }

@@ -50,7 +50,7 @@ export interface MemorySpireServerOptions {
   tcp?: MemorySpireTcpOptions;
 }
 
-export interface MemorySpireTcpOptions {
+interface MemorySpireTcpOptions {
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0: a free port, read back as `tcpAddress`. */
@@ -61,7 +61,7 @@ export interface MemorySpireTcpOptions {
   serverId?: string;
 }
 
-export interface CallRecord {
+interface CallRecord {
   method: string;
   /** Items in a batch request, or the page size of a list. */
   items: number;
@@ -80,7 +80,7 @@ export interface CallRecord {
 }
 
 /** An entry a BatchDeleteEntry removed, as it was, and the socket the call came in on. */
-export interface DeletionRecord {
+interface DeletionRecord {
   socket: string;
   entry: StoredEntry;
 }

@@ -4,7 +4,7 @@ import { dnsNameProblem, parseSpiffeId, workloadProblem } from '../spiffe/index.
 import { Code, RpcFailure } from './status.js';
 import { errorMessage } from '../api/errors.js';
 
-export interface MintedSvid {
+interface MintedSvid {
   trustDomain: string;
   path: string;
   certDer: Buffer;

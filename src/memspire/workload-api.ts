@@ -21,7 +21,7 @@ import { type IssuedSvid, issueSvid } from './tls.js';
  * - `expired-bundle`: a valid SVID with a bundle whose one authority expired;
  * - `foreign-trust-domain`: an SVID and bundle of another trust domain.
  */
-export type WorkloadApiMode = 'serve' | 'no-identity' | 'hang' | 'expired-bundle' | 'foreign-trust-domain';
+type WorkloadApiMode = 'serve' | 'no-identity' | 'hang' | 'expired-bundle' | 'foreign-trust-domain';
 
 export interface MemoryWorkloadApiOptions {
   /** Absolute path of the Unix socket to serve on (created, with its folder). */

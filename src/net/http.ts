@@ -8,7 +8,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** What listen() and closeServer() work on: the metrics and health servers, and the webhook's HTTPS server. */
-export type AnyHttpServer = Server | HttpsServer;
+type AnyHttpServer = Server | HttpsServer;
 
 /** Where to listen. `host` undefined means every interface, as Go's ":8080" does. */
 export interface BindAddress {
@@ -80,7 +80,7 @@ export interface HttpAsk {
  * `attach`es: the listener goes on listening and hands the requests it does
  * not answer itself to `serve`.
  */
-export interface OfferedListener {
+interface OfferedListener {
   release(): Promise<void>;
   attach?(serve: (ask: HttpAsk) => Promise<HttpAnswer>): { address: string; close(): Promise<void> };
 }

@@ -8,13 +8,13 @@ export const DOMAIN_ENDS_WITH_DOT = 'domain ends with dot';
  * refusal the label it names. The cause is the same for every name refused
  * for that reason; the label is the name's own.
  */
-export interface DnsNameRefusal {
+interface DnsNameRefusal {
   cause: string;
   label?: string;
 }
 
 /** SPIRE's cause for a label that fails the IDNA lookup profile; its message then names the label. */
-export const IDNA_ERROR = 'idna error';
+const IDNA_ERROR = 'idna error';
 
 /**
  * DNS name rules of a SPIRE server (x509util.ValidateLabel plus Go's idna

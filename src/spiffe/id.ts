@@ -92,8 +92,8 @@ export function parseTrustDomain(input: string): string {
   return input;
 }
 
-export const MAX_TRUST_DOMAIN_BYTES = 255;
-export const MAX_SPIFFE_ID_BYTES = 2048;
+const MAX_TRUST_DOMAIN_BYTES = 255;
+const MAX_SPIFFE_ID_BYTES = 2048;
 
 /**
  * The SPIFFE ID specification's length limits, which SPIRE itself does not

@@ -37,6 +37,6 @@ export function workloadProblem(id: SpiffeId, td: string): string | undefined {
 }
 
 /** SPIRE keeps /spire and everything below it for its own agents and servers. */
-export function isReservedPath(path: string): boolean {
+function isReservedPath(path: string): boolean {
   return path === '/spire' || path.startsWith('/spire/');
 }

@@ -16,7 +16,7 @@ import type {
   FederationRelationshipOut,
 } from './types.js';
 
-export interface BatchSizes {
+interface BatchSizes {
   listEntriesPage: number;
   createEntries: number;
   updateEntries: number;
@@ -38,7 +38,7 @@ export interface BatchSizes {
  * 3.3-4.4 s in batches of 50, 2.0-2.5 s in batches of 100 to 300, and longer
  * again at 500; list pages of 1,000 were no faster than 200.
  */
-export const DEFAULT_BATCH_SIZES: BatchSizes = {
+const DEFAULT_BATCH_SIZES: BatchSizes = {
   listEntriesPage: 200,
   createEntries: 200,
   updateEntries: 200,
@@ -51,7 +51,7 @@ export const DEFAULT_BATCH_SIZES: BatchSizes = {
   writeConcurrency: 4,
 };
 
-export interface SpireClientOptions {
+interface SpireClientOptions {
   /** `unix:///path` or an absolute path. Default /spire-server/api.sock (unless `transport` is given). */
   socket?: string;
   /** The SPIRE server's TCP port instead of its admin socket (see SpireTcpTransport). */
@@ -72,37 +72,37 @@ export interface SpireClientOptions {
  * stopped past its renew deadline sends nothing more when it runs again,
  * before any timer of its own has fired.
  */
-export type WriteGate = () => string | undefined;
+type WriteGate = () => string | undefined;
 
-export interface EntryItemResult {
+interface EntryItemResult {
   status: ItemStatus;
   /** The stored entry on success; for a similar-entry ALREADY_EXISTS, the existing one. */
   entry: EntryOut | null;
 }
 
-export interface DeleteEntryResult {
+interface DeleteEntryResult {
   status: ItemStatus;
   id: string;
 }
 
-export interface RelationshipItemResult {
+interface RelationshipItemResult {
   status: ItemStatus;
   relationship: FederationRelationshipOut | null;
 }
 
-export interface DeleteRelationshipResult {
+interface DeleteRelationshipResult {
   status: ItemStatus;
   trustDomain: string;
 }
 
-export interface ListOptions {
+interface ListOptions {
   filter?: EntryFilter;
   outputMask?: EntryMask;
   /** Overrides the configured page size; <= 0 asks the server for everything at once. */
   pageSize?: number;
 }
 
-export interface MintedX509Svid {
+interface MintedX509Svid {
   spiffeId: string;
   certChain: Buffer[];
   expiresAt: number;

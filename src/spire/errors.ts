@@ -19,7 +19,7 @@ export function codeName(code: number): string {
  * - `unknown`: anything else (an outcome unknown, a similar entry we did not
  *   know of): our copy of SPIRE's state may be wrong.
  */
-export type RpcOutcome = 'done' | 'refused' | 'transient' | 'unknown';
+type RpcOutcome = 'done' | 'refused' | 'transient' | 'unknown';
 
 const REFUSED = new Set(['INVALID_ARGUMENT', 'INTERNAL', 'NOT_FOUND', 'FAILED_PRECONDITION']);
 const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'CANCELLED', 'RESOURCE_EXHAUSTED']);

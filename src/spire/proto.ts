@@ -8,9 +8,9 @@ import type { ProtoGrpcType as SvidProto } from '../gen/svid.js';
 import type { ListEntriesResponse__Output as ListEntriesResponseOut } from '../gen/spire/api/server/entry/v1/ListEntriesResponse.js';
 
 /** The proto root, found relative to this module so it works from src/ (tsx) and dist/. */
-export const PROTO_ROOT = fileURLToPath(new URL('../../proto', import.meta.url));
+const PROTO_ROOT = fileURLToPath(new URL('../../proto', import.meta.url));
 
-export const SERVICE_FILES = [
+const SERVICE_FILES = [
   'spire/api/server/entry/v1/entry.proto',
   'spire/api/server/trustdomain/v1/trustdomain.proto',
   'spire/api/server/bundle/v1/bundle.proto',
@@ -39,7 +39,7 @@ export function loadPackageDefinition(): protoLoader.PackageDefinition {
   return cached;
 }
 
-export type SpireGrpc = EntryProto & TrustDomainProto & BundleProto & SvidProto;
+type SpireGrpc = EntryProto & TrustDomainProto & BundleProto & SvidProto;
 
 let grpcObject: SpireGrpc | undefined;
 

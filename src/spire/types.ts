@@ -5,8 +5,7 @@
 export type { Entry, Entry__Output as EntryOut } from '../gen/spire/api/types/Entry.js';
 export type { EntryMask, EntryMask__Output as EntryMaskOut } from '../gen/spire/api/types/EntryMask.js';
 export type { Selector, Selector__Output as SelectorOut } from '../gen/spire/api/types/Selector.js';
-export type { SPIFFEID, SPIFFEID__Output as SPIFFEIDOut } from '../gen/spire/api/types/SPIFFEID.js';
-export type { Status, Status__Output as StatusOut } from '../gen/spire/api/types/Status.js';
+export type { SPIFFEID } from '../gen/spire/api/types/SPIFFEID.js';
 export type {
   FederationRelationship,
   FederationRelationship__Output as FederationRelationshipOut,
@@ -17,21 +16,7 @@ export type {
 } from '../gen/spire/api/types/FederationRelationshipMask.js';
 export type { Bundle, Bundle__Output as BundleOut } from '../gen/spire/api/types/Bundle.js';
 export type { BundleMask, BundleMask__Output as BundleMaskOut } from '../gen/spire/api/types/BundleMask.js';
-export type { X509Certificate, X509Certificate__Output as X509CertificateOut } from '../gen/spire/api/types/X509Certificate.js';
-export type { JWTKey, JWTKey__Output as JWTKeyOut } from '../gen/spire/api/types/JWTKey.js';
-export type { X509SVID, X509SVID__Output as X509SVIDOut } from '../gen/spire/api/types/X509SVID.js';
 export type {
-  SelectorMatch,
-  SelectorMatch__Output as SelectorMatchOut,
-  _spire_api_types_SelectorMatch_MatchBehavior as MatchBehavior,
-} from '../gen/spire/api/types/SelectorMatch.js';
-export type {
-  FederatesWithMatch,
-  FederatesWithMatch__Output as FederatesWithMatchOut,
-} from '../gen/spire/api/types/FederatesWithMatch.js';
-export type {
-  ListEntriesRequest,
-  ListEntriesRequest__Output as ListEntriesRequestOut,
   _spire_api_server_entry_v1_ListEntriesRequest_Filter as EntryFilter,
   _spire_api_server_entry_v1_ListEntriesRequest_Filter__Output as EntryFilterOut,
 } from '../gen/spire/api/server/entry/v1/ListEntriesRequest.js';

@@ -36,7 +36,7 @@ export interface Tree {
   readonly dollarSlot: number;
 }
 
-export interface TextNode {
+interface TextNode {
   readonly kind: 'text';
   readonly pos: number;
   readonly text: string;
@@ -50,7 +50,7 @@ export interface ActionNode {
 }
 
 /** A half-open range of variable slots. */
-export interface SlotRange {
+interface SlotRange {
   readonly lo: number;
   readonly hi: number;
 }
@@ -104,7 +104,7 @@ export type Operand =
   | PipeNode;
 
 /** `.A.B.C` evaluated from dot. */
-export interface FieldNode {
+interface FieldNode {
   readonly kind: 'field';
   readonly pos: number;
   readonly idents: readonly string[];
@@ -135,17 +135,17 @@ export interface VariableNode {
   readonly fields: readonly string[];
 }
 
-export interface DotNode {
+interface DotNode {
   readonly kind: 'dot';
   readonly pos: number;
 }
 
-export interface NilNode {
+interface NilNode {
   readonly kind: 'nil';
   readonly pos: number;
 }
 
-export interface BoolNode {
+interface BoolNode {
   readonly kind: 'bool';
   readonly pos: number;
   readonly value: boolean;
@@ -159,7 +159,7 @@ export interface NumberNode {
   readonly num: NumberConst;
 }
 
-export interface StringNode {
+interface StringNode {
   readonly kind: 'string';
   readonly pos: number;
   /** As written, quotes included. */

@@ -19,7 +19,7 @@ function inTable(table: readonly number[], cp: number): boolean {
 }
 
 /** unicode.IsPrint (and strconv.IsPrint): letters, marks, numbers, punctuation, symbols and the ASCII space. */
-export function isPrintCode(cp: number): boolean {
+function isPrintCode(cp: number): boolean {
   return cp < 0x80 ? cp >= 0x20 && cp < 0x7f : inTable(PRINT, cp);
 }
 

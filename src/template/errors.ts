@@ -1,5 +1,5 @@
 /** Where a position in the template source is, in the terms Go's template errors use. */
-export interface SourcePosition {
+interface SourcePosition {
   /** 1-based line. */
   readonly line: number;
   /** Byte offset within the line, counted from 0, as Go's text/template reports it. */

@@ -85,7 +85,7 @@ function assignable(from: GoType, to: GoType): boolean {
 }
 
 /** Go's validateType: the value, or one dereference or address of it, must be assignable to the parameter. */
-export function validateType(value: GoValue, typ: GoType): GoValue {
+function validateType(value: GoValue, typ: GoType): GoValue {
   const t = value.t;
   if (t === undefined) {
     if (canBeNil(typ)) return nilOf(typ);
@@ -101,7 +101,7 @@ export function validateType(value: GoValue, typ: GoType): GoValue {
 }
 
 /** Go's evalArg: a literal converted to the parameter's type, or a value validated against it. */
-export function evalArg(arg: Arg, typ: GoType): GoValue {
+function evalArg(arg: Arg, typ: GoType): GoValue {
   if (arg instanceof GoValue) return validateType(arg, typ);
   if (arg.kind === 'nil') {
     if (canBeNil(typ)) return nilOf(typ);
@@ -206,10 +206,6 @@ export interface Cursor {
   key: string | undefined;
 }
 
-export function cursorOf(x: GoValue): Cursor {
-  return { t: x.t, v: x.v, addr: x.addr, holder: x.holder, key: x.key };
-}
-
 export function valueOf(c: Cursor): GoValue {
   if (c.t === undefined) return NO_VALUE;
   return c.key === undefined ? new GoValue(c.t, c.v, c.addr) : new GoValue(c.t, c.v, c.addr, c.holder, c.key);
@@ -281,9 +277,3 @@ export function fieldStep(c: Cursor, name: string, call: Call | undefined): void
   throw new GoError(`can't evaluate field ${name} in type ${typ.name}`);
 }
 
-/** evalField on a value. */
-export function evalField(receiver: GoValue, name: string, call: Call | undefined): GoValue {
-  const c = cursorOf(receiver);
-  fieldStep(c, name, call);
-  return valueOf(c);
-}

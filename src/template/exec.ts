@@ -34,7 +34,7 @@ import { GoValue, NO_VALUE, bigOf, indirect, readInt, readItems, readObject, sor
  * Go stops at 100,000 nested `{{template}}` calls; JavaScript's stack ends
  * earlier. Deeper recursion is refused as unsupported (docs/templates.md, "Documented limits").
  */
-export const MAX_TEMPLATE_DEPTH = 1000;
+const MAX_TEMPLATE_DEPTH = 1000;
 
 const BREAK = 1;
 const CONTINUE = 2;

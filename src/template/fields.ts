@@ -17,7 +17,7 @@ import { type FieldPath, type GoField, type GoType, TEMPLATE_DATA } from './goty
 import { parse } from './parser.js';
 import { visitRootReads } from './root-reads.js';
 
-export interface UnknownField {
+interface UnknownField {
   /** The chain as written up to the unknown name (`.PodMeta.Nmespace`, `$.PodSpec.Nodename`). */
   readonly chain: string;
   /** The name before it (`PodMeta`), or `the template data` for a name at the root. */

@@ -39,7 +39,7 @@ import {
   truth,
 } from './values.js';
 
-export interface Arity {
+interface Arity {
   readonly min: number;
   /** Variadic functions take min or more arguments; the others exactly min. */
   readonly variadic: boolean;
@@ -332,7 +332,7 @@ function le(args: readonly GoValue[]): GoValue {
 // ---- text ----
 
 /** Go's evalArgs: a lone string as is, otherwise each argument made printable and joined as Sprint joins them. */
-export function evalArgs(args: readonly GoValue[]): string {
+function evalArgs(args: readonly GoValue[]): string {
   const only = args[0];
   if (args.length === 1 && only !== undefined && only.t === STRING) return readString(only.v);
   return sprint(args.map((a) => (a.t === undefined ? new GoValue(STRING, '<no value>') : printable(a))));
@@ -432,7 +432,7 @@ function formatArgument(x: Arg): string {
   return readString(f.v);
 }
 
-export type Builtin = (args: readonly Arg[]) => GoValue;
+type Builtin = (args: readonly Arg[]) => GoValue;
 
 /** Literal arguments become values as Go's evalArg makes them for a parameter of type any or reflect.Value. */
 function values(args: readonly Arg[]): GoValue[] {

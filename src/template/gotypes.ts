@@ -14,7 +14,7 @@
  */
 import { KUBE_TYPES, METHOD_SETS } from './kubetypes.js';
 
-export type BasicKind = 'string' | 'int' | 'uint' | 'float' | 'complex' | 'bool';
+type BasicKind = 'string' | 'int' | 'uint' | 'float' | 'complex' | 'bool';
 
 /**
  * How a value of the type is held in JSON:
@@ -23,7 +23,7 @@ export type BasicKind = 'string' | 'int' | 'uint' | 'float' | 'complex' | 'bool'
  * intstr: a number or a string; quantity, fieldsv1: opaque JSON; none: a type
  * that never comes from JSON (time.Location).
  */
-export type Codec = 'object' | 'metatime' | 'gotime' | 'intstr' | 'quantity' | 'fieldsv1' | 'none';
+type Codec = 'object' | 'metatime' | 'gotime' | 'intstr' | 'quantity' | 'fieldsv1' | 'none';
 
 export type GoType = BasicType | PtrType | SliceType | MapType | StructType | InterfaceType;
 
@@ -33,11 +33,11 @@ interface Named {
   readonly methods: ReadonlyMap<string, GoMethod>;
 }
 
-export interface BasicType extends Named {
+interface BasicType extends Named {
   readonly kind: BasicKind;
 }
 
-export interface PtrType extends Named {
+interface PtrType extends Named {
   readonly kind: 'ptr';
   readonly elem: GoType;
 }
@@ -53,7 +53,7 @@ export interface MapType extends Named {
   readonly elem: GoType;
 }
 
-export interface InterfaceType extends Named {
+interface InterfaceType extends Named {
   readonly kind: 'interface';
 }
 

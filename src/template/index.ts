@@ -20,8 +20,8 @@ import { type FieldsRead, fieldsRead } from './reads.js';
 
 export { TemplateExecError, TemplateParseError } from './errors.js';
 export { MAX_TEMPLATE_ACTIONS, MAX_TEMPLATE_BYTES, MAX_RENDER_CHARS, MAX_RENDER_ITERATIONS, TemplateLimitError, countActions, templateLimitProblem } from './limits.js';
-export { type UnknownField, unknownFields } from './fields.js';
-export { type FieldsRead, type KeysRead, NOTHING_READ, OBJECT_ROOTS, type ObjectRoot, unionRead } from './reads.js';
+export { unknownFields } from './fields.js';
+export { type FieldsRead, type KeysRead, OBJECT_ROOTS, unionRead } from './reads.js';
 
 /**
  * spire-controller-manager's templateData. The objects are Kubernetes JSON

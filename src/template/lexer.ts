@@ -12,7 +12,7 @@
 
 import { isDigit, isLetter, isPrint } from './chars.js';
 
-export type KeywordType =
+type KeywordType =
   | 'block'
   | 'break'
   | 'continue'
@@ -84,12 +84,12 @@ const RIGHT_DELIM = '}}';
 const LEFT_COMMENT = '/*';
 const RIGHT_COMMENT = '*/';
 
-export function isSpace(c: string | undefined): boolean {
+function isSpace(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
 /** Go's isAlphaNumeric: underscore, Unicode letter or Unicode decimal digit (Go's Unicode version). */
-export function isAlphaNumeric(c: string | undefined): boolean {
+function isAlphaNumeric(c: string | undefined): boolean {
   if (c === undefined) return false;
   const cp = c.codePointAt(0) ?? 0;
   return c === '_' || isLetter(cp) || isDigit(cp);
@@ -117,7 +117,7 @@ function trimmedLeftEnd(s: string, start: number): number {
 }
 
 /** Go's `%#U` rendering of a rune, as used in its lexer error messages. */
-export function describeRune(c: string): string {
+function describeRune(c: string): string {
   const cp = c.codePointAt(0) ?? 0;
   const hex = cp.toString(16).toUpperCase().padStart(4, '0');
   return isPrint(c) ? `U+${hex} '${c}'` : `U+${hex}`;
@@ -273,13 +273,13 @@ class Lexer {
       case '|':
         return this.emit('pipe');
       case '"':
-        return this.lexQuote();
+        return this.lexQuoted('"');
       case '`':
         return this.lexRawQuote();
       case '$':
         return this.lexVariable();
       case "'":
-        return this.lexChar();
+        return this.lexQuoted("'");
       case '(':
         this.parenDepth++;
         return this.emit('leftParen');
@@ -358,19 +358,6 @@ class Lexer {
     return this.input.startsWith(RIGHT_DELIM, this.pos);
   }
 
-  private lexChar(): boolean {
-    for (;;) {
-      const c = this.next();
-      if (c === '\\') {
-        const e = this.next();
-        if (e !== undefined && e !== '\n') continue;
-        return this.fail('unterminated character constant');
-      }
-      if (c === undefined || c === '\n') return this.fail('unterminated character constant');
-      if (c === "'") return this.emit('charConstant');
-    }
-  }
-
   private lexNumber(): boolean {
     if (!this.scanNumber()) return this.fail(`bad number syntax: ${JSON.stringify(this.input.slice(this.start, this.pos))}`);
     const sign = this.peek();
@@ -411,16 +398,22 @@ class Lexer {
     return true;
   }
 
-  private lexQuote(): boolean {
+  /**
+   * A quoted string (`"`) or character constant (`'`), its opening quote
+   * read: up to the closing one, past backslash escapes, on one line (Go's
+   * lexQuote and lexChar).
+   */
+  private lexQuoted(close: '"' | "'"): boolean {
+    const unterminated = close === '"' ? 'unterminated quoted string' : 'unterminated character constant';
     for (;;) {
       const c = this.next();
       if (c === '\\') {
         const e = this.next();
         if (e !== undefined && e !== '\n') continue;
-        return this.fail('unterminated quoted string');
+        return this.fail(unterminated);
       }
-      if (c === undefined || c === '\n') return this.fail('unterminated quoted string');
-      if (c === '"') return this.emit('string');
+      if (c === undefined || c === '\n') return this.fail(unterminated);
+      if (c === close) return this.emit(close === '"' ? 'string' : 'charConstant');
     }
   }
 

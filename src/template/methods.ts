@@ -36,7 +36,7 @@ import type { TimeValue } from './time.js';
 import { GoValue, NO_VALUE, intOf, isNil, readInt, readKey, readString } from './values.js';
 
 /** recv: the receiver (a value of the method's type, or a pointer to it, nil or not); args: converted to the parameter types. */
-export type MethodImpl = (recv: GoValue, args: readonly GoValue[], m: GoMethod) => GoValue;
+type MethodImpl = (recv: GoValue, args: readonly GoValue[], m: GoMethod) => GoValue;
 
 function result(m: GoMethod, v: unknown): GoValue {
   return new GoValue(m.results[0], v);

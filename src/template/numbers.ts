@@ -40,7 +40,7 @@ function underscoreOK(text: string): boolean {
 }
 
 /** strconv.ParseUint(s, 0, 64). */
-export function parseUint(s: string): bigint | undefined {
+function parseUint(s: string): bigint | undefined {
   if (s === '' || !/^[0-9]/.test(s)) return undefined;
   let base = 10;
   let digits = s;
@@ -64,7 +64,7 @@ export function parseUint(s: string): bigint | undefined {
 }
 
 /** strconv.ParseInt(s, 0, 64). */
-export function parseInt64(s: string): bigint | undefined {
+function parseInt64(s: string): bigint | undefined {
   const neg = s.startsWith('-');
   const body = s.startsWith('-') || s.startsWith('+') ? s.slice(1) : s;
   const u = parseUint(body);
@@ -105,7 +105,7 @@ function scaleBinary(mant: bigint, exp2: number): number {
 }
 
 /** strconv.ParseFloat(s, 64): the value, 'range' when it overflows, or undefined when it is not a float. */
-export function parseFloat64(s: string): number | 'range' | undefined {
+function parseFloat64(s: string): number | 'range' | undefined {
   const neg = s.startsWith('-');
   const body = s.startsWith('-') || s.startsWith('+') ? s.slice(1) : s;
   if (body.includes('_') && !underscoreOK(s)) return undefined;

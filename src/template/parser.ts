@@ -40,7 +40,7 @@ import type { Token, TokenType } from './lexer.js';
 import { quote, unquoteRune, unquoteString } from './quote.js';
 
 /** Go's builtin template functions; spire-controller-manager registers no others. */
-export const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set([
+const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set([
   'and',
   'call',
   'html',

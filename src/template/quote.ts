@@ -64,7 +64,7 @@ const HEX = /^[0-9a-fA-F]$/;
  * decoded at the end, as Go would print those bytes.
  * Returns undefined for malformed escapes (Go: "invalid syntax").
  */
-export function unquoteBody(body: string, quoteChar: '"' | "'"): string | undefined {
+function unquoteBody(body: string, quoteChar: '"' | "'"): string | undefined {
   const bytes: number[] = [];
   const pushUtf8 = (cp: number): void => {
     for (const b of Buffer.from(String.fromCodePoint(cp), 'utf8')) bytes.push(b);

@@ -20,13 +20,11 @@ import type { GoType } from './gotypes.js';
 
 /** The template data members that are cluster objects (the rest are strings from the config). */
 export const OBJECT_ROOTS = ['PodMeta', 'PodSpec', 'NodeMeta', 'NodeSpec'] as const;
-export type ObjectRoot = (typeof OBJECT_ROOTS)[number];
+type ObjectRoot = (typeof OBJECT_ROOTS)[number];
 
 /** First-level JSON keys read, or every key. */
 export type KeysRead = ReadonlySet<string> | 'all';
 export type FieldsRead = Readonly<Record<ObjectRoot, KeysRead>>;
-
-export const NOTHING_READ: FieldsRead = Object.freeze({ PodMeta: new Set<string>(), PodSpec: new Set<string>(), NodeMeta: new Set<string>(), NodeSpec: new Set<string>() });
 
 class Collector {
   readonly keys: Record<ObjectRoot, Set<string> | 'all'> = { PodMeta: new Set(), PodSpec: new Set(), NodeMeta: new Set(), NodeSpec: new Set() };

@@ -11,7 +11,7 @@
  */
 import type { Node, Operand, PipeNode } from './ast.js';
 
-export interface RootReadVisitor {
+interface RootReadVisitor {
   /** A field chain from the root data: `.A.B` (from `''`) or `$.A.B` (from `'$'`; no names for `$` alone). */
   chain(from: '' | '$', idents: readonly string[]): void;
   /** Dot used as a value where it is the root data (`{{ . }}`, `{{ with . }}`). */

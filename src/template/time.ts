@@ -40,7 +40,7 @@ function floorDiv(a: number, b: number): number {
   return Math.floor(a / b);
 }
 
-export function daysFromCivil(year: number, month: number, day: number): number {
+function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
   const era = floorDiv(y, 400);
   const yoe = y - era * 400;
@@ -49,7 +49,7 @@ export function daysFromCivil(year: number, month: number, day: number): number 
   return era * 146097 + doe - 719468;
 }
 
-export function civilFromDays(days: number): [year: number, month: number, day: number] {
+function civilFromDays(days: number): [year: number, month: number, day: number] {
   const z = days + 719468;
   const era = floorDiv(z, 146097);
   const doe = z - era * 146097;
@@ -206,8 +206,8 @@ export function unixNano(t: TimeValue): bigint {
 
 // ---- formatting ----
 
-export const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 export function monthString(n: GoInt): string {
   const m = Number(n);

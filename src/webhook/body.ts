@@ -16,7 +16,7 @@ import { noteBodyBytes } from './young-garbage.js';
  * - 'timeout': not all there by the deadline;
  * - 'gone': the client went away.
  */
-export type BodyOutcome = { body: Buffer } | { refused: 'too-large' | 'over-budget' | 'timeout' | 'gone' };
+type BodyOutcome = { body: Buffer } | { refused: 'too-large' | 'over-budget' | 'timeout' | 'gone' };
 
 /**
  * Reads `req`'s body into `pass`. Node's parser ends a body with a

@@ -21,10 +21,10 @@ import type { SpireClient } from '../spire/index.js';
 import { pemEncode } from './pem.js';
 import { type ValidatingWebhookConfiguration, vwcPath } from './vwc.js';
 
-export type JsonPatchOp = { op: 'test' | 'add'; path: string; value: string };
+type JsonPatchOp = { op: 'test' | 'add'; path: string; value: string };
 
 /** The trust bundle as the API server wants it: PEM CERTIFICATE blocks in SPIRE's order. */
-export function authoritiesPem(bundle: { x509_authorities?: { asn1?: Uint8Array | Buffer | null }[] }): string {
+function authoritiesPem(bundle: { x509_authorities?: { asn1?: Uint8Array | Buffer | null }[] }): string {
   const certs = (bundle.x509_authorities ?? []).flatMap((a) => (a.asn1 && a.asn1.length > 0 ? [a.asn1] : []));
   return pemEncode('CERTIFICATE', certs);
 }

@@ -18,13 +18,13 @@ import { errorMessage } from '../api/index.js';
 import { x509 } from '../x509/index.js';
 import type { ServingCertificate } from './types.js';
 
-export const CERT_FILE = 'tls.crt';
-export const KEY_FILE = 'tls.key';
+const CERT_FILE = 'tls.crt';
+const KEY_FILE = 'tls.key';
 
 /** Kubelet writes several entries per update; wait for the burst to end before reading. */
 const SETTLE_MS = 100;
 
-export interface FileCertificateSourceOptions {
+interface FileCertificateSourceOptions {
   dir: string;
   log: Logger;
   checkIntervalMs: number;

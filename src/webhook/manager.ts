@@ -16,7 +16,7 @@ import { type MintedCertificate, mintReason, mintServingCertificate, rotationTim
 import type { ServingCertificate } from './types.js';
 import { getWebhookConfiguration, serviceDnsNames } from './vwc.js';
 
-export interface SvidCertificateManagerOptions {
+interface SvidCertificateManagerOptions {
   trustDomain: string;
   vwcName: string;
   kc: KubeConfig;

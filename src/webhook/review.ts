@@ -6,15 +6,15 @@ import { errorMessage, type FieldProblem, formatFieldProblems } from '../api/ind
 import { checkObject } from './checks.js';
 import { SPIRE_GROUP, type WebhookKind } from './types.js';
 
-export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
+const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
-export interface AdmissionStatus {
+interface AdmissionStatus {
   code: number;
   reason: 'Forbidden' | 'BadRequest';
   message: string;
 }
 
-export interface AdmissionReviewResponse {
+interface AdmissionReviewResponse {
   apiVersion: typeof ADMISSION_API_VERSION;
   kind: 'AdmissionReview';
   response: { uid: string; allowed: boolean; status?: AdmissionStatus };

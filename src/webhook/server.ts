@@ -75,7 +75,7 @@ export const ADMISSION_LIMITS: GateLimits = { bytes: 16 * 1024 * 1024, reviews: 
  * (30 s at most); a client that trickles its body loses its turn here instead
  * of holding it for the whole requestTimeout.
  */
-export const BODY_DEADLINE_MS = 10_000;
+const BODY_DEADLINE_MS = 10_000;
 
 /**
  * A whole request, waiting for a turn included, must arrive within this, and
@@ -91,7 +91,7 @@ const CLOSE_GRACE_MS = 5000;
 
 const KIND_BY_PATH = new Map<string, WebhookKind>(Object.entries(WEBHOOK_PATHS).map(([k, p]) => [p, k as WebhookKind]));
 
-export interface AdmissionServerOptions {
+interface AdmissionServerOptions {
   /** '' listens on every interface. */
   host: string;
   /** 0 picks a free port (tests). */

@@ -9,7 +9,7 @@ import { pemEncode } from './pem.js';
 import type { ServingCertificate } from './types.js';
 
 /** Upstream's identity, so SPIRE policies written for spire-controller-manager keep matching. */
-export const WEBHOOK_SPIFFE_PATH = '/spire-controller-manager-webhook';
+const WEBHOOK_SPIFFE_PATH = '/spire-controller-manager-webhook';
 
 /** Upstream requests 24 h; the server may shorten it (its CA's lifetime caps every SVID). */
 export const DEFAULT_SVID_TTL_SECONDS = 24 * 3600;
@@ -21,7 +21,7 @@ export interface MintedCertificate extends ServingCertificate {
   mintedAt: number;
 }
 
-export type MintReason = 'initializing' | 'has expired' | 'expires soon' | 'stale DNS names';
+type MintReason = 'initializing' | 'has expired' | 'expires soon' | 'stale DNS names';
 
 /**
  * Half-way through a certificate's life. Measured from when we received it,

@@ -2,14 +2,14 @@
 import type { KubeConfig } from '../kube/connection.js';
 import { KubeApiError, kubeRequest } from '../kube/rest.js';
 
-export interface WebhookClientConfig {
+interface WebhookClientConfig {
   service?: { name?: string; namespace?: string; path?: string; port?: number };
   url?: string;
   /** base64 of PEM bytes (a []byte field in Go). */
   caBundle?: string;
 }
 
-export interface ValidatingWebhook {
+interface ValidatingWebhook {
   name: string;
   clientConfig?: WebhookClientConfig;
 }
@@ -21,7 +21,7 @@ export interface ValidatingWebhookConfiguration {
   webhooks?: ValidatingWebhook[];
 }
 
-export const VWC_COLLECTION = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+const VWC_COLLECTION = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 
 export function vwcPath(name: string): string {
   return `${VWC_COLLECTION}/${encodeURIComponent(name)}`;

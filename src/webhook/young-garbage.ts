@@ -23,7 +23,7 @@
  * collections.
  */
 
-export const YOUNG_COLLECTION_EVERY = 2 * 1024 * 1024;
+const YOUNG_COLLECTION_EVERY = 2 * 1024 * 1024;
 
 let sinceCollection = 0;
 

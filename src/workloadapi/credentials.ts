@@ -76,7 +76,7 @@ function uriSans(cert: PeerCertificate): string[] {
   return (parsed.getExtension(x509.SubjectAlternativeNameExtension)?.names.items ?? []).filter((n) => n.type === 'url').map((n) => n.value);
 }
 
-export interface SpiffeMtlsCredentials {
+interface SpiffeMtlsCredentials {
   /** Channel credentials that present the source's SVID and trust only the SPIRE server's SPIFFE ID. */
   readonly credentials: grpc.ChannelCredentials;
   readonly serverId: string;
@@ -98,7 +98,7 @@ export interface SpiffeMtlsCredentials {
  * exactly one URI SAN, equal to `serverId`. The host name is never checked:
  * a SPIFFE ID, not a DNS name, is what SPIRE's certificate asserts.
  */
-export function spiffeMtlsCredentials(source: X509Source, serverId: string): SpiffeMtlsCredentials {
+function spiffeMtlsCredentials(source: X509Source, serverId: string): SpiffeMtlsCredentials {
   const id = parseSpiffeId(serverId);
   if (id.trustDomain !== source.trustDomain) {
     throw new Error(`spireServerID ${serverId} is not in trust domain ${source.trustDomain}: the SPIRE server's SPIFFE ID is in its own trust domain`);
@@ -143,7 +143,7 @@ export function spiffeMtlsCredentials(source: X509Source, serverId: string): Spi
 }
 
 /** A TCP transport for SpireClient (src/spire/'s SpireTcpTransport): the SPIRE server's address over SPIFFE mTLS. */
-export interface SpiffeTcpTransport {
+interface SpiffeTcpTransport {
   readonly address: string;
   readonly security: string;
   readonly credentials: grpc.ChannelCredentials;
@@ -155,7 +155,7 @@ export interface SpiffeTcpTransport {
 }
 
 /** Splits "host:port" ("[::1]:8081" for IPv6); throws when either part is missing or the port is not one. */
-export function parseServerAddress(address: string): { host: string; port: number } {
+function parseServerAddress(address: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(address);
   const host = m?.[1] ?? m?.[2];
   const port = Number(m?.[3]);

@@ -1,5 +1,5 @@
 export { X509Source, type X509SourceOptions } from './source.js';
-export type { Authority, X509Context, X509Svid } from './context.js';
-export { WORKLOAD_API_CAUSES, type WorkloadApiCause, type WorkloadApiProblem } from './problems.js';
-export { ENDPOINT_ENV, workloadApiSocket } from './socket.js';
-export { parseServerAddress, spiffeMtlsCredentials, type SpiffeMtlsCredentials, type SpiffeTcpTransport, spiffeTransport } from './credentials.js';
+export type { X509Context } from './context.js';
+export { type WorkloadApiProblem } from './problems.js';
+export { workloadApiSocket } from './socket.js';
+export { spiffeTransport } from './credentials.js';

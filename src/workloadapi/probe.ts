@@ -3,7 +3,7 @@ import { errorMessage } from '../api/errors.js';
 import type { X509Context } from './context.js';
 import { toPem } from './der.js';
 
-export interface ProbeTarget {
+interface ProbeTarget {
   host: string;
   port: number;
   /** The TLS server name the channel sends. */

@@ -13,9 +13,7 @@ import { socketState } from './socket.js';
  *   or the bundles lack that trust domain's authorities;
  * - `agent-error`: any other answer, or an SVID that cannot be used.
  */
-export type WorkloadApiCause = 'no-socket' | 'not-a-socket' | 'no-answer' | 'no-identity' | 'expired' | 'trust-domain-mismatch' | 'agent-error';
-
-export const WORKLOAD_API_CAUSES: readonly WorkloadApiCause[] = ['no-socket', 'not-a-socket', 'no-answer', 'no-identity', 'expired', 'trust-domain-mismatch', 'agent-error'];
+type WorkloadApiCause = 'no-socket' | 'not-a-socket' | 'no-answer' | 'no-identity' | 'expired' | 'trust-domain-mismatch' | 'agent-error';
 
 export interface WorkloadApiProblem {
   cause: WorkloadApiCause;
@@ -32,12 +30,12 @@ function codeName(code: number): string {
 
 const NO_IDENTITY = 'no identity issued';
 
-export function problem(cause: WorkloadApiCause, message: string, at = Date.now()): WorkloadApiProblem {
+function problem(cause: WorkloadApiCause, message: string, at = Date.now()): WorkloadApiProblem {
   return { cause, message, at };
 }
 
 /** The problem an agent's missing answer is: the socket's state says which. */
-export function unreachable(path: string, detail: string): WorkloadApiProblem {
+function unreachable(path: string, detail: string): WorkloadApiProblem {
   switch (socketState(path)) {
     case 'absent':
       return problem(

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 
 /** The environment variable the SPIFFE Workload API specification names for the agent's address. */
-export const ENDPOINT_ENV = 'SPIFFE_ENDPOINT_SOCKET';
+const ENDPOINT_ENV = 'SPIFFE_ENDPOINT_SOCKET';
 
 /**
  * The Workload API socket to dial: `configured` (`workloadAPISocketPath`)
@@ -27,7 +27,7 @@ export function workloadApiSocket(configured?: string, env: NodeJS.ProcessEnv = 
 }
 
 /** What is at a socket path, as far as the file system can tell without connecting. */
-export type SocketState = 'socket' | 'absent' | 'not-a-socket' | 'no-permission';
+type SocketState = 'socket' | 'absent' | 'not-a-socket' | 'no-permission';
 
 export function socketState(path: string): SocketState {
   try {
