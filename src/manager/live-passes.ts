@@ -8,7 +8,6 @@ import {
   indexServices,
   type EntryPassOptions,
   type PassMemo,
-  type PassProblem,
   type Plan,
   type ServiceIndex,
   type CreateOnly,
@@ -17,7 +16,6 @@ import {
   type PodPassResult,
   declarePods,
   finishInSlices,
-  logProblems,
   runPodPass,
 } from '../entries/index.js';
 import { federationPassProblems } from '../federation/index.js';
@@ -28,8 +26,7 @@ import type { StatusPublisher } from '../kube/status-publisher.js';
 import { rpcOutcome, type SpireClient } from '../spire/index.js';
 import { passLog } from './lifecycle.js';
 import type { ControllerMetrics } from './metrics.js';
-import { passCounts } from './metrics.js';
-import { ProblemReports } from './problem-reports.js';
+import { PassReporter } from './pass-report.js';
 import { type PodAt, podWrites, podWritesInSteps, RegistrationClock, standings } from './registration-clock.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
@@ -129,18 +126,15 @@ export class LivePasses {
   private readonly passBackoff = new Backoff(1000, 30_000);
   private readonly retry = new Later(() => this.requestFull());
   private readonly followUp = new Later(() => this.requestFull());
-  // What the log and Events were told, so that a problem that persists is told again only when it
-  // changes, or as often as the recorder repeats an Event.
-  private readonly reported: ProblemReports;
+  // What the log, Events and metrics are told after a pass (and what they were told before).
+  private readonly reports: PassReporter;
   // How long pods wait for their entries (the registration-latency SLO), and the pods of the pod pass in flight, which it settles.
   private readonly clock: RegistrationClock;
   private podPassPods: ReadonlySet<string> = NO_PODS;
-  // Whether this term's first full pass has been said at info (what a migration checks: it wrote nothing).
-  private termPassSaid = false;
 
   constructor(private readonly o: LivePassesOptions) {
     ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler, reconciler: this.reconciler } = o);
-    this.reported = new ProblemReports(o.events.intervalMs);
+    this.reports = new PassReporter({ lines: 'first of each term at info', clusterDomain: o.config.clusterDomain, metrics: o.metrics, events: o.events });
     this.clock = new RegistrationClock((outcome, trigger, seconds) => this.metrics?.observeRegistration(outcome, trigger, seconds));
     this.metrics?.observeRegistrationsPending(() => this.clock.pending());
   }
@@ -153,7 +147,7 @@ export class LivePasses {
 
   /** A term began: its first full pass, and the pod lane for pods changed while it was not leading. */
   termStarted(): void {
-    this.termPassSaid = false;
+    this.reports.termStarted();
     this.requestFull();
     this.podLane.trigger();
   }
@@ -276,17 +270,6 @@ export class LivePasses {
   private drainQueue(): void {
     this.queued = 0;
     this.metrics?.setQueueDepth(0);
-  }
-
-  /**
-   * Logged, and where the problem has an Event reason, recorded on its object too: those that are
-   * new or changed, or not told for an interval (manager/problem-reports.ts). `complete` is false
-   * for a pod pass, which sees its own pods' problems only.
-   */
-  private report(source: 'federation' | 'entries', problems: readonly PassProblem[], complete: boolean, log: Logger): void {
-    const due = this.reported.due(source, problems, complete);
-    logProblems(log, due);
-    for (const p of due) if (p.event && p.owner) this.o.events.warn(p.owner, p.event, p.message);
   }
 
   /** The full lane: first-list batches while the pods are listed, then a full pass when one is due. */
@@ -424,7 +407,7 @@ export class LivePasses {
     }
     this.settlePodPass(pods, mark, r);
     if (createOnly) log.debug({ pods: pods.length, created: r.applied.created, alreadyRegistered: r.alreadyRegistered, why: route.why, against }, 'created entries for changed pods');
-    this.report('entries', entryPassProblems(r), false, log);
+    this.reports.problems('entries', entryPassProblems(r), false, log);
     if (transientFailure(r.applied)) this.retryLater();
     if (!createOnly) this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
     else if (route.why === 'state uncertain') this.requestFull();
@@ -529,7 +512,7 @@ export class LivePasses {
         log,
         onFederation: (fed) => {
           this.o.statuses.federation(fed.status);
-          this.report('federation', federationPassProblems(fed), true, log);
+          this.reports.problems('federation', federationPassProblems(fed), true, log);
         },
         snapshot: () => this.listAndSnapshot(tally),
         entries: this.entryPassHooks(tally),
@@ -605,23 +588,10 @@ export class LivePasses {
     const statusStarted = performance.now();
     this.o.statuses.entries(result.status);
     metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
-    this.report('entries', entryPassProblems(result), true, log);
-    const a = result.applied;
     const seconds = (Date.now() - started) / 1000;
-    log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
+    this.reports.fullPass(result, seconds, log);
     this.o.onPass?.(result, seconds);
-    const counts = passCounts(result);
-    metrics?.observePass(counts, seconds);
-    if (!this.termPassSaid) {
-      this.termPassSaid = true;
-      // One line that says what taking over did (a swap from spire-controller-manager: nothing written). A pass
-      // that is an earlier term's again (PassMemo) keeps no declaration to count.
-      const declared = result.reused ? 'as the last pass found them' : `${result.declared.entries.length} declared`;
-      log.info(
-        { created: counts.created, updated: counts.updated, deleted: counts.deleted, failed: counts.failed, kept: counts.kept, conflicts: counts.conflicts, renderFailures: counts.renderFailures },
-        `first full pass as leader: ${counts.created} entries created, ${counts.updated} updated, ${counts.deleted} deleted, ${counts.failed} failed; ${declared}, ${counts.kept} kept, ${counts.conflicts} conflicts, ${counts.renderFailures} render failures`,
-      );
-    }
+    const a = result.applied;
     // Beside the lanes, not in the pass: the pods this pass held are the pod lane's again as soon as it ends.
     if (tally.clock) void this.settleFullPass(result, tally.clock).catch((err: unknown) => log.warn({ err }, 'timing registrations after a full pass failed'));
     if (a && transientFailure(a)) this.retryLater();
