@@ -19,14 +19,14 @@ import {
   runPodPass,
 } from '../entries/index.js';
 import { federationPassProblems } from '../federation/index.js';
-import { Backoff } from '../net/backoff.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { StatusPublisher } from '../kube/status-publisher.js';
-import { rpcOutcome, type SpireClient } from '../spire/index.js';
+import type { SpireClient } from '../spire/index.js';
 import { passLog } from './lifecycle.js';
 import type { ControllerMetrics } from './metrics.js';
 import { PassReporter } from './pass-report.js';
+import { type PassOutcome, RetryPolicy, writesOutcome } from './retry.js';
 import { type PodAt, podWrites, podWritesInSteps, RegistrationClock, standings } from './registration-clock.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
@@ -43,23 +43,6 @@ export const FULL_PASS_SLICE_MS = 5;
 
 /** The keys a plan writes. */
 const writtenKeys = (plan: Plan): string[] => [...plan.creates, ...plan.updates, ...plan.deletes].map((w) => w.key);
-
-/** A pass with a failure SPIRE may not repeat (spire/errors.ts:rpcOutcome) is retried with backoff. */
-const transientFailure = (a: { failures: readonly { codeName: string }[] }) => a.failures.some((f) => rpcOutcome(f.codeName) === 'transient');
-
-/** A callback run once after a delay; arming it again replaces the wait. */
-class Later {
-  private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly fn: () => void) {}
-  in(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(this.fn, ms);
-    this.timer.unref();
-  }
-  cancel(): void {
-    clearTimeout(this.timer);
-  }
-}
 
 export interface LivePassesOptions {
   config: ControllerConfig;
@@ -96,6 +79,24 @@ interface FullPassTally {
 
 const NO_PODS: ReadonlySet<string> = new Set();
 
+const SUCCESS: PassOutcome = { result: 'success' };
+
+/**
+ * What follows a pod pass. One that was not create-only is followed by a full
+ * pass once the events stop (statistics, and a check on it); a create-only
+ * one while the state is uncertain by the full pass that settles it, now.
+ * These come sooner than a backoff, so they stand also when a write failed
+ * (a requeue-after wins over a requeue, as in controller-runtime): the full
+ * pass writes it again, and retries with the backoff if it fails again.
+ * Before the term's first snapshot the full pass is due already: only a
+ * failed write asks for one more.
+ */
+function podPassOutcome(route: Extract<PodLaneRoute, { take: unknown }>, r: PodPassResult): PassOutcome {
+  if (route.route !== 'create-only') return { result: 'requeue-after', ms: FOLLOW_UP_FULL_PASS_MS };
+  if (route.why === 'state uncertain') return { result: 'requeue-after', ms: 0 };
+  return writesOutcome(r.applied) === 'requeue' ? { result: 'requeue' } : SUCCESS;
+}
+
 /**
  * What each route of the PassScheduler does: a first-list batch, a pod pass,
  * a full pass, and the two lane loops that ask the scheduler which runs next.
@@ -121,11 +122,9 @@ export class LivePasses {
   // The service index pod passes read (autoPopulateDNSNames), until an EndpointSlice or Endpoints changes.
   private services: ServiceIndex | undefined;
   private podsSyncedSaid = false;
-  // A pass that could not finish (SPIRE down, a batch RPC failed) is retried with backoff
-  // rather than left to gcInterval. Per-item rejections are not: retrying cannot fix them.
-  private readonly passBackoff = new Backoff(1000, 30_000);
-  private readonly retry = new Later(() => this.requestFull());
-  private readonly followUp = new Later(() => this.requestFull());
+  // A pass that could not finish (SPIRE down, a batch RPC failed) is followed by a full pass after
+  // a backoff rather than left to gcInterval; pod passes are followed by one when the events stop.
+  private readonly retries: RetryPolicy;
   // What the log, Events and metrics are told after a pass (and what they were told before).
   private readonly reports: PassReporter;
   // How long pods wait for their entries (the registration-latency SLO), and the pods of the pod pass in flight, which it settles.
@@ -134,6 +133,7 @@ export class LivePasses {
 
   constructor(private readonly o: LivePassesOptions) {
     ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler, reconciler: this.reconciler } = o);
+    this.retries = new RetryPolicy({ metrics: o.metrics, fullPass: () => this.requestFull(), onError: () => this.state.invalidate() });
     this.reports = new PassReporter({ lines: 'first of each term at info', clusterDomain: o.config.clusterDomain, metrics: o.metrics, events: o.events });
     this.clock = new RegistrationClock((outcome, trigger, seconds) => this.metrics?.observeRegistration(outcome, trigger, seconds));
     this.metrics?.observeRegistrationsPending(() => this.clock.pending());
@@ -172,8 +172,7 @@ export class LivePasses {
 
   /** Shutdown: no pass starts any more; resolves when those in flight are done. Timers are cleared. */
   async stop(): Promise<void> {
-    this.retry.cancel();
-    this.followUp.cancel();
+    this.retries.stop();
     await Promise.all([this.fullLane.stop(), this.podLane.stop()]);
   }
 
@@ -254,18 +253,6 @@ export class LivePasses {
     };
   }
 
-  private retryLater(): void {
-    this.retry.in(this.passBackoff.next());
-  }
-
-  // Nothing was applied past a failure; try again soon, from a fresh list.
-  private passFailed(err: unknown, log: Logger): void {
-    this.state.invalidate();
-    log.error({ err }, 'reconcile pass failed');
-    this.metrics?.passFailed();
-    this.retryLater();
-  }
-
   /** The queue is drained: the changes so far are this pass's. */
   private drainQueue(): void {
     this.queued = 0;
@@ -329,7 +316,7 @@ export class LivePasses {
         work?.done(true);
       } catch (err) {
         work?.done(false);
-        this.passFailed(err, log);
+        this.retries.settle('pod', { result: 'error', err }, log);
         return;
       } finally {
         scheduler.podPassDone(wrote ? writtenKeys(wrote) : []);
@@ -408,9 +395,7 @@ export class LivePasses {
     this.settlePodPass(pods, mark, r);
     if (createOnly) log.debug({ pods: pods.length, created: r.applied.created, alreadyRegistered: r.alreadyRegistered, why: route.why, against }, 'created entries for changed pods');
     this.reports.problems('entries', entryPassProblems(r), false, log);
-    if (transientFailure(r.applied)) this.retryLater();
-    if (!createOnly) this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
-    else if (route.why === 'state uncertain') this.requestFull();
+    this.retries.settle('pod', podPassOutcome(route, r), log);
     return r.plan;
   }
 
@@ -483,7 +468,7 @@ export class LivePasses {
       const r = await this.writePodEntries(pods, [], signal, log);
       this.o.progress.writtenWhileListing(r.applied.created + r.applied.updated);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
-      if (transientFailure(r.applied)) {
+      if (writesOutcome(r.applied) === 'requeue') {
         state.invalidate();
         return false;
       }
@@ -517,12 +502,14 @@ export class LivePasses {
         snapshot: () => this.listAndSnapshot(tally),
         entries: this.entryPassHooks(tally),
       });
-      if (entries) this.reportFull(entries, signal, tally, started, log);
+      // Ended before its entries (entries turned off, the term ended, pods listed again): nothing to retry.
+      const outcome = entries ? this.reportFull(entries, signal, tally, started, log) : SUCCESS;
+      this.retries.settle('full', outcome, log);
     } catch (err) {
       ok = false;
       // What it took of the selection changes, the next full pass writes.
       if (tally.clock?.selectionSince !== undefined) this.clock.returnSelection(tally.clock.selectionSince);
-      this.passFailed(err, log);
+      this.retries.settle('full', { result: 'error', err }, log);
     } finally {
       this.scheduler.fullDone();
       this.passes++;
@@ -578,23 +565,21 @@ export class LivePasses {
     };
   }
 
-  /** Statuses, problems, the log and the metrics of a full pass that reached its entries. */
-  private reportFull(result: EntryPassResult, signal: AbortSignal, tally: FullPassTally, started: number, log: Logger): void {
+  /** Statuses, problems, the log and the metrics of a full pass that reached its entries; returns its outcome. */
+  private reportFull(result: EntryPassResult, signal: AbortSignal, tally: FullPassTally, started: number, log: Logger): PassOutcome {
     const { metrics } = this;
     metrics?.observePhase('list', tally.listSeconds);
     this.memo = result.memo;
     // A status computed under a term that has ended may be stale for the new leader: do not write it.
-    if (signal.aborted) return;
+    if (signal.aborted) return SUCCESS;
     const statusStarted = performance.now();
     this.o.statuses.entries(result.status);
     metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
     const seconds = (Date.now() - started) / 1000;
     this.reports.fullPass(result, seconds, log);
     this.o.onPass?.(result, seconds);
-    const a = result.applied;
     // Beside the lanes, not in the pass: the pods this pass held are the pod lane's again as soon as it ends.
     if (tally.clock) void this.settleFullPass(result, tally.clock).catch((err: unknown) => log.warn({ err }, 'timing registrations after a full pass failed'));
-    if (a && transientFailure(a)) this.retryLater();
-    else this.passBackoff.reset();
+    return result.applied && writesOutcome(result.applied) === 'requeue' ? { result: 'requeue' } : SUCCESS;
   }
 }

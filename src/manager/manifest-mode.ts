@@ -8,6 +8,7 @@ import type { SpireClient } from '../spire/index.js';
 import { passLog, untilAborted } from './lifecycle.js';
 import type { ControllerMetrics } from './metrics.js';
 import { PassReporter } from './pass-report.js';
+import { RetryPolicy, writesOutcome } from './retry.js';
 import { Reconciler } from './reconcile.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import type { SpireIdentity } from './spire-identity.js';
@@ -113,6 +114,7 @@ interface ManifestRun {
   o: ManifestModeOptions;
   reconciler: Reconciler;
   reports: PassReporter;
+  retries: RetryPolicy;
   files: ManifestWatch;
 }
 
@@ -134,7 +136,7 @@ async function readSettled({ o, files }: ManifestRun, log: Logger): Promise<Mani
 
 /** One pass: the files read once settled, reconciled, and reported as live mode reports its full passes. */
 async function manifestPass(run: ManifestRun): Promise<void> {
-  const { o, reconciler, reports } = run;
+  const { o, reconciler, reports, retries } = run;
   const started = Date.now();
   const log = passLog(o.log);
   try {
@@ -154,10 +156,9 @@ async function manifestPass(run: ManifestRun): Promise<void> {
       },
     });
     if (entries) reports.fullPass(entries, (Date.now() - started) / 1000, log);
+    retries.settle('full', entries?.applied ? { result: writesOutcome(entries.applied) } : { result: 'success' }, log);
   } catch (err) {
-    // A failed pass changes nothing further; the next trigger or interval tries again.
-    log.error({ err }, 'reconcile pass failed');
-    o.metrics.passFailed();
+    retries.settle('full', { result: 'error', err }, log);
   }
 }
 
@@ -188,8 +189,10 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
   // Claims outlive a pass: an entry an older SPIRE stored under its own ID is still ours when its manifest goes.
   const reconciler = new Reconciler({ config, spire, log, options: { ...o.pass, claims: new ClaimedIds() }, logMigration: true });
   const reports = new PassReporter({ lines: 'every pass at info', clusterDomain: config.clusterDomain, metrics });
+  // A failed pass changes nothing further; the next file change or gcInterval tries again.
+  const retries = new RetryPolicy({ metrics });
   const files = new ManifestWatch();
-  const trigger = new CoalescingTrigger(() => manifestPass({ o, reconciler, reports, files }));
+  const trigger = new CoalescingTrigger(() => manifestPass({ o, reconciler, reports, retries, files }));
   files.start(paths, log, () => trigger.trigger());
   const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);
   trigger.trigger();
