@@ -7,7 +7,8 @@ import {
   entryPassProblems,
   indexServices,
   type EntryPassOptions,
-  type PassMemo,
+  type FullPassOptions,
+  type PodPassOptions,
   type Plan,
   type ServiceIndex,
   type CreateOnly,
@@ -30,7 +31,7 @@ import { type PassOutcome, RetryPolicy, writesOutcome } from './retry.js';
 import { type PodAt, podWrites, podWritesInSteps, RegistrationClock, standings } from './registration-clock.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
-import type { EntryPassExtras, Reconciler, Snapshot } from './reconcile.js';
+import { Reconciler, type Snapshot } from './reconcile.js';
 import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
@@ -53,13 +54,11 @@ export interface LivePassesOptions {
   spire: SpireClient;
   cache: ClusterCache;
   state: CurrentState;
-  /** The reconcile of every mode, which full passes run; pod passes share its probe and ownership. */
-  reconciler: Reconciler;
   scheduler: PassScheduler;
   statuses: StatusPublisher;
   events: EventRecorder;
   progress: ProgressReporter;
-  /** The engine's options (settings with the render cache, claims). */
+  /** The engine's options (settings with the render cache, claims), which every pass of this controller takes. */
   pass: EntryPassOptions;
   /** The signal of the leadership term in progress; undefined between terms. */
   term: () => AbortSignal | undefined;
@@ -68,9 +67,8 @@ export interface LivePassesOptions {
   onPass?: (result: Pick<EntryPassResult, 'plan' | 'applied'>, seconds: number) => void;
 }
 
-/** What one full pass measures and takes as it goes: the time spent listing SPIRE, and the queued changes it drains. */
+/** What one full pass takes as it goes: the queued changes it drains, and the registration clock's mark. */
 interface FullPassTally {
-  listSeconds: number;
   /** controller-runtime's queue items this pass takes: those waiting at its start, and those its snapshot holds. */
   work: ({ done(ok: boolean): void } | undefined)[];
   /** At its snapshot: the registration clock's mark, and when the ClusterSPIFFEID and Namespace changes it took began. */
@@ -111,14 +109,18 @@ export class LivePasses {
   private readonly cache: ClusterCache;
   private readonly state: CurrentState;
   private readonly scheduler: PassScheduler;
+  // The reconcile of every mode, which full passes run; pod passes share its probe and ownership.
   private readonly reconciler: Reconciler;
+  // What every pod pass takes, but what only it knows (its signal, what the probe has found).
+  private readonly podOptions: PodPassOptions;
+  // The time the full pass in flight has spent listing SPIRE (one full pass at a time: the full lane's).
+  private listSeconds = 0;
   private readonly fullLane = new CoalescingTrigger(() => this.fullLaneWork());
   private readonly podLane = new CoalescingTrigger(() => this.podLaneWork());
   // Changes seen since the last pass started: the queue a pass will drain.
   private queued = 0;
   // Counts every change to the caches: equal counts mean equal snapshots (for PassMemo).
   private cacheVersion = 0;
-  private memo: PassMemo | undefined;
   // The service index pod passes read (autoPopulateDNSNames), until an EndpointSlice or Endpoints changes.
   private services: ServiceIndex | undefined;
   private podsSyncedSaid = false;
@@ -132,7 +134,9 @@ export class LivePasses {
   private podPassPods: ReadonlySet<string> = NO_PODS;
 
   constructor(private readonly o: LivePassesOptions) {
-    ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler, reconciler: this.reconciler } = o);
+    ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler } = o);
+    this.reconciler = new Reconciler({ config: o.config, spire: o.spire, log: o.log, options: this.fullPassOptions(), logMigration: true });
+    this.podOptions = { ...o.pass, state: o.state, onWritten: (done, total) => o.progress.written(this.cache.hasSynced ? 'pod events' : 'pods listed so far', done, total) };
     this.retries = new RetryPolicy({ metrics: o.metrics, fullPass: () => this.requestFull(), onError: () => this.state.invalidate() });
     this.reports = new PassReporter({ lines: 'first of each term at info', clusterDomain: o.config.clusterDomain, metrics: o.metrics, events: o.events });
     this.clock = new RegistrationClock((outcome, trigger, seconds) => this.metrics?.observeRegistration(outcome, trigger, seconds));
@@ -334,7 +338,7 @@ export class LivePasses {
     const { cache } = this;
     return {
       clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
-      ...(cache.notInstalled().includes('ClusterSPIFFEID') ? { clusterSPIFFEIDsUnknown: true } : {}),
+      clusterSPIFFEIDsUnknown: cache.notInstalled().includes('ClusterSPIFFEID'),
       namespace: (name) => cache.get<Namespace>('namespaces', name),
       node: (name) => cache.get<Node>('nodes', name),
       // Built once per change of the endpoints, not once per pod event.
@@ -343,18 +347,10 @@ export class LivePasses {
   }
 
   private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, log: Logger, createOnly?: CreateOnly): Promise<PodPassResult> {
-    const { cache, reconciler } = this;
+    const { reconciler } = this;
     const started = Date.now();
     const lookup = this.podLookup();
-    const r = await runPodPass({ pods, goneUids, lookup }, this.o.spire, {
-      ...this.o.pass,
-      ownership: reconciler.ownership(),
-      signal,
-      state: this.state,
-      ...(reconciler.probe.fields ? { unsupportedFields: reconciler.probe.fields } : {}),
-      ...(createOnly ? { createOnly } : {}),
-      onWritten: (done, total) => this.o.progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
-    });
+    const r = await runPodPass({ pods, goneUids, lookup }, this.o.spire, { ...this.podOptions, ownership: reconciler.ownership(), signal, unsupportedFields: reconciler.probe.fields, createOnly });
     reconciler.probe.noticeAssignedIds(r.applied, (m) => log.warn(m));
     this.o.onPass?.(r, (Date.now() - started) / 1000);
     const a = r.applied;
@@ -487,12 +483,13 @@ export class LivePasses {
   private async fullPass(signal: AbortSignal): Promise<void> {
     const log = passLog(this.log);
     const started = Date.now();
-    const tally: FullPassTally = { listSeconds: 0, work: [this.metrics?.upstream.take()] };
+    const tally: FullPassTally = { work: [this.metrics?.upstream.take()] };
+    this.listSeconds = 0;
     let ok = true;
     try {
       const { entries } = await this.reconciler.once({
         federation: this.cache.federatedTrustDomains(),
-        ...(this.cache.notInstalled().includes('ClusterFederatedTrustDomain') ? { federationUnknown: true } : {}),
+        federationUnknown: this.cache.notInstalled().includes('ClusterFederatedTrustDomain'),
         signal,
         log,
         onFederation: (fed) => {
@@ -500,7 +497,6 @@ export class LivePasses {
           this.reports.problems('federation', federationPassProblems(fed), true, log);
         },
         snapshot: () => this.listAndSnapshot(tally),
-        entries: this.entryPassHooks(tally),
       });
       // Ended before its entries (entries turned off, the term ended, pods listed again): nothing to retry.
       const outcome = entries ? this.reportFull(entries, signal, tally, started, log) : SUCCESS;
@@ -534,7 +530,7 @@ export class LivePasses {
     if (this.state.needsList()) {
       const listing = performance.now();
       await this.state.replaceFromPages(this.o.spire.entryPages());
-      tally.listSeconds += (performance.now() - listing) / 1000;
+      this.listSeconds += (performance.now() - listing) / 1000;
     }
     // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
     const version = this.cacheVersion;
@@ -546,14 +542,18 @@ export class LivePasses {
     return { objects: switchedSnapshot(config, snapshot), version: String(version) };
   }
 
-  /** The full pass's entry options: the state and memo, its metrics and progress, rendering and planning in slices, and its plan less what pod passes wrote meanwhile. */
-  private entryPassHooks(tally: FullPassTally): EntryPassExtras {
+  /**
+   * The full pass's options, made once: the engine's, the state, its metrics and progress,
+   * rendering and planning in slices, and its plan less what pod passes wrote meanwhile.
+   */
+  private fullPassOptions(): FullPassOptions {
     const { metrics } = this;
     return {
+      ...this.o.pass,
       state: this.state,
       listedByCaller: true,
-      ...(this.memo ? { last: this.memo } : {}),
-      ...(metrics ? { onPhase: (phase, seconds) => (phase === 'list' ? (tally.listSeconds += seconds) : metrics.observePhase(phase, seconds)) } : {}),
+      // Without metrics, nothing is timed.
+      onPhase: metrics ? (phase, seconds) => (phase === 'list' ? (this.listSeconds += seconds) : metrics.observePhase(phase, seconds)) : undefined,
       onWritten: (done, total) => this.o.progress.written('full pass', done, total),
       sliceMs: FULL_PASS_SLICE_MS,
       beforeApply: (plan) => {
@@ -568,8 +568,7 @@ export class LivePasses {
   /** Statuses, problems, the log and the metrics of a full pass that reached its entries; returns its outcome. */
   private reportFull(result: EntryPassResult, signal: AbortSignal, tally: FullPassTally, started: number, log: Logger): PassOutcome {
     const { metrics } = this;
-    metrics?.observePhase('list', tally.listSeconds);
-    this.memo = result.memo;
+    metrics?.observePhase('list', this.listSeconds);
     // A status computed under a term that has ended may be stale for the new leader: do not write it.
     if (signal.aborted) return SUCCESS;
     const statusStarted = performance.now();

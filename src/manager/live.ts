@@ -13,7 +13,6 @@ import { boundAfter, untilAborted } from './lifecycle.js';
 import { FULL_PASS_SLICE_MS, LivePasses } from './live-passes.js';
 import type { ControllerMetrics } from './metrics.js';
 import { ProgressReporter } from './progress.js';
-import { Reconciler } from './reconcile.js';
 import { PassScheduler } from './scheduler.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import type { SpireIdentity } from './spire-identity.js';
@@ -201,7 +200,6 @@ function makePasses(opts: LiveOptions, p: Omit<LiveParts, 'passes' | 'statusWrit
     spire: p.spire,
     cache: p.cache,
     state: p.state,
-    reconciler: new Reconciler({ config, spire: p.spire, log, options: pass, logMigration: true }),
     scheduler: p.scheduler,
     statuses: p.statuses,
     events,

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ClusterFederatedTrustDomain, ClusterSnapshot, ControllerConfig } from '../api/index.js';
-import { ClaimedIds, type EntryPassOptions } from '../entries/index.js';
+import { ClaimedIds, type EntryPassOptions, type FullPassOptions } from '../entries/index.js';
 import { federationPassProblems } from '../federation/index.js';
 import { formatProblem, type ManifestProblem } from '../manifests/index.js';
 import type { SpireClient } from '../spire/index.js';
@@ -149,11 +149,7 @@ async function manifestPass(run: ManifestRun): Promise<void> {
         for (const p of manifests.problems) log.warn(formatProblem(p));
       },
       onFederation: (fed) => reports.problems('federation', federationPassProblems(fed), true, log),
-      snapshot: () => ({ objects: manifests.snapshot }),
-      entries: {
-        ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
-        onPhase: (phase, seconds) => o.metrics.observePhase(phase, seconds),
-      },
+      snapshot: () => ({ objects: manifests.snapshot, suppressDeletes: manifests.suppressDeletes }),
     });
     if (entries) reports.fullPass(entries, (Date.now() - started) / 1000, log);
     retries.settle('full', entries?.applied ? { result: writesOutcome(entries.applied) } : { result: 'success' }, log);
@@ -187,7 +183,8 @@ export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
   if (!spire) return;
   log.info({ spire: spire.where, manifests: paths }, 'manifest mode started');
   // Claims outlive a pass: an entry an older SPIRE stored under its own ID is still ours when its manifest goes.
-  const reconciler = new Reconciler({ config, spire, log, options: { ...o.pass, claims: new ClaimedIds() }, logMigration: true });
+  const options: FullPassOptions = { ...o.pass, claims: new ClaimedIds(), onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) };
+  const reconciler = new Reconciler({ config, spire, log, options, logMigration: true });
   const reports = new PassReporter({ lines: 'every pass at info', clusterDomain: config.clusterDomain, metrics });
   // A failed pass changes nothing further; the next file change or gcInterval tries again.
   const retries = new RetryPolicy({ metrics });
