@@ -343,14 +343,16 @@ async function oneRun(pods: number): Promise<RunResult> {
       kc,
       log: pino({ level: process.env.BENCH_LOG ?? 'silent' }, pino.destination(2)),
       signal: stopper.signal,
-      onPass: (result, seconds) => {
-        const ackedPods: string[] = [];
-        if (timingEvents) for (const c of result.plan.creates) if (c.podUid && !result.applied?.failedKeys.has(c.key)) ackedPods.push(c.podUid);
-        passes.push({ created: result.applied?.created ?? 0, seconds, at: Date.now(), ackedPods });
-        waiter?.();
-      },
-      observeSpireRpc: (rpc) => {
-        if (rpc.startsWith('Entry.Batch')) writes++;
+      hooks: {
+        onPass: (result, seconds) => {
+          const ackedPods: string[] = [];
+          if (timingEvents) for (const c of result.plan.creates) if (c.podUid && !result.applied?.failedKeys.has(c.key)) ackedPods.push(c.podUid);
+          passes.push({ created: result.applied?.created ?? 0, seconds, at: Date.now(), ackedPods });
+          waiter?.();
+        },
+        observeSpireRpc: (rpc) => {
+          if (rpc.startsWith('Entry.Batch')) writes++;
+        },
       },
     });
 

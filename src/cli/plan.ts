@@ -80,7 +80,7 @@ export async function prepare(
     pod: opts.pod,
     progress: opts.progress,
   });
-  return { config, log, options: { ...options, ...(inputs.suppressDeletes ? { suppressDeletes: inputs.suppressDeletes } : {}) }, inputs, waits, clusterDomain };
+  return { config, log, options: { ...options, suppressDeletes: inputs.suppressDeletes }, inputs, waits, clusterDomain };
 }
 
 interface PassOutcome {
@@ -122,22 +122,22 @@ export async function onePass(p: Prepared, flags: { entries?: string }, opts: { 
   try {
     await waitForSpire(spire, { timeoutMs: Math.min(config.spireRpcTimeoutMs, 30_000), waits: p.waits });
     // A fresh start, as a new process: no claims, no relationships set, the migration explained (in the report).
-    const reconciler = new Reconciler({ config, spire, log, options: { ...options, claims: new ClaimedIds() }, logMigration: false });
     const progress = opts.progress;
+    const onWritten = progress ? (done: number, total: number) => progress.update(`writing entries: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`) : undefined;
+    const reconciler = new Reconciler({ config, spire, log, options: { ...options, claims: new ClaimedIds(), onWritten }, logMigration: false });
     const { federation, entries: result } = await reconciler.once({
       federation: inputs.clusterFederatedTrustDomains,
-      ...(inputs.federationUnknown ? { federationUnknown: true } : {}),
+      federationUnknown: inputs.federationUnknown,
       // The probe writes an entry, so only a reconcile asks which fields this SPIRE server drops (without it,
       // a server older than 1.6.3 would get the same hint update on every run) and whether it keeps requested IDs.
       probe: opts.apply,
       dryRun: !opts.apply,
       snapshot: () => ({ objects: inputs.snapshot }),
-      entries: progress ? { onWritten: (done: number, total: number) => progress.update(`writing entries: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`) } : {},
     });
     progress?.done();
     // Without a signal and with a snapshot, the entry pass always runs.
     if (!result) throw new Error('the entry pass did not run');
-    return { result, ...(federation ? { federation } : {}) };
+    return { result, federation };
   } catch (err) {
     throw asCliError(err);
   } finally {

@@ -164,8 +164,11 @@ function* declareAndPlanInSteps(
   return { declared, plan, migration: opts.explainMigration ? migrationNotes(input, plan) : undefined };
 }
 
-/** What runEntryPass takes beyond EntryPassOptions: the run's state, memo and hooks, and dry runs. */
-export interface FullPassOptions {
+/**
+ * What a full entry pass takes: the engine's options, and the run's state,
+ * memo and hooks, and dry runs.
+ */
+export interface FullPassOptions extends EntryPassOptions {
   dryRun?: boolean;
   signal?: AbortSignal;
   state?: CurrentState;
@@ -199,7 +202,7 @@ export interface FullPassOptions {
  * and (unless `dryRun`) apply. A failed list throws: with no current state
  * nothing can be planned safely.
  */
-export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient, opts: EntryPassOptions & FullPassOptions): Promise<EntryPassResult> {
+export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient, opts: FullPassOptions): Promise<EntryPassResult> {
   let started = performance.now();
   // With a state kept in memory, the list is only needed when it is stale or uncertain.
   let current: readonly CurrentEntry[];
@@ -260,8 +263,8 @@ export interface PodPassInput {
  */
 export type CreateOnly = 'against-state' | 'against-nothing';
 
-/** What runPodPass takes beyond EntryPassOptions. */
-export interface PodPassOptions {
+/** What a pod pass takes: the engine's options, and SPIRE's entries as this process holds them. */
+export interface PodPassOptions extends EntryPassOptions {
   /** SPIRE's entries as this process holds them: the pods' current entries are read from it, and the writes recorded in it. */
   state: CurrentState;
   signal?: AbortSignal;
@@ -318,7 +321,7 @@ const NO_KEYS: ReadonlySet<string> = new Set();
  * uncertain). Such a pass cannot change, delete or duplicate an entry; the
  * full pass does the rest.
  */
-export async function runPodPass(input: PodPassInput, spire: SpireClient, opts: EntryPassOptions & PodPassOptions): Promise<PodPassResult> {
+export async function runPodPass(input: PodPassInput, spire: SpireClient, opts: PodPassOptions): Promise<PodPassResult> {
   let started = performance.now();
   const declared = declarePods(input.pods, input.lookup, opts.settings);
   if (opts.federatesWithMissingBundle !== 'fail' && declared.entries.some((d) => d.spec.federatesWith.length > 0)) {

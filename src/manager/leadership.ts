@@ -17,6 +17,10 @@ interface LeadershipOptions {
   identity?: string | undefined;
   /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
   namespace?: string | undefined;
+}
+
+/** What is told when a term of the Lease begins and ends (with leader election only: without it the one term never ends). */
+export interface TermHandlers {
   /** A term began: this replica writes until `signal` aborts. */
   onStartedLeading: (signal: AbortSignal) => void;
   /** The term ended: writes still pending must be dropped. */
@@ -43,8 +47,8 @@ export class Leadership {
     return this.current;
   }
 
-  /** Starts campaigning for the Lease (with leader election). */
-  start(): void {
+  /** Starts campaigning for the Lease (with leader election), telling `terms` when a term begins and ends. */
+  start(terms: TermHandlers): void {
     const { config, metrics } = this.o;
     if (!config.leaderElection.leaderElect) {
       metrics?.setLeader(true);
@@ -66,12 +70,12 @@ export class Leadership {
         onStartedLeading: (signal) => {
           this.current = signal;
           metrics?.setLeader(true, le.resourceName);
-          this.o.onStartedLeading(signal);
+          terms.onStartedLeading(signal);
         },
         onStoppedLeading: () => {
           this.current = undefined;
           metrics?.setLeader(false, le.resourceName);
-          this.o.onStoppedLeading();
+          terms.onStoppedLeading();
         },
       },
     );

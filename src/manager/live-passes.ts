@@ -7,8 +7,8 @@ import {
   entryPassProblems,
   indexServices,
   type EntryPassOptions,
-  type PassMemo,
-  type PassProblem,
+  type FullPassOptions,
+  type PodPassOptions,
   type Plan,
   type ServiceIndex,
   type CreateOnly,
@@ -17,23 +17,21 @@ import {
   type PodPassResult,
   declarePods,
   finishInSlices,
-  logProblems,
   runPodPass,
 } from '../entries/index.js';
 import { federationPassProblems } from '../federation/index.js';
-import { Backoff } from '../net/backoff.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import type { EventRecorder } from '../kube/events.js';
 import type { StatusPublisher } from '../kube/status-publisher.js';
-import { rpcOutcome, type SpireClient } from '../spire/index.js';
+import type { SpireClient } from '../spire/index.js';
 import { passLog } from './lifecycle.js';
 import type { ControllerMetrics } from './metrics.js';
-import { passCounts } from './metrics.js';
-import { ProblemReports } from './problem-reports.js';
+import { PassReporter } from './pass-report.js';
+import { type PassOutcome, RetryPolicy, writesOutcome } from './retry.js';
 import { type PodAt, podWrites, podWritesInSteps, RegistrationClock, standings } from './registration-clock.js';
 import type { ProgressReporter } from './progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
-import type { EntryPassExtras, Reconciler, Snapshot } from './reconcile.js';
+import { Reconciler, type Snapshot } from './reconcile.js';
 import { CoalescingTrigger } from './trigger.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 
@@ -47,23 +45,6 @@ export const FULL_PASS_SLICE_MS = 5;
 /** The keys a plan writes. */
 const writtenKeys = (plan: Plan): string[] => [...plan.creates, ...plan.updates, ...plan.deletes].map((w) => w.key);
 
-/** A pass with a failure SPIRE may not repeat (spire/errors.ts:rpcOutcome) is retried with backoff. */
-const transientFailure = (a: { failures: readonly { codeName: string }[] }) => a.failures.some((f) => rpcOutcome(f.codeName) === 'transient');
-
-/** A callback run once after a delay; arming it again replaces the wait. */
-class Later {
-  private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly fn: () => void) {}
-  in(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(this.fn, ms);
-    this.timer.unref();
-  }
-  cancel(): void {
-    clearTimeout(this.timer);
-  }
-}
-
 export interface LivePassesOptions {
   config: ControllerConfig;
   log: Logger;
@@ -73,13 +54,11 @@ export interface LivePassesOptions {
   spire: SpireClient;
   cache: ClusterCache;
   state: CurrentState;
-  /** The reconcile of every mode, which full passes run; pod passes share its probe and ownership. */
-  reconciler: Reconciler;
   scheduler: PassScheduler;
   statuses: StatusPublisher;
   events: EventRecorder;
   progress: ProgressReporter;
-  /** The engine's options (settings with the render cache, claims). */
+  /** The engine's options (settings with the render cache, claims), which every pass of this controller takes. */
   pass: EntryPassOptions;
   /** The signal of the leadership term in progress; undefined between terms. */
   term: () => AbortSignal | undefined;
@@ -88,9 +67,8 @@ export interface LivePassesOptions {
   onPass?: (result: Pick<EntryPassResult, 'plan' | 'applied'>, seconds: number) => void;
 }
 
-/** What one full pass measures and takes as it goes: the time spent listing SPIRE, and the queued changes it drains. */
+/** What one full pass takes as it goes: the queued changes it drains, and the registration clock's mark. */
 interface FullPassTally {
-  listSeconds: number;
   /** controller-runtime's queue items this pass takes: those waiting at its start, and those its snapshot holds. */
   work: ({ done(ok: boolean): void } | undefined)[];
   /** At its snapshot: the registration clock's mark, and when the ClusterSPIFFEID and Namespace changes it took began. */
@@ -98,6 +76,24 @@ interface FullPassTally {
 }
 
 const NO_PODS: ReadonlySet<string> = new Set();
+
+const SUCCESS: PassOutcome = { result: 'success' };
+
+/**
+ * What follows a pod pass. One that was not create-only is followed by a full
+ * pass once the events stop (statistics, and a check on it); a create-only
+ * one while the state is uncertain by the full pass that settles it, now.
+ * These come sooner than a backoff, so they stand also when a write failed
+ * (a requeue-after wins over a requeue, as in controller-runtime): the full
+ * pass writes it again, and retries with the backoff if it fails again.
+ * Before the term's first snapshot the full pass is due already: only a
+ * failed write asks for one more.
+ */
+function podPassOutcome(route: Extract<PodLaneRoute, { take: unknown }>, r: PodPassResult): PassOutcome {
+  if (route.route !== 'create-only') return { result: 'requeue-after', ms: FOLLOW_UP_FULL_PASS_MS };
+  if (route.why === 'state uncertain') return { result: 'requeue-after', ms: 0 };
+  return writesOutcome(r.applied) === 'requeue' ? { result: 'requeue' } : SUCCESS;
+}
 
 /**
  * What each route of the PassScheduler does: a first-list batch, a pod pass,
@@ -113,34 +109,36 @@ export class LivePasses {
   private readonly cache: ClusterCache;
   private readonly state: CurrentState;
   private readonly scheduler: PassScheduler;
+  // The reconcile of every mode, which full passes run; pod passes share its probe and ownership.
   private readonly reconciler: Reconciler;
+  // What every pod pass takes, but what only it knows (its signal, what the probe has found).
+  private readonly podOptions: PodPassOptions;
+  // The time the full pass in flight has spent listing SPIRE (one full pass at a time: the full lane's).
+  private listSeconds = 0;
   private readonly fullLane = new CoalescingTrigger(() => this.fullLaneWork());
   private readonly podLane = new CoalescingTrigger(() => this.podLaneWork());
   // Changes seen since the last pass started: the queue a pass will drain.
   private queued = 0;
   // Counts every change to the caches: equal counts mean equal snapshots (for PassMemo).
   private cacheVersion = 0;
-  private memo: PassMemo | undefined;
   // The service index pod passes read (autoPopulateDNSNames), until an EndpointSlice or Endpoints changes.
   private services: ServiceIndex | undefined;
   private podsSyncedSaid = false;
-  // A pass that could not finish (SPIRE down, a batch RPC failed) is retried with backoff
-  // rather than left to gcInterval. Per-item rejections are not: retrying cannot fix them.
-  private readonly passBackoff = new Backoff(1000, 30_000);
-  private readonly retry = new Later(() => this.requestFull());
-  private readonly followUp = new Later(() => this.requestFull());
-  // What the log and Events were told, so that a problem that persists is told again only when it
-  // changes, or as often as the recorder repeats an Event.
-  private readonly reported: ProblemReports;
+  // A pass that could not finish (SPIRE down, a batch RPC failed) is followed by a full pass after
+  // a backoff rather than left to gcInterval; pod passes are followed by one when the events stop.
+  private readonly retries: RetryPolicy;
+  // What the log, Events and metrics are told after a pass (and what they were told before).
+  private readonly reports: PassReporter;
   // How long pods wait for their entries (the registration-latency SLO), and the pods of the pod pass in flight, which it settles.
   private readonly clock: RegistrationClock;
   private podPassPods: ReadonlySet<string> = NO_PODS;
-  // Whether this term's first full pass has been said at info (what a migration checks: it wrote nothing).
-  private termPassSaid = false;
 
   constructor(private readonly o: LivePassesOptions) {
-    ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler, reconciler: this.reconciler } = o);
-    this.reported = new ProblemReports(o.events.intervalMs);
+    ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler } = o);
+    this.reconciler = new Reconciler({ config: o.config, spire: o.spire, log: o.log, options: this.fullPassOptions(), logMigration: true });
+    this.podOptions = { ...o.pass, state: o.state, onWritten: (done, total) => o.progress.written(this.cache.hasSynced ? 'pod events' : 'pods listed so far', done, total) };
+    this.retries = new RetryPolicy({ metrics: o.metrics, fullPass: () => this.requestFull(), onError: () => this.state.invalidate() });
+    this.reports = new PassReporter({ lines: 'first of each term at info', clusterDomain: o.config.clusterDomain, metrics: o.metrics, events: o.events });
     this.clock = new RegistrationClock((outcome, trigger, seconds) => this.metrics?.observeRegistration(outcome, trigger, seconds));
     this.metrics?.observeRegistrationsPending(() => this.clock.pending());
   }
@@ -153,7 +151,7 @@ export class LivePasses {
 
   /** A term began: its first full pass, and the pod lane for pods changed while it was not leading. */
   termStarted(): void {
-    this.termPassSaid = false;
+    this.reports.termStarted();
     this.requestFull();
     this.podLane.trigger();
   }
@@ -178,8 +176,7 @@ export class LivePasses {
 
   /** Shutdown: no pass starts any more; resolves when those in flight are done. Timers are cleared. */
   async stop(): Promise<void> {
-    this.retry.cancel();
-    this.followUp.cancel();
+    this.retries.stop();
     await Promise.all([this.fullLane.stop(), this.podLane.stop()]);
   }
 
@@ -260,33 +257,10 @@ export class LivePasses {
     };
   }
 
-  private retryLater(): void {
-    this.retry.in(this.passBackoff.next());
-  }
-
-  // Nothing was applied past a failure; try again soon, from a fresh list.
-  private passFailed(err: unknown, log: Logger): void {
-    this.state.invalidate();
-    log.error({ err }, 'reconcile pass failed');
-    this.metrics?.passFailed();
-    this.retryLater();
-  }
-
   /** The queue is drained: the changes so far are this pass's. */
   private drainQueue(): void {
     this.queued = 0;
     this.metrics?.setQueueDepth(0);
-  }
-
-  /**
-   * Logged, and where the problem has an Event reason, recorded on its object too: those that are
-   * new or changed, or not told for an interval (manager/problem-reports.ts). `complete` is false
-   * for a pod pass, which sees its own pods' problems only.
-   */
-  private report(source: 'federation' | 'entries', problems: readonly PassProblem[], complete: boolean, log: Logger): void {
-    const due = this.reported.due(source, problems, complete);
-    logProblems(log, due);
-    for (const p of due) if (p.event && p.owner) this.o.events.warn(p.owner, p.event, p.message);
   }
 
   /** The full lane: first-list batches while the pods are listed, then a full pass when one is due. */
@@ -346,7 +320,7 @@ export class LivePasses {
         work?.done(true);
       } catch (err) {
         work?.done(false);
-        this.passFailed(err, log);
+        this.retries.settle('pod', { result: 'error', err }, log);
         return;
       } finally {
         scheduler.podPassDone(wrote ? writtenKeys(wrote) : []);
@@ -364,7 +338,7 @@ export class LivePasses {
     const { cache } = this;
     return {
       clusterSPIFFEIDs: cache.items<ClusterSPIFFEID>('clusterspiffeids'),
-      ...(cache.notInstalled().includes('ClusterSPIFFEID') ? { clusterSPIFFEIDsUnknown: true } : {}),
+      clusterSPIFFEIDsUnknown: cache.notInstalled().includes('ClusterSPIFFEID'),
       namespace: (name) => cache.get<Namespace>('namespaces', name),
       node: (name) => cache.get<Node>('nodes', name),
       // Built once per change of the endpoints, not once per pod event.
@@ -373,18 +347,10 @@ export class LivePasses {
   }
 
   private async writePodEntries(pods: Pod[], goneUids: string[], signal: AbortSignal, log: Logger, createOnly?: CreateOnly): Promise<PodPassResult> {
-    const { cache, reconciler } = this;
+    const { reconciler } = this;
     const started = Date.now();
     const lookup = this.podLookup();
-    const r = await runPodPass({ pods, goneUids, lookup }, this.o.spire, {
-      ...this.o.pass,
-      ownership: reconciler.ownership(),
-      signal,
-      state: this.state,
-      ...(reconciler.probe.fields ? { unsupportedFields: reconciler.probe.fields } : {}),
-      ...(createOnly ? { createOnly } : {}),
-      onWritten: (done, total) => this.o.progress.written(cache.hasSynced ? 'pod events' : 'pods listed so far', done, total),
-    });
+    const r = await runPodPass({ pods, goneUids, lookup }, this.o.spire, { ...this.podOptions, ownership: reconciler.ownership(), signal, unsupportedFields: reconciler.probe.fields, createOnly });
     reconciler.probe.noticeAssignedIds(r.applied, (m) => log.warn(m));
     this.o.onPass?.(r, (Date.now() - started) / 1000);
     const a = r.applied;
@@ -424,10 +390,8 @@ export class LivePasses {
     }
     this.settlePodPass(pods, mark, r);
     if (createOnly) log.debug({ pods: pods.length, created: r.applied.created, alreadyRegistered: r.alreadyRegistered, why: route.why, against }, 'created entries for changed pods');
-    this.report('entries', entryPassProblems(r), false, log);
-    if (transientFailure(r.applied)) this.retryLater();
-    if (!createOnly) this.followUp.in(FOLLOW_UP_FULL_PASS_MS);
-    else if (route.why === 'state uncertain') this.requestFull();
+    this.reports.problems('entries', entryPassProblems(r), false, log);
+    this.retries.settle('pod', podPassOutcome(route, r), log);
     return r.plan;
   }
 
@@ -500,7 +464,7 @@ export class LivePasses {
       const r = await this.writePodEntries(pods, [], signal, log);
       this.o.progress.writtenWhileListing(r.applied.created + r.applied.updated);
       log.debug({ pods: pods.length, created: r.applied.created, updated: r.applied.updated }, 'wrote entries for pods listed so far');
-      if (transientFailure(r.applied)) {
+      if (writesOutcome(r.applied) === 'requeue') {
         state.invalidate();
         return false;
       }
@@ -519,27 +483,29 @@ export class LivePasses {
   private async fullPass(signal: AbortSignal): Promise<void> {
     const log = passLog(this.log);
     const started = Date.now();
-    const tally: FullPassTally = { listSeconds: 0, work: [this.metrics?.upstream.take()] };
+    const tally: FullPassTally = { work: [this.metrics?.upstream.take()] };
+    this.listSeconds = 0;
     let ok = true;
     try {
       const { entries } = await this.reconciler.once({
         federation: this.cache.federatedTrustDomains(),
-        ...(this.cache.notInstalled().includes('ClusterFederatedTrustDomain') ? { federationUnknown: true } : {}),
+        federationUnknown: this.cache.notInstalled().includes('ClusterFederatedTrustDomain'),
         signal,
         log,
         onFederation: (fed) => {
           this.o.statuses.federation(fed.status);
-          this.report('federation', federationPassProblems(fed), true, log);
+          this.reports.problems('federation', federationPassProblems(fed), true, log);
         },
         snapshot: () => this.listAndSnapshot(tally),
-        entries: this.entryPassHooks(tally),
       });
-      if (entries) this.reportFull(entries, signal, tally, started, log);
+      // Ended before its entries (entries turned off, the term ended, pods listed again): nothing to retry.
+      const outcome = entries ? this.reportFull(entries, signal, tally, started, log) : SUCCESS;
+      this.retries.settle('full', outcome, log);
     } catch (err) {
       ok = false;
       // What it took of the selection changes, the next full pass writes.
       if (tally.clock?.selectionSince !== undefined) this.clock.returnSelection(tally.clock.selectionSince);
-      this.passFailed(err, log);
+      this.retries.settle('full', { result: 'error', err }, log);
     } finally {
       this.scheduler.fullDone();
       this.passes++;
@@ -564,7 +530,7 @@ export class LivePasses {
     if (this.state.needsList()) {
       const listing = performance.now();
       await this.state.replaceFromPages(this.o.spire.entryPages());
-      tally.listSeconds += (performance.now() - listing) / 1000;
+      this.listSeconds += (performance.now() - listing) / 1000;
     }
     // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
     const version = this.cacheVersion;
@@ -576,14 +542,18 @@ export class LivePasses {
     return { objects: switchedSnapshot(config, snapshot), version: String(version) };
   }
 
-  /** The full pass's entry options: the state and memo, its metrics and progress, rendering and planning in slices, and its plan less what pod passes wrote meanwhile. */
-  private entryPassHooks(tally: FullPassTally): EntryPassExtras {
+  /**
+   * The full pass's options, made once: the engine's, the state, its metrics and progress,
+   * rendering and planning in slices, and its plan less what pod passes wrote meanwhile.
+   */
+  private fullPassOptions(): FullPassOptions {
     const { metrics } = this;
     return {
+      ...this.o.pass,
       state: this.state,
       listedByCaller: true,
-      ...(this.memo ? { last: this.memo } : {}),
-      ...(metrics ? { onPhase: (phase, seconds) => (phase === 'list' ? (tally.listSeconds += seconds) : metrics.observePhase(phase, seconds)) } : {}),
+      // Without metrics, nothing is timed.
+      onPhase: metrics ? (phase, seconds) => (phase === 'list' ? (this.listSeconds += seconds) : metrics.observePhase(phase, seconds)) : undefined,
       onWritten: (done, total) => this.o.progress.written('full pass', done, total),
       sliceMs: FULL_PASS_SLICE_MS,
       beforeApply: (plan) => {
@@ -595,36 +565,20 @@ export class LivePasses {
     };
   }
 
-  /** Statuses, problems, the log and the metrics of a full pass that reached its entries. */
-  private reportFull(result: EntryPassResult, signal: AbortSignal, tally: FullPassTally, started: number, log: Logger): void {
+  /** Statuses, problems, the log and the metrics of a full pass that reached its entries; returns its outcome. */
+  private reportFull(result: EntryPassResult, signal: AbortSignal, tally: FullPassTally, started: number, log: Logger): PassOutcome {
     const { metrics } = this;
-    metrics?.observePhase('list', tally.listSeconds);
-    this.memo = result.memo;
+    metrics?.observePhase('list', this.listSeconds);
     // A status computed under a term that has ended may be stale for the new leader: do not write it.
-    if (signal.aborted) return;
+    if (signal.aborted) return SUCCESS;
     const statusStarted = performance.now();
     this.o.statuses.entries(result.status);
     metrics?.observePhase('status', (performance.now() - statusStarted) / 1000);
-    this.report('entries', entryPassProblems(result), true, log);
-    const a = result.applied;
     const seconds = (Date.now() - started) / 1000;
-    log.debug({ created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, ms: Date.now() - started }, 'reconciled');
+    this.reports.fullPass(result, seconds, log);
     this.o.onPass?.(result, seconds);
-    const counts = passCounts(result);
-    metrics?.observePass(counts, seconds);
-    if (!this.termPassSaid) {
-      this.termPassSaid = true;
-      // One line that says what taking over did (a swap from spire-controller-manager: nothing written). A pass
-      // that is an earlier term's again (PassMemo) keeps no declaration to count.
-      const declared = result.reused ? 'as the last pass found them' : `${result.declared.entries.length} declared`;
-      log.info(
-        { created: counts.created, updated: counts.updated, deleted: counts.deleted, failed: counts.failed, kept: counts.kept, conflicts: counts.conflicts, renderFailures: counts.renderFailures },
-        `first full pass as leader: ${counts.created} entries created, ${counts.updated} updated, ${counts.deleted} deleted, ${counts.failed} failed; ${declared}, ${counts.kept} kept, ${counts.conflicts} conflicts, ${counts.renderFailures} render failures`,
-      );
-    }
     // Beside the lanes, not in the pass: the pods this pass held are the pod lane's again as soon as it ends.
     if (tally.clock) void this.settleFullPass(result, tally.clock).catch((err: unknown) => log.warn({ err }, 'timing registrations after a full pass failed'));
-    if (a && transientFailure(a)) this.retryLater();
-    else this.passBackoff.reset();
+    return result.applied && writesOutcome(result.applied) === 'requeue' ? { result: 'requeue' } : SUCCESS;
   }
 }

@@ -1,30 +1,29 @@
 import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
-import { cacheScope, type ControllerConfig } from '../api/index.js';
+import { cacheScope, type ControllerConfig, type Pod } from '../api/index.js';
 import { ClaimedIds, CurrentState, type EntryPassOptions, type EntryPassResult, RenderCache } from '../entries/index.js';
-import type { RpcObserver } from '../spire/index.js';
-import { ClusterCache } from '../kube/cluster.js';
+import type { RpcObserver, SpireClient } from '../spire/index.js';
+import { ClusterCache, type ClusterCacheOptions } from '../kube/cluster.js';
+import type { OptionalAccessReporter } from '../kube/forbidden.js';
 import { EventRecorder } from '../kube/events.js';
 import { StatusWriter } from '../kube/status.js';
 import { StatusPublisher } from '../kube/status-publisher.js';
-import { Leadership } from './leadership.js';
+import { Leadership, type TermHandlers } from './leadership.js';
 import { boundAfter, untilAborted } from './lifecycle.js';
 import { FULL_PASS_SLICE_MS, LivePasses } from './live-passes.js';
 import type { ControllerMetrics } from './metrics.js';
 import { ProgressReporter } from './progress.js';
-import { Reconciler } from './reconcile.js';
 import { PassScheduler } from './scheduler.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import type { SpireIdentity } from './spire-identity.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
 import { periodicWaits, type WaitReporter } from './waiting.js';
 
-export interface LiveOptions {
-  config: ControllerConfig;
-  pass: EntryPassOptions;
-  kc: KubeConfig;
-  log: Logger;
-  signal: AbortSignal;
+/**
+ * What tests and the benchmark set to watch or hurry a live controller; the
+ * controller itself runs without them.
+ */
+export interface LiveHooks {
   /** Bound on waiting for the pass in flight at shutdown. Default 20 s. */
   shutdownTimeoutMs?: number;
   /** Relist an informer after this much silence (tests shorten it). */
@@ -33,15 +32,23 @@ export interface LiveOptions {
   informerStallMs?: number;
   /** Server-side rotation of each watch stream (tests shorten it). */
   informerWatchTimeoutSeconds?: number;
+  /** Told about every completed entry pass, full or for pod events (the benchmark times acknowledgements with it). */
+  onPass?: (result: Pick<EntryPassResult, 'plan' | 'applied'>, seconds: number) => void;
+  /** Told about every SPIRE call (e.g. to count writes). */
+  observeSpireRpc?: RpcObserver;
+}
+
+export interface LiveOptions {
+  config: ControllerConfig;
+  pass: EntryPassOptions;
+  kc: KubeConfig;
+  log: Logger;
+  signal: AbortSignal;
   /** The Lease holder identity. Default: hostname_uuid, as client-go. */
   identity?: string;
   /** Namespace for the Lease when leaderElection.resourceNamespace is empty (the pod's own). */
   namespace?: string;
   metrics?: ControllerMetrics;
-  /** Told about every completed entry pass, full or for pod events (the benchmark times acknowledgements with it). */
-  onPass?: (result: Pick<EntryPassResult, 'plan' | 'applied'>, seconds: number) => void;
-  /** Told about every SPIRE call (e.g. to count writes). */
-  observeSpireRpc?: RpcObserver;
   /**
    * Given the cluster cache as soon as it exists, before SPIRE answers:
    * readiness is the caches' sync, and startLive resolves only once SPIRE is up.
@@ -51,6 +58,7 @@ export interface LiveOptions {
   waits?: WaitReporter;
   /** The controller's SVID and transport, with spireServerAddress (SpireIdentity.for). */
   spireIdentity?: SpireIdentity;
+  hooks?: LiveHooks;
 }
 
 /**
@@ -100,6 +108,211 @@ export interface LiveController {
   done: Promise<void>;
 }
 
+
+/** The parts of a live controller, as makeParts wires them together. */
+interface LiveParts {
+  spire: SpireClient;
+  statusWriter: StatusWriter;
+  renderCache: RenderCache;
+  /** SPIRE's entries between full lists (every gcInterval, or after an uncertain write), installed in slices as a full pass renders. */
+  state: CurrentState;
+  scheduler: PassScheduler;
+  leadership: Leadership;
+  cache: ClusterCache;
+  statuses: StatusPublisher;
+  passes: LivePasses;
+  /** Whether SPIRE has answered once: set when it first does, read by the passes. */
+  readiness: { spire: boolean };
+}
+
+/**
+ * The cache's events, for the passes. The passes read the cache, so the cache
+ * is made first and tells this relay, which the passes are bound to once they
+ * exist (as client-go adds an informer's handlers after making it). Nothing
+ * is lost before the binding: the cache starts after it.
+ */
+class CacheEvents {
+  private passes: LivePasses | undefined;
+  readonly onChange: ClusterCacheOptions['onChange'] = (resource, change) => this.passes?.onChange(resource, change);
+  readonly onFirstPodPage = (pods: Pod[]): void => this.passes?.onFirstPodPage(pods);
+  bind(passes: LivePasses): void {
+    this.passes = passes;
+  }
+}
+
+/** SPIRE's calls go to the metrics and to the hook, when either is there. */
+function spireObserver(metrics: ControllerMetrics | undefined, hook: RpcObserver | undefined): RpcObserver | undefined {
+  if (!metrics && !hook) return undefined;
+  return (rpc, code, seconds) => {
+    metrics?.observeSpireRpc(rpc, code, seconds);
+    hook?.(rpc, code, seconds);
+  };
+}
+
+/** The informers' cache, its events sent to `events`; the hooks may shorten its timings. */
+function makeCache(opts: LiveOptions, events: CacheEvents, onOptionalAccess: OptionalAccessReporter): ClusterCache {
+  const { config, metrics, hooks } = opts;
+  return new ClusterCache({
+    kc: opts.kc,
+    log: opts.log,
+    scope: cacheScope(config),
+    onChange: events.onChange,
+    onFirstPodPage: events.onFirstPodPage,
+    onRelist: (informer, reason) => metrics?.informerRelisted(informer, reason),
+    onOptionalAccess,
+    // Zero or absent: ClusterCache's own defaults.
+    silenceMs: hooks?.informerSilenceMs,
+    relistMs: config.relistIntervalMs,
+    stallMs: hooks?.informerStallMs,
+    watchTimeoutSeconds: hooks?.informerWatchTimeoutSeconds,
+  });
+}
+
+/** Every part, made and wired, nothing started. */
+function makeParts(opts: LiveOptions): LiveParts {
+  const { config, log, metrics } = opts;
+  const spire = spireClientFor(config, spireObserver(metrics, opts.hooks?.observeSpireRpc), opts.spireIdentity);
+  const statusWriter = new StatusWriter(opts.kc, log);
+  const state = new CurrentState(config.gcIntervalMs, Date.now, FULL_PASS_SLICE_MS);
+  const leadership = new Leadership({ config, kc: opts.kc, log, spire, metrics, identity: opts.identity, namespace: opts.namespace });
+  const events = new EventRecorder(opts.kc, log);
+  const optionalAccess = (resource: string, denied: { message: string } | undefined) => metrics?.setForbidden(resource, denied !== undefined);
+  events.onOptionalAccess = optionalAccess;
+  const cacheEvents = new CacheEvents();
+  const cache = makeCache(opts, cacheEvents, optionalAccess);
+  const statuses = new StatusPublisher(statusWriter, cache);
+  const shared = { spire, state, scheduler: new PassScheduler(), leadership, cache, statuses, renderCache: new RenderCache(), readiness: { spire: false } };
+  const passes = makePasses(opts, shared, events);
+  cacheEvents.bind(passes);
+  return { ...shared, statusWriter, passes };
+}
+
+/** The passes, with the engine's options this process keeps across passes: the render cache and the claims. */
+function makePasses(opts: LiveOptions, p: Omit<LiveParts, 'passes' | 'statusWriter'>, events: EventRecorder): LivePasses {
+  const { config, log, metrics } = opts;
+  // Entries ours although their IDs do not say so (an older SPIRE, adopted entries): remembered across passes.
+  const pass: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache: p.renderCache }, claims: new ClaimedIds() };
+  return new LivePasses({
+    config,
+    log,
+    signal: opts.signal,
+    metrics,
+    spire: p.spire,
+    cache: p.cache,
+    state: p.state,
+    scheduler: p.scheduler,
+    statuses: p.statuses,
+    events,
+    // Cold-start and long-pass progress, in the log (at most every 5 s) and the metrics.
+    progress: new ProgressReporter(log, metrics),
+    pass,
+    term: () => p.leadership.term(),
+    spireReady: () => p.readiness.spire,
+    onPass: opts.hooks?.onPass,
+  });
+}
+
+/** The series that exist from the start: the informers' staleness, and controller-runtime's, one controller per watched kind. */
+function declareSeries(metrics: ControllerMetrics | undefined, cache: ClusterCache): void {
+  metrics?.observeInformers(() => cache.staleSeconds());
+  // EndpointSlices or Endpoints are added once the cache has chosen (beginWork).
+  for (const r of ['clusterspiffeids', 'clusterstaticentries', 'clusterfederatedtrustdomains', 'pods', 'namespaces', 'nodes']) metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[r]!);
+}
+
+/**
+ * Starts the informers and waits for their first lists and for SPIRE, or
+ * for a stop: an API server that never answers must not hold up shutdown.
+ * Returns what ends the reporting of the wait for the first lists.
+ */
+async function syncAndReachSpire(opts: LiveOptions, p: LiveParts): Promise<() => void> {
+  const { log, signal } = opts;
+  const waits = opts.waits ?? periodicWaits((line) => log.info(line));
+  const cacheStarted = p.cache.start();
+  const endSyncWait = reportCacheSync(p.cache, cacheStarted, waits, opts.kc.getCurrentCluster()?.server ?? '(no server)');
+  signal.addEventListener('abort', endSyncWait, { once: true });
+  const spireUp = waitForSpireServer(p.spire, log, signal, waits).then((ready) => {
+    p.readiness.spire = ready;
+    // Pods listed while SPIRE was starting wait for this.
+    if (ready && p.scheduler.firstListCount > 0) p.passes.wakeFull();
+  });
+  await Promise.race([Promise.all([cacheStarted, spireUp]), untilAborted(signal)]);
+  return endSyncWait;
+}
+
+/** What the parts do when a term of the Lease begins and ends. */
+function termHandlers(opts: LiveOptions, p: LiveParts): TermHandlers {
+  return {
+    onStartedLeading: () => {
+      p.state.invalidate();
+      p.passes.termStarted();
+    },
+    onStoppedLeading: () => {
+      opts.metrics?.upstream.dropPending();
+      p.statusWriter.stop();
+      // Writes still pending were just dropped: a later term must not take them for written.
+      p.statuses.forget();
+      p.scheduler.termEnded();
+      p.passes.termEnded();
+    },
+  };
+}
+
+/** Once synced and SPIRE answers (or stopped meanwhile): leadership, and full passes from now on. Returns the gcInterval timer. */
+function beginWork(opts: LiveOptions, p: LiveParts): NodeJS.Timeout {
+  const { config, log, signal } = opts;
+  // Whichever of the two is watched; neither when neither may be listed.
+  if (p.cache.serviceSource !== 'none') opts.metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[p.cache.serviceSource]!);
+  // Stopped while waiting: nothing started, no term to run or Lease to release.
+  if (!signal.aborted) {
+    log.info({ spire: p.spire.where, serviceSource: p.cache.serviceSource }, 'live mode started');
+    p.leadership.start(termHandlers(opts, p));
+  }
+  // Every gcInterval, a full pass from a fresh list. The state's own age check is not enough: the
+  // last list finished a little after the previous tick, so at this tick it is not quite
+  // gcInterval old, and every other tick went without a list (seen side by side with upstream).
+  // Aged, not uncertain: pod passes go on beside that list (see podLaneWork).
+  const interval = setInterval(() => {
+    p.state.expire();
+    p.passes.requestFull();
+  }, config.gcIntervalMs);
+  p.passes.wakeFull();
+  return interval;
+}
+
+/** After the stop signal: the pass in flight and the status writes finish (within a bound), then the Lease is released. */
+async function stopWhenAborted(opts: LiveOptions, p: LiveParts, endStart: () => void): Promise<void> {
+  const { log } = opts;
+  await untilAborted(opts.signal);
+  log.info('shutting down: finishing the pass in flight');
+  endStart();
+  p.cache.stop();
+  const bound = boundAfter(opts.hooks?.shutdownTimeoutMs ?? 20_000);
+  await Promise.race([p.passes.stop(), bound]);
+  await Promise.race([p.statusWriter.idle(), bound]);
+  p.statusWriter.stop();
+  // Released after the last write, so the next leader never overlaps with us.
+  await p.leadership.stop();
+  p.spire.close();
+  log.info('stopped');
+}
+
+/** The running controller as its callers see it. */
+function controllerOf(p: LiveParts, done: Promise<void>): LiveController {
+  return {
+    cache: p.cache,
+    passes: () => p.passes.passes,
+    idle: () => p.passes.idle(),
+    trigger: () => p.passes.requestFull(),
+    resync: () => {
+      p.state.invalidate();
+      p.passes.requestFull();
+    },
+    statusWritesIdle: () => p.statusWriter.idle(),
+    renderCounts: () => ({ hits: p.renderCache.hits, misses: p.renderCache.misses }),
+    done,
+  };
+}
+
 /**
  * Live Kubernetes mode: informers feed a PassScheduler, whose two lanes run
  * first-list batches, pod passes and full passes (LivePasses); each full pass
@@ -108,149 +321,15 @@ export interface LiveController {
  * wires those parts together and starts and stops them.
  */
 export async function startLive(opts: LiveOptions): Promise<LiveController> {
-  const { config, log, metrics } = opts;
-  const spire = spireClientFor(
-    config,
-    metrics || opts.observeSpireRpc
-      ? (rpc, code, seconds) => {
-          metrics?.observeSpireRpc(rpc, code, seconds);
-          opts.observeSpireRpc?.(rpc, code, seconds);
-        }
-      : undefined,
-    opts.spireIdentity,
-  );
-  const statusWriter = new StatusWriter(opts.kc, log);
-  const renderCache = new RenderCache();
-  // SPIRE's entries between full lists (every gcInterval, or after an uncertain write), installed in slices as a full pass renders.
-  const currentState = new CurrentState(config.gcIntervalMs, Date.now, FULL_PASS_SLICE_MS);
-  // Entries ours although their IDs do not say so (an older SPIRE, adopted entries): remembered across passes.
-  const claims = new ClaimedIds();
-  const events = new EventRecorder(opts.kc, log);
-  const optionalAccess = (resource: string, denied: { message: string } | undefined) => metrics?.setForbidden(resource, denied !== undefined);
-  events.onOptionalAccess = optionalAccess;
-  const passOptions: EntryPassOptions = { ...opts.pass, settings: { ...opts.pass.settings, renderCache }, claims };
-  const scheduler = new PassScheduler();
-  let spireReady = false;
-
-  const leadership: Leadership = new Leadership({
-    config,
-    kc: opts.kc,
-    log,
-    spire,
-    metrics,
-    identity: opts.identity,
-    namespace: opts.namespace,
-    onStartedLeading: () => {
-      currentState.invalidate();
-      passes.termStarted();
-    },
-    onStoppedLeading: () => {
-      metrics?.upstream.dropPending();
-      statusWriter.stop();
-      // Writes still pending were just dropped: a later term must not take them for written.
-      statuses.forget();
-      scheduler.termEnded();
-      passes.termEnded();
-    },
-  });
-  const cache: ClusterCache = new ClusterCache({
-    kc: opts.kc,
-    log,
-    scope: cacheScope(config),
-    onChange: (resource, change) => passes.onChange(resource, change),
-    onFirstPodPage: (pods) => passes.onFirstPodPage(pods),
-    onRelist: (informer, reason) => metrics?.informerRelisted(informer, reason),
-    ...(opts.informerSilenceMs ? { silenceMs: opts.informerSilenceMs } : {}),
-    ...(config.relistIntervalMs ? { relistMs: config.relistIntervalMs } : {}),
-    onOptionalAccess: optionalAccess,
-    ...(opts.informerStallMs ? { stallMs: opts.informerStallMs } : {}),
-    ...(opts.informerWatchTimeoutSeconds ? { watchTimeoutSeconds: opts.informerWatchTimeoutSeconds } : {}),
-  });
-  const statuses = new StatusPublisher(statusWriter, cache);
-  const passes: LivePasses = new LivePasses({
-    config,
-    log,
-    signal: opts.signal,
-    metrics,
-    spire,
-    cache,
-    state: currentState,
-    reconciler: new Reconciler({ config, spire, log, options: passOptions, logMigration: true }),
-    scheduler,
-    statuses,
-    events,
-    // Cold-start and long-pass progress, in the log (at most every 5 s) and the metrics.
-    progress: new ProgressReporter(log, metrics),
-    pass: passOptions,
-    term: () => leadership.term(),
-    spireReady: () => spireReady,
-    onPass: opts.onPass,
-  });
-  metrics?.observeInformers(() => cache.staleSeconds());
-
-  // controller-runtime's series exist from the start, one controller per watched kind (EndpointSlices or Endpoints below).
-  for (const r of ['clusterspiffeids', 'clusterstaticentries', 'clusterfederatedtrustdomains', 'pods', 'namespaces', 'nodes']) metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[r]!);
+  const parts = makeParts(opts);
+  declareSeries(opts.metrics, parts.cache);
   // Caches warm up while SPIRE may still be starting: readiness depends on the sync only.
-  opts.onCache?.(cache);
-  const waits = opts.waits ?? periodicWaits((line) => log.info(line));
-  const cacheStarted = cache.start();
-  const endSyncWait = reportCacheSync(cache, cacheStarted, waits, opts.kc.getCurrentCluster()?.server ?? '(no server)');
-  opts.signal.addEventListener('abort', endSyncWait, { once: true });
-  // A stop while the first lists hang (an API server that never answers) ends the wait: shutdown follows.
-  await Promise.race([
-    Promise.all([
-      cacheStarted,
-      waitForSpireServer(spire, log, opts.signal, waits).then((ready) => {
-        spireReady = ready;
-        // Pods listed while SPIRE was starting wait for this.
-        if (ready && scheduler.firstListCount > 0) passes.wakeFull();
-      }),
-    ]),
-    untilAborted(opts.signal),
-  ]);
-  // Whichever of the two is watched; neither when neither may be listed.
-  if (cache.serviceSource !== 'none') metrics?.upstream.ensure(CONTROLLER_OF_RESOURCE[cache.serviceSource]!);
-  // Stopped while waiting for SPIRE: nothing started.
-  if (!opts.signal.aborted) log.info({ spire: spire.where, serviceSource: cache.serviceSource }, 'live mode started');
-  // Stopped before starting: no term to run or Lease to release.
-  if (!opts.signal.aborted) leadership.start();
-  // Every gcInterval, a full pass from a fresh list. The state's own age check is not enough: the
-  // last list finished a little after the previous tick, so at this tick it is not quite
-  // gcInterval old, and every other tick went without a list (seen side by side with upstream).
-  // Aged, not uncertain: pod passes go on beside that list (see podLaneWork).
-  const interval = setInterval(() => {
-    currentState.expire();
-    passes.requestFull();
-  }, config.gcIntervalMs);
-  passes.wakeFull();
-
-  const done = (async () => {
-    await untilAborted(opts.signal);
-    log.info('shutting down: finishing the pass in flight');
+  opts.onCache?.(parts.cache);
+  const endSyncWait = await syncAndReachSpire(opts, parts);
+  const interval = beginWork(opts, parts);
+  const done = stopWhenAborted(opts, parts, () => {
     endSyncWait();
     clearInterval(interval);
-    cache.stop();
-    const bound = boundAfter(opts.shutdownTimeoutMs ?? 20_000);
-    await Promise.race([passes.stop(), bound]);
-    await Promise.race([statusWriter.idle(), bound]);
-    statusWriter.stop();
-    // Released after the last write, so the next leader never overlaps with us.
-    await leadership.stop();
-    spire.close();
-    log.info('stopped');
-  })();
-
-  return {
-    cache,
-    passes: () => passes.passes,
-    idle: () => passes.idle(),
-    trigger: () => passes.requestFull(),
-    resync: () => {
-      currentState.invalidate();
-      passes.requestFull();
-    },
-    statusWritesIdle: () => statusWriter.idle(),
-    renderCounts: () => ({ hits: renderCache.hits, misses: renderCache.misses }),
-    done,
-  };
+  });
+  return controllerOf(parts, done);
 }

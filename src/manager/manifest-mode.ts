@@ -1,13 +1,14 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ClusterFederatedTrustDomain, ClusterSnapshot, ControllerConfig } from '../api/index.js';
-import { ClaimedIds, emptyClusterDomainNote, type EntryPassOptions, entryPassProblems, logProblems } from '../entries/index.js';
+import { ClaimedIds, type EntryPassOptions, type FullPassOptions } from '../entries/index.js';
 import { federationPassProblems } from '../federation/index.js';
 import { formatProblem, type ManifestProblem } from '../manifests/index.js';
-import { EVENT_REPEAT_MS } from '../kube/events.js';
+import type { SpireClient } from '../spire/index.js';
 import { passLog, untilAborted } from './lifecycle.js';
-import { type ControllerMetrics, passCounts } from './metrics.js';
-import { ProblemReports } from './problem-reports.js';
+import type { ControllerMetrics } from './metrics.js';
+import { PassReporter } from './pass-report.js';
+import { RetryPolicy, writesOutcome } from './retry.js';
 import { Reconciler } from './reconcile.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import type { SpireIdentity } from './spire-identity.js';
@@ -65,107 +66,138 @@ export interface ManifestModeOptions {
 }
 
 /**
+ * The manifest files as the watcher sees them move: when they last did, and
+ * once started, a pass shortly after each movement (200 ms, to take a burst
+ * of events as one) or once they have been still for long enough (passIn).
+ */
+class ManifestWatch {
+  /** When the watcher last saw a change. */
+  lastEvent = 0;
+  private readonly watchers: FSWatcher[] = [];
+  private debounce: NodeJS.Timeout | undefined;
+  private settling: NodeJS.Timeout | undefined;
+  private pass: () => void = () => {};
+
+  /** Watches `paths`, asking for a pass with `pass`. */
+  start(paths: readonly string[], log: Logger, pass: () => void): void {
+    this.pass = pass;
+    for (const p of paths) {
+      try {
+        this.watchers.push(watch(p, { recursive: true }, () => this.moved()));
+      } catch (err) {
+        log.warn({ err, path: p }, 'cannot watch a manifest path; it is re-read every gcInterval');
+      }
+    }
+  }
+
+  /** A pass in `ms`, replacing one waiting for the files to be still. */
+  passIn(ms: number): void {
+    clearTimeout(this.settling);
+    this.settling = setTimeout(() => this.pass(), ms);
+  }
+
+  close(): void {
+    clearTimeout(this.debounce);
+    clearTimeout(this.settling);
+    for (const w of this.watchers) w.close();
+  }
+
+  private moved(): void {
+    this.lastEvent = Date.now();
+    clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => this.pass(), 200);
+  }
+}
+
+/** What one manifest pass uses, made once per run. */
+interface ManifestRun {
+  o: ManifestModeOptions;
+  reconciler: Reconciler;
+  reports: PassReporter;
+  retries: RetryPolicy;
+  files: ManifestWatch;
+}
+
+/**
+ * The files read as a snapshot: still for MANIFEST_SETTLE_MS and read
+ * without moving. Undefined when they are not (a pass is set for when they
+ * may be).
+ */
+async function readSettled({ o, files }: ManifestRun, log: Logger): Promise<ManifestRead | undefined> {
+  const wait = MANIFEST_SETTLE_MS - (Date.now() - files.lastEvent);
+  if (wait > 0) return void files.passIn(wait);
+  const manifests = await o.read(o.paths);
+  const moving = unsettled(manifests.set, files.lastEvent);
+  if (!moving) return manifests;
+  log.info(`${moving.why}: not a snapshot yet; reading again in ${moving.waitMs} ms`);
+  files.passIn(moving.waitMs);
+  return undefined;
+}
+
+/** One pass: the files read once settled, reconciled, and reported as live mode reports its full passes. */
+async function manifestPass(run: ManifestRun): Promise<void> {
+  const { o, reconciler, reports, retries } = run;
+  const started = Date.now();
+  const log = passLog(o.log);
+  try {
+    const manifests = await readSettled(run, log);
+    if (!manifests) return;
+    const { entries } = await reconciler.once({
+      federation: manifests.set.clusterFederatedTrustDomains,
+      log,
+      onProbed: () => {
+        for (const p of manifests.problems) log.warn(formatProblem(p));
+      },
+      onFederation: (fed) => reports.problems('federation', federationPassProblems(fed), true, log),
+      snapshot: () => ({ objects: manifests.snapshot, suppressDeletes: manifests.suppressDeletes }),
+    });
+    if (entries) reports.fullPass(entries, (Date.now() - started) / 1000, log);
+    retries.settle('full', entries?.applied ? { result: writesOutcome(entries.applied) } : { result: 'success' }, log);
+  } catch (err) {
+    retries.settle('full', { result: 'error', err }, log);
+  }
+}
+
+/** The SPIRE client once the server answers; undefined when stopped (or failed) before it did, the client closed. */
+async function reachSpire(o: ManifestModeOptions): Promise<SpireClient | undefined> {
+  const spire = spireClientFor(o.config, o.metrics.observeSpireRpc, o.spireIdentity);
+  let ready = false;
+  try {
+    ready = await waitForSpireServer(spire, o.log, o.signal, o.waits);
+  } finally {
+    // Nothing was started, nothing to finish.
+    if (!ready) spire.close();
+  }
+  return ready ? spire : undefined;
+}
+
+/**
  * The long-running controller in manifest mode: a pass at start, whenever a
  * manifest file changes, and every gcInterval. Resolves when stopped by the
  * signal, after the pass in flight has finished (at once if stopped while
  * waiting for SPIRE).
  */
 export async function runManifestMode(o: ManifestModeOptions): Promise<void> {
-  const { paths, config, signal, metrics } = o;
-  const log = o.log;
-  const spire = spireClientFor(config, metrics.observeSpireRpc, o.spireIdentity);
-  let ready = false;
-  try {
-    ready = await waitForSpireServer(spire, log, signal, o.waits);
-  } finally {
-    // Stopped (or failed) before SPIRE ever answered: nothing was started, nothing to finish.
-    if (!ready) spire.close();
-  }
-  if (!ready) return;
+  const { paths, config, log, metrics } = o;
+  const spire = await reachSpire(o);
+  if (!spire) return;
   log.info({ spire: spire.where, manifests: paths }, 'manifest mode started');
   // Claims outlive a pass: an entry an older SPIRE stored under its own ID is still ours when its manifest goes.
-  const reconciler = new Reconciler({ config, spire, log, options: { ...o.pass, claims: new ClaimedIds() }, logMigration: true });
-
-  // Said once while it lasts, not every pass.
-  let dottedSaid = false;
-  // When the watcher last saw a change, and the pass waiting for the files to be still.
-  let lastFsEvent = 0;
-  let settling: NodeJS.Timeout | undefined;
-  const passLater = (ms: number) => {
-    clearTimeout(settling);
-    settling = setTimeout(() => trigger.trigger(), ms);
-  };
-  // As in live mode: a problem that persists is logged again when it changes, or after the interval Events repeat at.
-  const reported = new ProblemReports(EVENT_REPEAT_MS);
-  const pass = async () => {
-    const started = Date.now();
-    const log = passLog(o.log);
-    try {
-      // A snapshot is files that have been still for MANIFEST_SETTLE_MS, read without moving.
-      const wait = MANIFEST_SETTLE_MS - (Date.now() - lastFsEvent);
-      if (wait > 0) return passLater(wait);
-      const manifests = await o.read(paths);
-      const moving = unsettled(manifests.set, lastFsEvent);
-      if (moving) {
-        log.info(`${moving.why}: not a snapshot yet; reading again in ${moving.waitMs} ms`);
-        return passLater(moving.waitMs);
-      }
-      const { entries: result } = await reconciler.once({
-        federation: manifests.set.clusterFederatedTrustDomains,
-        log,
-        onProbed: () => {
-          for (const p of manifests.problems) log.warn(formatProblem(p));
-        },
-        onFederation: (fed) => logProblems(log, reported.due('federation', federationPassProblems(fed), true)),
-        snapshot: () => ({ objects: manifests.snapshot }),
-        entries: {
-          ...(manifests.suppressDeletes ? { suppressDeletes: manifests.suppressDeletes } : {}),
-          onPhase: (phase, seconds) => metrics.observePhase(phase, seconds),
-        },
-      });
-      if (!result) return;
-      logProblems(log, reported.due('entries', entryPassProblems(result), true));
-      const dotted = emptyClusterDomainNote(result.declared.renderFailures, config.clusterDomain);
-      if (dotted && !dottedSaid) log.warn(dotted);
-      dottedSaid = dotted !== undefined;
-      const a = result.applied;
-      log.info(
-        { created: a?.created, updated: a?.updated, deleted: a?.deleted, failed: a?.failures.length, kept: result.plan.kept.length, ms: Date.now() - started },
-        'reconciled',
-      );
-      metrics.observePass(passCounts(result), (Date.now() - started) / 1000);
-    } catch (err) {
-      // A failed pass changes nothing further; the next trigger or interval tries again.
-      log.error({ err }, 'reconcile pass failed');
-      metrics.passFailed();
-    }
-  };
-
-  const trigger = new CoalescingTrigger(pass);
-  const watchers: FSWatcher[] = [];
-  let debounce: NodeJS.Timeout | undefined;
-  for (const p of paths) {
-    try {
-      watchers.push(
-        watch(p, { recursive: true }, () => {
-          lastFsEvent = Date.now();
-          clearTimeout(debounce);
-          debounce = setTimeout(() => trigger.trigger(), 200);
-        }),
-      );
-    } catch (err) {
-      log.warn({ err, path: p }, 'cannot watch a manifest path; it is re-read every gcInterval');
-    }
-  }
+  const options: FullPassOptions = { ...o.pass, claims: new ClaimedIds(), onPhase: (phase, seconds) => metrics.observePhase(phase, seconds) };
+  const reconciler = new Reconciler({ config, spire, log, options, logMigration: true });
+  const reports = new PassReporter({ lines: 'every pass at info', clusterDomain: config.clusterDomain, metrics });
+  // A failed pass changes nothing further; the next file change or gcInterval tries again.
+  const retries = new RetryPolicy({ metrics });
+  const files = new ManifestWatch();
+  const trigger = new CoalescingTrigger(() => manifestPass({ o, reconciler, reports, retries, files }));
+  files.start(paths, log, () => trigger.trigger());
   const interval = setInterval(() => trigger.trigger(), config.gcIntervalMs);
   trigger.trigger();
 
-  await untilAborted(signal);
+  await untilAborted(o.signal);
   log.info('shutting down: finishing the pass in flight');
   clearInterval(interval);
-  clearTimeout(debounce);
-  clearTimeout(settling);
-  for (const w of watchers) w.close();
+  files.close();
   await trigger.stop();
   spire.close();
 }

@@ -1,16 +1,15 @@
 import type { Logger } from 'pino';
 import { type ClusterFederatedTrustDomain, type ClusterSnapshot, type ControllerConfig, federationOn } from '../api/index.js';
-import { type EntryPassOptions, type EntryPassResult, type FullPassOptions, logMigration, runEntryPass, SpireServerProbe } from '../entries/index.js';
+import { type EntryPassOptions, type EntryPassResult, type FullPassOptions, logMigration, type PassMemo, runEntryPass, SpireServerProbe } from '../entries/index.js';
 import { federationOptions, type FederationPassResult, runFederationPass } from '../federation/index.js';
 import type { SpireClient } from '../spire/index.js';
-
-/** The options runEntryPass takes beyond EntryPassOptions (the live mode's state, memo and hooks; dry runs). */
-export type EntryPassExtras = FullPassOptions & Partial<Pick<EntryPassOptions, 'onPhase' | 'onWritten' | 'suppressDeletes'>>;
 
 /** The objects of a pass; equal versions must mean equal objects (PassMemo). */
 export interface Snapshot {
   objects: ClusterSnapshot;
   version?: string;
+  /** Set when part of the objects could not be read: nothing is deleted this pass. */
+  suppressDeletes?: string;
 }
 
 export interface ReconcileRequest {
@@ -40,8 +39,6 @@ export interface ReconcileRequest {
   onProbed?: () => void;
   /** Told the federation pass's result at once (statuses, problems), before the entries. */
   onFederation?: (result: FederationPassResult) => void;
-  /** The mode's own entry pass options (state, memo, progress, metrics). */
-  entries?: EntryPassExtras;
   /** The pass's logger (with its reconcileID); default the Reconciler's. */
   log?: Logger;
 }
@@ -56,8 +53,12 @@ export interface ReconcilerOptions {
   config: ControllerConfig;
   spire: SpireClient;
   log: Logger;
-  /** The engine's options: settings, ownership, policy, claims. */
-  options: EntryPassOptions;
+  /**
+   * The full pass's options, made once where the mode is wired: the engine's
+   * (settings, ownership, policy, claims) and the mode's state and hooks.
+   * Each pass adds what only it knows (Reconciler.passOptions).
+   */
+  options: FullPassOptions;
   /** Log the migration notes of the first pass (the long-running modes; `plan` prints them). */
   logMigration: boolean;
 }
@@ -75,6 +76,8 @@ export class Reconciler {
   private readonly ourRelationships = new Set<string>();
   // The first pass also says what a migration has to deal with (entries of upstream or of our former prefix).
   private migrationExplained = false;
+  // The last pass's, if it found nothing to do: the next is that pass again if nothing changed (PassMemo).
+  private memo: PassMemo | undefined;
   constructor(private readonly o: ReconcilerOptions) {}
 
   /** Probes the SPIRE server (at most every 10 minutes): which fields it drops, whether it keeps requested IDs. */
@@ -97,28 +100,36 @@ export class Reconciler {
       federation = await runFederationPass(r.federation, spire, {
         ...federationOptions(config),
         ours: this.ourRelationships,
-        ...(r.dryRun ? { dryRun: true } : {}),
-        ...(r.signal ? { signal: r.signal } : {}),
+        dryRun: r.dryRun,
+        signal: r.signal,
       });
       if (r.signal?.aborted) return { federation };
       r.onFederation?.(federation);
     }
     const snapshot = await r.snapshot();
-    if (!snapshot) return federation ? { federation } : {};
-    const entries = await runEntryPass(snapshot.objects, spire, {
-      ...this.o.options,
-      ownership: this.ownership(),
-      explainMigration: !this.migrationExplained,
-      ...(r.dryRun ? { dryRun: true } : {}),
-      ...(r.signal ? { signal: r.signal } : {}),
-      ...(federation ? { federatedBundles: federation.bundles } : {}),
-      ...(unsupported ? { unsupportedFields: unsupported } : {}),
-      ...r.entries,
-      ...(snapshot.version !== undefined ? { snapshotVersion: snapshot.version } : {}),
-    });
+    if (!snapshot) return { federation };
+    const entries = await runEntryPass(snapshot.objects, spire, this.passOptions(r, snapshot, federation, unsupported));
+    this.memo = entries.memo;
     if (entries.applied) this.probe.noticeAssignedIds(entries.applied, (m) => log.warn(m));
     if (!this.migrationExplained && this.o.logMigration) logMigration(log, entries.migration, this.o.options.ownership.entryIDPrefix);
     this.migrationExplained = true;
-    return { ...(federation ? { federation } : {}), entries };
+    return { federation, entries };
+  }
+
+  /** The mode's options, with what only this pass knows: its snapshot, what the probe and the federation pass found. */
+  private passOptions(r: ReconcileRequest, snapshot: Snapshot, federation: FederationPassResult | undefined, unsupported: FullPassOptions['unsupportedFields']): FullPassOptions {
+    return {
+      ...this.o.options,
+      ownership: this.ownership(),
+      explainMigration: !this.migrationExplained,
+      dryRun: r.dryRun,
+      signal: r.signal,
+      federatedBundles: federation?.bundles,
+      unsupportedFields: unsupported,
+      // A snapshot read in part says so itself (manifest files, each read); else the mode's setting stands (plan).
+      suppressDeletes: snapshot.suppressDeletes ?? this.o.options.suppressDeletes,
+      snapshotVersion: snapshot.version,
+      last: this.memo,
+    };
   }
 }

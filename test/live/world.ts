@@ -51,12 +51,9 @@ export async function startWorld(over: Partial<ControllerConfig> = {}, spireOpti
         log: o.log ?? pino({ level: process.env.TEST_LOG ?? 'silent' }),
         signal: stop.signal,
         namespace: 'spire-server',
-        ...(o.identity ? { identity: o.identity } : {}),
-        ...(o.silenceMs ? { informerSilenceMs: o.silenceMs } : {}),
-        ...(o.stallMs ? { informerStallMs: o.stallMs } : {}),
-        ...(o.watchTimeoutSeconds ? { informerWatchTimeoutSeconds: o.watchTimeoutSeconds } : {}),
-        ...(o.metrics ? { metrics: o.metrics } : {}),
-        ...(o.observeSpireRpc ? { observeSpireRpc: o.observeSpireRpc } : {}),
+        identity: o.identity,
+        metrics: o.metrics,
+        hooks: { informerSilenceMs: o.silenceMs, informerStallMs: o.stallMs, informerWatchTimeoutSeconds: o.watchTimeoutSeconds, observeSpireRpc: o.observeSpireRpc },
       });
       world.controllers.push({ live, stop });
       return live;

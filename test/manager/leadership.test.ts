@@ -29,9 +29,9 @@ describe('Leadership: who writes', () => {
 
   it('without leader election: one term from the start that never ends, and the leader gauge at 1 once started', async () => {
     const metrics = new ControllerMetrics();
-    const l = new Leadership({ config: defaultConfig(), kc: kube.kubeConfig(), log, spire: client, metrics, onStartedLeading: () => {}, onStoppedLeading: () => {} });
+    const l = new Leadership({ config: defaultConfig(), kc: kube.kubeConfig(), log, spire: client, metrics });
     expect(l.term()?.aborted).toBe(false);
-    l.start();
+    l.start({ onStartedLeading: () => {}, onStoppedLeading: () => {} });
     expect(l.elector).toBeUndefined();
     expect(await leaderGauge(metrics)).toBe('1');
     await l.stop();
@@ -44,9 +44,9 @@ describe('Leadership: who writes', () => {
     const metrics = new ControllerMetrics();
     const started: AbortSignal[] = [];
     let stopped = 0;
-    const l = new Leadership({ config, kc: kube.kubeConfig(), log, spire: client, metrics, identity: 'me', onStartedLeading: (s) => started.push(s), onStoppedLeading: () => stopped++ });
+    const l = new Leadership({ config, kc: kube.kubeConfig(), log, spire: client, metrics, identity: 'me' });
     expect(l.term()).toBeUndefined();
-    l.start();
+    l.start({ onStartedLeading: (s) => started.push(s), onStoppedLeading: () => stopped++ });
     await eventually(() => started.length === 1, 'a term');
     expect(l.term()).toBe(started[0]);
     expect(await leaderGauge(metrics)).toBe('1');
