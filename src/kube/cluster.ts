@@ -97,7 +97,7 @@ interface PodInformers {
   listed: Set<ResilientInformer<KubernetesObject>>;
 }
 
-interface ClusterCacheOptions {
+export interface ClusterCacheOptions {
   kc: KubeConfig;
   log: Logger;
   /**
