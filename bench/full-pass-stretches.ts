@@ -2,7 +2,7 @@
  * Micro-benchmark: the longest synchronous stretch of a full pass's render
  * and plan at N pods (a pass after the first: SPIRE holds every entry), run
  * in one step as manifest mode and the CLI do, and in slices as live mode
- * does (entries/slices.ts). Times are the main thread's own CPU time, which a
+ * does (entries/time-slices.ts). Times are the main thread's own CPU time, which a
  * machine loaded by other processes does not stretch the way it stretches
  * wall time; a stretch includes any garbage collection pause in it. Not a
  * test: it prints figures and asserts nothing.

@@ -7,8 +7,8 @@ import { type Entry, type EntryOut, SpireRpcError } from '../spire/index.js';
 import { addConfigOptions, type ConfigFlags, loadContext } from './context.js';
 import { CliError, Exit } from './exit.js';
 import { loggerFor } from './logger.js';
-import { logSettings } from './logging.js';
-import { cliWaits } from './waiting.js';
+import { logSettings } from './log-settings.js';
+import { cliWaits } from './stderr-waits.js';
 
 interface BootstrapFlags extends ConfigFlags {
   namespace: string;

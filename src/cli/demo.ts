@@ -7,7 +7,7 @@ import { hasOwnPrefix } from '../entries/index.js';
 import { MemorySpireServer } from '../memspire/index.js';
 import { loadContext, passOptions } from './context.js';
 import { readSeedFile } from './memory-spire.js';
-import { runOnce } from './plan.js';
+import { runOnce } from './one-pass.js';
 import { createLogger } from './logger.js';
 
 export const DEMO_DIR = fileURLToPath(new URL('../../examples/demo', import.meta.url));

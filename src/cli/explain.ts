@@ -8,7 +8,7 @@ import { explainObject, type ObjectExplanation, objectTable, ObjectTrace } from 
 import { explainPod, type PodExplanation, podTable, PodTrace } from './explain-pod.js';
 import { PlanIndex } from './explain-spire.js';
 import { describeSource } from './inputs.js';
-import { type OnceOptions, onePass, prepare, printer } from './plan.js';
+import { type OnceOptions, onePass, prepare, printer } from './one-pass.js';
 import { machineOutput, outputFormat } from './report.js';
 
 export interface ExplainFlags extends ConfigFlags {

@@ -11,8 +11,8 @@ import { entriesFromJson, SpireConnectError, SpireRpcError } from '../spire/inde
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError } from './exit.js';
 import { requirePaths } from './paths.js';
-import type { Progress } from './progress.js';
-import type { WaitReporter } from '../manager/waiting.js';
+import type { Progress } from './terminal-progress.js';
+import type { WaitReporter } from '../manager/wait-reports.js';
 import { errorMessage } from '../api/errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import type { LogSettings, PinoLevel, TimeEncoding } from './logging.js';
+import type { LogSettings, PinoLevel, TimeEncoding } from './log-settings.js';
 
 /** The `time` field of json lines, as zap's time encodings write it. */
 const TIME: Record<TimeEncoding, () => string> = {

@@ -13,12 +13,12 @@ type Register = (program: Command) => void;
  * help or a name that is none of these: `run` then loads none of the other
  * commands' code (the in-memory SPIRE server, the demo, explain).
  */
-const loadPlan = async (): Promise<Register> => (await import('./plan.js')).registerPlan;
+const loadPlan = async (): Promise<Register> => (await import('./one-pass.js')).registerPlan;
 const COMMANDS: Record<string, () => Promise<Register>> = {
   run: async () => (await import('./run.js')).registerRun,
   plan: loadPlan,
   reconcile: loadPlan,
-  render: async () => (await import('./render.js')).registerRender,
+  render: async () => (await import('./render-command.js')).registerRender,
   explain: async () => (await import('./explain.js')).registerExplain,
   validate: async () => (await import('./validate.js')).registerValidate,
   demo: async () => (await import('./demo.js')).registerDemo,

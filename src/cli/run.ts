@@ -18,10 +18,10 @@ import { errorMessage } from '../api/errors.js';
 import { parseSocket } from '../spire/target.js';
 import { asCliError, manifestPaths, manifestScopeWarnings, readManifests } from './inputs.js';
 import { loggerFor } from './logger.js';
-import { logSettings, type ZapFlags } from './logging.js';
+import { logSettings, type ZapFlags } from './log-settings.js';
 import { requirePaths } from './paths.js';
-import { cliWaits } from './waiting.js';
-import type { WaitReporter } from '../manager/waiting.js';
+import { cliWaits } from './stderr-waits.js';
+import type { WaitReporter } from '../manager/wait-reports.js';
 
 interface RunFlags extends ConfigFlags, ZapFlags {
   manifests?: string[];

@@ -3,7 +3,7 @@ import { type EntryOut, rpcOutcome } from '../spire/index.js';
 import { changedFields, comparedFromSpire } from './compare.js';
 import { type CurrentEntry, type EntrySpec, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
-import { runSteps, sliceCounter, type Steps } from './slices.js';
+import { runSteps, sliceCounter, type Steps } from './time-slices.js';
 
 
 /**
@@ -135,7 +135,7 @@ function holds(raw: EntryOut, spec: EntrySpec): boolean {
  * converted unless it is a held entry SPIRE still holds as it is, which is
  * reused so that it keeps sharing its spec with the declaration that wrote
  * it, and at the end a new set of entries is built from them. Its loops are
- * Steps (entries/slices.ts), which live mode runs with the event loop
+ * Steps (entries/time-slices.ts), which live mode runs with the event loop
  * turning, pod passes recording writes meanwhile (CurrentState's journal).
  */
 class ListMerge {

@@ -4,7 +4,7 @@ export { type ClusterSnapshot, isOurClass } from '../api/index.js';
 import { type DeclaredEntry, entryKey, type EntrySpec, type Owner } from './model.js';
 import { indexServices, type ServiceIndex, serviceDnsNames } from './endpoints.js';
 import { type CacheSlot, RenderCache } from './render-cache.js';
-import { finish, sliceCounter, type Steps } from './slices.js';
+import { finish, sliceCounter, type Steps } from './time-slices.js';
 
 export { RenderCache } from './render-cache.js';
 import {
@@ -128,7 +128,7 @@ export function declareEntries(snapshot: ClusterSnapshot, settings: SelectionSet
   return finish(declareEntriesInSteps(snapshot, settings));
 }
 
-/** declareEntries as Steps: the same declaration, yielding between pods (entries/slices.ts). */
+/** declareEntries as Steps: the same declaration, yielding between pods (entries/time-slices.ts). */
 export function* declareEntriesInSteps(snapshot: ClusterSnapshot, settings: SelectionSettings): Steps<DeclaredState> {
   const due = sliceCounter();
   const state = emptyDeclaredState();

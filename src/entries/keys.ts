@@ -1,7 +1,7 @@
 /** Declared entries grouped by their key, and which declaration of each key wins (the rest are masked). */
 import { comparePreference } from '../api/index.js';
 import type { DeclaredEntry } from './model.js';
-import { sliceCounter, type Steps } from './slices.js';
+import { sliceCounter, type Steps } from './time-slices.js';
 
 export interface KeyState {
   key: string;
@@ -12,7 +12,7 @@ export interface KeyState {
 // Nearly every key has one declaration: they share this instead of an empty array each.
 const NONE: readonly DeclaredEntry[] = Object.freeze([]);
 
-/** Groups declared entries by key and picks each key's preferred declaration, yielding between entries (entries/slices.ts). */
+/** Groups declared entries by key and picks each key's preferred declaration, yielding between entries (entries/time-slices.ts). */
 export function* groupDeclaredInSteps(declared: readonly DeclaredEntry[]): Steps<Map<string, KeyState>> {
   const due = sliceCounter();
   const out = new Map<string, KeyState>();

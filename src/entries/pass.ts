@@ -9,7 +9,7 @@ import { type CurrentEntry, type DeclaredEntry, fromSpire, fromSpireWithCreation
 import type { Ownership, Policy } from './ownership.js';
 import type { ClaimedIds } from './claims.js';
 import { createsOnly, type Plan, planEntries, planEntriesInSteps, type PlanInput } from './plan.js';
-import { finish, runSteps, type Steps } from './slices.js';
+import { finish, runSteps, type Steps } from './time-slices.js';
 import { computeStatus, computeStatusInSteps, type StatusReport } from './status.js';
 import { type MigrationNotes, migrationNotes } from './migration.js';
 
@@ -145,7 +145,7 @@ function declareAndPlan(
   return finish(declareAndPlanInSteps(snapshot, current, opts, bundles));
 }
 
-/** declareAndPlan as Steps (entries/slices.ts); the phases are timed from start to end, the turns of the event loop between slices included. */
+/** declareAndPlan as Steps (entries/time-slices.ts); the phases are timed from start to end, the turns of the event loop between slices included. */
 function* declareAndPlanInSteps(
   snapshot: ClusterSnapshot,
   current: readonly CurrentEntry[],

@@ -3,7 +3,7 @@ import { type CurrentEntry, type DeclaredEntry, type EntrySpec, isJoinTokenEntry
 import { classifyEntry, matchesCleanup, otherClusterOf, type Ownership, type Policy } from './ownership.js';
 import { groupDeclaredInSteps, type KeyState } from './keys.js';
 import { newEntryId } from './ids.js';
-import { finish, sliceCounter, type Steps } from './slices.js';
+import { finish, sliceCounter, type Steps } from './time-slices.js';
 
 export interface PlannedCreate {
   id: string;
@@ -143,7 +143,7 @@ export function planEntries(input: PlanInput): Plan {
   return finish(planEntriesInSteps(input));
 }
 
-/** planEntries as Steps: the same plan, yielding between entries (entries/slices.ts). */
+/** planEntries as Steps: the same plan, yielding between entries (entries/time-slices.ts). */
 export function* planEntriesInSteps(input: PlanInput): Steps<Plan> {
   const due = sliceCounter();
   const newId = input.newId ?? (() => newEntryId(input.ownership.entryIDPrefix));

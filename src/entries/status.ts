@@ -2,7 +2,7 @@ import type { ClusterSPIFFEIDStats, ClusterStaticEntryStatus } from '../api/inde
 import type { ApplyResult } from './apply.js';
 import type { DeclaredState } from './declare.js';
 import type { Plan } from './plan.js';
-import { finish, sliceCounter, type Steps } from './slices.js';
+import { finish, sliceCounter, type Steps } from './time-slices.js';
 
 export interface StatusReport {
   /** By object name. */
@@ -19,7 +19,7 @@ export function computeStatus(declared: DeclaredState, plan: Plan, applied?: App
   return finish(computeStatusInSteps(declared, plan, applied));
 }
 
-/** computeStatus as Steps: the same report, yielding between keys of the plan (entries/slices.ts). */
+/** computeStatus as Steps: the same report, yielding between keys of the plan (entries/time-slices.ts). */
 export function* computeStatusInSteps(declared: DeclaredState, plan: Plan, applied?: ApplyResult): Steps<StatusReport> {
   const due = sliceCounter();
   const spiffe = new Map<string, ClusterSPIFFEIDStats>();

@@ -1,6 +1,6 @@
 import { type Bundle, type FederationRelationship, type FederationRelationshipOut, rpcOutcome, type SpireClient } from '../spire/index.js';
 import type { CurrentRelationship, DeclaredRelationship, TrustBundle } from './model.js';
-import type { FederationPlan } from './plan.js';
+import type { FederationPlan } from './relationship-plan.js';
 import { describeInvalidTrustDomain, describeTrustDomainConflict } from './problems.js';
 
 export function fromSpire(fr: FederationRelationshipOut): CurrentRelationship {

@@ -1,7 +1,7 @@
 import type { ClusterFederatedTrustDomain, ControllerConfig } from '../api/index.js';
 import type { SpireClient } from '../spire/index.js';
 import { applyFederation, type FederationApplyResult, federationStatus, type FederationStatus, fromSpire } from './apply.js';
-import { type FederationPlan, type FederationPlanInput, planFederation } from './plan.js';
+import { type FederationPlan, type FederationPlanInput, planFederation } from './relationship-plan.js';
 
 /** What a federation pass takes from the controller config. */
 type FederationSettings = Pick<FederationPlanInput, 'ownTrustDomain' | 'className' | 'watchClassless' | 'scope' | 'policy'>;

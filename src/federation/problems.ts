@@ -1,6 +1,6 @@
 import type { PassProblem } from '../api/index.js';
 import type { FederationPassResult } from './pass.js';
-import type { FederationPlan } from './plan.js';
+import type { FederationPlan } from './relationship-plan.js';
 
 export function describeTrustDomainConflict(c: FederationPlan['conflicts'][number]): string {
   return `trust domain ${c.trustDomain} is already declared by ClusterFederatedTrustDomain/${c.heldBy.name} (older)`;

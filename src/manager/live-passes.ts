@@ -29,7 +29,7 @@ import type { ControllerMetrics } from './metrics.js';
 import { PassReporter } from './pass-report.js';
 import { type PassOutcome, RetryPolicy, writesOutcome } from './retry.js';
 import { type PodAt, podWrites, podWritesInSteps, RegistrationClock, standings } from './registration-clock.js';
-import type { ProgressReporter } from './progress.js';
+import type { ProgressReporter } from './work-progress.js';
 import { type Conditions, FOLLOW_UP_FULL_PASS_MS, type PassScheduler, type PodLaneRoute, type PodRef } from './scheduler.js';
 import { Reconciler, type Snapshot } from './reconcile.js';
 import { CoalescingTrigger } from './trigger.js';

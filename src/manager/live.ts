@@ -12,12 +12,12 @@ import { Leadership, type TermHandlers } from './leadership.js';
 import { boundAfter, untilAborted } from './lifecycle.js';
 import { FULL_PASS_SLICE_MS, LivePasses } from './live-passes.js';
 import type { ControllerMetrics } from './metrics.js';
-import { ProgressReporter } from './progress.js';
+import { ProgressReporter } from './work-progress.js';
 import { PassScheduler } from './scheduler.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import type { SpireIdentity } from './spire-identity.js';
 import { CONTROLLER_OF_RESOURCE } from './upstream-metrics.js';
-import { periodicWaits, type WaitReporter } from './waiting.js';
+import { periodicWaits, type WaitReporter } from './wait-reports.js';
 
 /**
  * What tests and the benchmark set to watch or hurry a live controller; the

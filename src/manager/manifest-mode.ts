@@ -13,7 +13,7 @@ import { Reconciler } from './reconcile.js';
 import { spireClientFor, waitForSpireServer } from './spire-client.js';
 import type { SpireIdentity } from './spire-identity.js';
 import { CoalescingTrigger } from './trigger.js';
-import type { WaitReporter } from './waiting.js';
+import type { WaitReporter } from './wait-reports.js';
 
 /**
  * How long manifest files must have been still before a pass reads them. A

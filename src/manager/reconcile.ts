@@ -72,7 +72,7 @@ export interface ReconcilerOptions {
  */
 export class Reconciler {
   readonly probe = new SpireServerProbe();
-  // Relationships this process set: under entryScope prefixed only these may be deleted (see federation/plan.ts).
+  // Relationships this process set: under entryScope prefixed only these may be deleted (see federation/relationship-plan.ts).
   private readonly ourRelationships = new Set<string>();
   // The first pass also says what a migration has to deal with (entries of upstream or of our former prefix).
   private migrationExplained = false;

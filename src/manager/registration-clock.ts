@@ -67,7 +67,7 @@ export function podWrites(plan: PlanWrites, applied: Pick<ApplyResult, 'failures
   return finish(podWritesInSteps(plan, applied));
 }
 
-/** podWrites as Steps (entries/slices.ts): a full pass may have written for 100,000 pods. */
+/** podWrites as Steps (entries/time-slices.ts): a full pass may have written for 100,000 pods. */
 export function* podWritesInSteps(plan: PlanWrites, applied: Pick<ApplyResult, 'failures'> | undefined): Steps<PodWrites> {
   const out = { created: new Set<string>(), updated: new Set<string>(), refused: new Set<string>(), unsure: new Set<string>(), similarKeys: new Set<string>() };
   // Nothing was sent for a pass that did not apply (a dry run, a pass that stopped).
@@ -276,7 +276,7 @@ export class RegistrationClock {
     finish(this.selectedInSteps(since, writes, this.now()));
   }
 
-  /** selected as Steps (entries/slices.ts), up to `ended` (the pass's end, by `now`): a new ClusterSPIFFEID may select 100,000 pods. */
+  /** selected as Steps (entries/time-slices.ts), up to `ended` (the pass's end, by `now`): a new ClusterSPIFFEID may select 100,000 pods. */
   *selectedInSteps(since: number, writes: PodWrites, ended: number): Steps<void> {
     const seconds = (ended - since) / 1000;
     const due = sliceCounter();

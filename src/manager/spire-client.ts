@@ -4,7 +4,7 @@ import { type RpcObserver, SpireClient } from '../spire/index.js';
 import type { Logger } from 'pino';
 import type { ControllerMetrics } from './metrics.js';
 import type { SpireIdentity } from './spire-identity.js';
-import { periodicWaits, type WaitOptions, type WaitReporter } from './waiting.js';
+import { periodicWaits, type WaitOptions, type WaitReporter } from './wait-reports.js';
 
 /**
  * The SPIRE client a config describes: the admin socket, or with

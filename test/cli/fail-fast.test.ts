@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DIR } from '../../src/cli/demo.js';
-import { runOnce } from '../../src/cli/plan.js';
-import { periodicWaits } from '../../src/manager/waiting.js';
+import { runOnce } from '../../src/cli/one-pass.js';
+import { periodicWaits } from '../../src/manager/wait-reports.js';
 import type { PlanReport } from '../../src/cli/report.js';
 import { exitCode, spawnCli } from '../support/cli.js';
 

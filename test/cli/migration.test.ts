@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { readSeedFile } from '../../src/cli/memory-spire.js';
-import { runOnce } from '../../src/cli/plan.js';
+import { runOnce } from '../../src/cli/one-pass.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 
 const quiet = pino({ level: 'silent' });

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { type PlanReport } from '../../src/cli/report.js';
-import { runOnce } from '../../src/cli/plan.js';
+import { runOnce } from '../../src/cli/one-pass.js';
 import { loadManifests } from '../../src/manifests/index.js';
 import { exitCode, spawnCli } from '../support/cli.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';

@@ -13,8 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { readSeedFile } from '../../src/cli/memory-spire.js';
-import { type OnceFlags, runOnce } from '../../src/cli/plan.js';
-import { terminalProgress } from '../../src/cli/progress.js';
+import { type OnceFlags, runOnce } from '../../src/cli/one-pass.js';
+import { terminalProgress } from '../../src/cli/terminal-progress.js';
 import { type PlanReport, wrapLines } from '../../src/cli/report.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 

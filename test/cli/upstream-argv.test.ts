@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/exit.js';
-import { logSettings } from '../../src/cli/logging.js';
+import { logSettings } from '../../src/cli/log-settings.js';
 import { fromUpstreamArgv } from '../../src/cli/upstream-argv.js';
 
 const COMMANDS = new Set(['run', 'plan', 'reconcile', 'render', 'validate', 'demo', 'memory-spire']);

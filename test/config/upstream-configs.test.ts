@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cacheScope, globLikeWarning, ignoredNamespaces, loadConfigFile, parseConfig } from '../../src/api/index.js';
 import { readManifests } from '../../src/cli/inputs.js';
-import { logSettings } from '../../src/cli/logging.js';
+import { logSettings } from '../../src/cli/log-settings.js';
 import { repoRoot } from '../support/cli.js';
 
 const NAMES = ['openshift', 'openshift-monitoring', 'my-openshift-apps', 'openshif', 'kube-system', 'not-kube-system-x', 'kube-public', 'default', 'spire-server', 'local-path-storage', 'zero-trust-workload-identity-manager', 'ibm-system', 'ibmcloud', 'shop'];

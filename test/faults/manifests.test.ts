@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runOnce } from '../../src/cli/plan.js';
+import { runOnce } from '../../src/cli/one-pass.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { exitCode, manifestRunConfig, spawnCli, waitForOutput } from '../support/cli.js';
 import { csid, eventually, node, ns, pod, startWorld } from '../live/world.js';

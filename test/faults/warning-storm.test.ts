@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { explainObjectCommand } from '../../src/cli/explain.js';
-import { runOnce } from '../../src/cli/plan.js';
+import { runOnce } from '../../src/cli/one-pass.js';
 import { csid, eventually, memoryLog, node, ns, pod, startWorld, TD, type World } from '../live/world.js';
 import { expectPromisesKept, FaultLedger, PROMISES_KEPT } from './ledger.js';
 

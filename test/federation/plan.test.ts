@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ClusterFederatedTrustDomain } from '../../src/api/index.js';
-import { runOnce } from '../../src/cli/plan.js';
+import { runOnce } from '../../src/cli/one-pass.js';
 import { bundleNeedsWrite, type CurrentRelationship, parseSpiffeBundle, planFederation, type TrustBundle } from '../../src/federation/index.js';
 import { createCertificateAuthority } from '../../src/memspire/ca.js';
 import { startTestSpire } from '../support/spire.js';

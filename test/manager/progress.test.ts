@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ControllerMetrics } from '../../src/manager/metrics.js';
-import { ProgressReporter } from '../../src/manager/progress.js';
+import { ProgressReporter } from '../../src/manager/work-progress.js';
 import { parseExposition } from './prom-text.js';
 
 const parsePromText = (text: string) => parseExposition(text).samples;

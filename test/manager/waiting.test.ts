@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { periodicWaits, waitLine } from '../../src/manager/waiting.js';
+import { periodicWaits, waitLine } from '../../src/manager/wait-reports.js';
 
 describe('a wait is said soon after it starts, then every 5 s with the time waited, until it ends', () => {
   beforeEach(() => vi.useFakeTimers());

@@ -5,7 +5,7 @@
  * Run by `npm run test:real-spire`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeSpireServer } from '../../src/entries/unsupported.js';
+import { probeSpireServer } from '../../src/entries/server-probe.js';
 import { createCertificateAuthority } from '../../src/memspire/ca.js';
 import type { EntryOut } from '../../src/spire/index.js';
 import { csid, eventually, node, ns, pod } from '../live/world.js';

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { readSeedFile } from '../../src/cli/memory-spire.js';
-import { runOnce } from '../../src/cli/plan.js';
+import { runOnce } from '../../src/cli/one-pass.js';
 import { SpireClient } from '../../src/spire/index.js';
 import { startWebhook } from '../../src/webhook/index.js';
 import { x509 } from '../../src/x509/index.js';

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runOnce } from '../../src/cli/plan.js';
+import { runOnce } from '../../src/cli/one-pass.js';
 import type { PlanReport } from '../../src/cli/report.js';
 import { SpireClient } from '../../src/spire/index.js';
 import { killIfRunning } from '../support/cli.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { DEMO_DIR } from '../../src/cli/demo.js';
 import { explainPodCommand } from '../../src/cli/explain.js';
-import { runOnce } from '../../src/cli/plan.js';
+import { runOnce } from '../../src/cli/one-pass.js';
 import type { PlanReport } from '../../src/cli/report.js';
 import { loadManifests } from '../../src/manifests/index.js';
 import { type ControlPlane, startControlPlane } from '../support/real-k8s/index.js';

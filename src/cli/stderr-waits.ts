@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { periodicWaits, type WaitReporter } from '../manager/waiting.js';
-import type { LogSettings } from './logging.js';
+import { periodicWaits, type WaitReporter } from '../manager/wait-reports.js';
+import type { LogSettings } from './log-settings.js';
 
 /**
  * The CLI's waits (for SPIRE, for the API server) on stderr, whatever the

@@ -3,7 +3,7 @@
  * Kubernetes API server) while it waits: once soon after the wait starts,
  * then every few seconds with the time waited, so that a wait is never
  * silence. Where the lines go is the caller's: the CLI writes them on stderr
- * whatever the log level (cli/waiting.ts); without it they are info logs.
+ * whatever the log level (cli/stderr-waits.ts); without it they are info logs.
  */
 export interface WaitOptions {
   graceMs?: number;
