@@ -89,7 +89,10 @@ describe('`run` as its own Deployment: an SVID from the agent, SPIFFE mTLS to th
     cli = spawnCli(['run', '--config', join(dir, 'config.yaml')], { env: { KUBECONFIG: join(dir, 'kubeconfig') } });
     const health = await servedAt(cli, 'health probes');
     await eventually(async () => (await get(`${health}/readyz`)).status === 200, `ready: ${cli!.output()}`, 60_000);
-    const verbose = (await get(`${health}/readyz?verbose`)).body.split('\n');
+    // The pods may be listed once more, with the fields the ClusterSPIFFEID's templates read, right after the first
+    // sync: readiness, decided by the conditions here, then waits for that list too.
+    let verbose: string[] = [];
+    await eventually(async () => (verbose = (await get(`${health}/readyz?verbose`)).body.split('\n'))[0] === '[+]informers-synced ok', 'synced with every field', 30_000).catch(() => undefined);
     // Readiness is decided by the controller's own conditions here; the SVID is reported beside them.
     expect(verbose[0]).toBe('[+]informers-synced ok');
     expect(verbose[1]).toBe('[+]webhook-certificate ok');
