@@ -1,5 +1,6 @@
 import { type ClusterSPIFFEID, type ControllerConfig, isOurClass } from '../api/index.js';
 import { detectClusterDomain } from '../manager/cluster-domain.js';
+import { templatesOf } from './template-fields.js';
 
 /** Where a one-pass command's cluster domain came from: the config or --cluster-domain, DNS as run detects it, or nowhere. */
 export interface ClusterDomain {
@@ -26,11 +27,12 @@ export async function settleClusterDomain(config: ControllerConfig, detect: () =
 /**
  * The ClusterSPIFFEIDs of this controller's class whose entries the cluster
  * domain can change: Service DNS names (autoPopulateDNSNames), or a
- * template that names .ClusterDomain.
+ * template that names .ClusterDomain (a label or selector value spelling it
+ * does not count).
  */
 export function clusterDomainReaders(objects: readonly ClusterSPIFFEID[], config: Pick<ControllerConfig, 'className' | 'watchClassless'>): string[] {
   return objects
-    .filter((o) => isOurClass(o.spec?.className, config) && (o.spec?.autoPopulateDNSNames === true || JSON.stringify(o.spec ?? {}).includes('.ClusterDomain')))
+    .filter((o) => isOurClass(o.spec?.className, config) && (o.spec?.autoPopulateDNSNames === true || templatesOf(o).some((t) => t.source.includes('.ClusterDomain'))))
     .map((o) => `ClusterSPIFFEID/${o.metadata.name}`);
 }
 

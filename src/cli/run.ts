@@ -2,7 +2,7 @@ import type { KubeConfig } from '../kube/connection.js';
 import type { Logger } from 'pino';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
 import type { Command } from 'commander';
-import { detectClusterDomain } from '../manager/cluster-domain.js';
+import { settleClusterDomain } from './cluster-domain.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import { type Check, informersSynced, type Layout, ping, readinessGates, serveObservability } from '../manager/health.js';
 import { startLive } from '../manager/live.js';
@@ -106,11 +106,10 @@ async function runLiveMode(
     throw err;
   }
   log.info(`Kubernetes API server ${describeKubeConfig(kc)}`);
-  if (!config.clusterDomain) {
-    const detected = await detectClusterDomain();
-    if (detected) config.clusterDomain = detected;
-    if (detected) log.info(`cluster domain ${detected} (detected)`);
-    else log.warn('cluster domain not detected and clusterDomain is not set: templates see it as "", so a DNS name template using .ClusterDomain gives a name ending in "." and its pods\' entries fail to render (autoPopulateDNSNames leaves out its names with the domain)');
+  const domain = await settleClusterDomain(config);
+  if (domain.from === 'detected') log.info(`cluster domain ${domain.value} (detected)`);
+  else if (domain.from === 'not-detected') {
+    log.warn('cluster domain not detected and clusterDomain is not set: templates see it as "", so a DNS name template using .ClusterDomain gives a name ending in "." and its pods\' entries fail to render (autoPopulateDNSNames leaves out its names with the domain)');
   }
   // The webhook serves on every replica, leader or not (upstream #450), with its own SPIRE client.
   let webhookSpire: SpireClient | undefined;

@@ -24,7 +24,7 @@ export function templateFieldMessages(source: string, name: string): string[] {
 }
 
 /** A ClusterSPIFFEID's templates, each with its field path and the name upstream parses it under. */
-function templatesOf(obj: ClusterSPIFFEID): { field: string; source: string; name: string }[] {
+export function templatesOf(obj: ClusterSPIFFEID): { field: string; source: string; name: string }[] {
   const spec = obj.spec ?? {};
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
   return [
