@@ -415,7 +415,7 @@ export class LivePasses {
    */
   private async settleFullPass(result: EntryPassResult, at: NonNullable<FullPassTally['clock']>): Promise<void> {
     // Nothing is waiting on this pass most of the time: then its writes are not even looked at.
-    if (at.selectionSince === undefined && this.clock.due(at.mark, this.podPassPods).length === 0) return;
+    if (at.selectionSince === undefined && !this.clock.anyDue(at.mark, this.podPassPods)) return;
     // SPIRE answered the pass's writes by now; what follows runs in slices (a ClusterSPIFFEID may select 100,000 pods).
     const ended = this.clock.now();
     const writes = await finishInSlices(podWritesInSteps(result.plan, result.applied), FULL_PASS_SLICE_MS);

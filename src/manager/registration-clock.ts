@@ -240,6 +240,12 @@ export class RegistrationClock {
     return out;
   }
 
+  /** Whether `due` would name any pod: stops at the first, building nothing (asked after every full pass). */
+  anyDue(mark: number, except: ReadonlySet<string>): boolean {
+    for (const [uid, w] of this.waiting) if (w.seq <= mark && !except.has(uid)) return true;
+    return false;
+  }
+
   /**
    * A pass that has seen the pod's last event is done with it. A refusal
    * ends the wait; a write of unknown outcome, a render failure or an entry

@@ -83,6 +83,8 @@ describe('the registration clock times a pod from the event that made it registr
     const newer = clock.mark;
     expect(clock.due(newer, new Set(['a']))).toEqual([]);
     expect(clock.due(newer, new Set())).toEqual([{ uid: 'a', namespace: 'ns', name: 'p-a' }]);
+    // anyDue answers what due's emptiness would.
+    expect([clock.anyDue(older, new Set()), clock.anyDue(newer, new Set(['a'])), clock.anyDue(newer, new Set())]).toEqual([false, false, true]);
     advance(5);
     clock.settle('a', 'held', wrote({ created: ['a'] }));
     // Timed from its first event.
