@@ -156,7 +156,7 @@ describe.skipIf(!!skip)('standalone: our controller as its own Deployment, over 
     for (const name of ['web-0', 'web-1']) await o.create(workloadPod(c.node, NS, name, { app: 'web' }, 'web'));
     await dep.deploy('ours');
     spire = new SpireClient({ socket: adminSocket(c.node) });
-    watch = watchReadiness(o);
+    watch = watchReadiness(c.plane);
   }, 900_000);
 
   // A scenario that fails says what the SPIRE server, the agent and the replicas logged (their logs go with their pods).
