@@ -1,6 +1,5 @@
-import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, X509Certificate } from 'node:crypto';
 import { errorMessage } from '../api/index.js';
-import { x509 } from '../x509/index.js';
 import type { TrustBundle } from './model.js';
 
 interface Jwk extends JsonWebKey {
@@ -34,7 +33,8 @@ export function parseSpiffeBundle(json: string): TrustBundle {
       if (key.x5c?.length !== 1 || !first) throw new Error(`keys[${i}]: an x509-svid key must carry exactly one x5c certificate`);
       const der = Buffer.from(first, 'base64');
       try {
-        new x509.X509Certificate(der);
+        // Node's own parser (OpenSSL): @peculiar/x509 would cost every controller its ASN.1 code at start for this one check.
+        new X509Certificate(der);
       } catch (err) {
         throw new Error(`keys[${i}]: x5c is not a certificate: ${errorMessage(err)}`, { cause: err });
       }
