@@ -7,30 +7,18 @@ import { fromSpireWithCreation } from '../entries/index.js';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
 import { readCluster } from '../kube/snapshot.js';
 import { formatProblem, loadManifests, type ManifestProblem, type ManifestSet } from '../manifests/index.js';
-import { entriesFromJson, SpireConnectError, SpireRpcError } from '../spire/index.js';
+import { entriesFromJson } from '../spire/index.js';
 import { checkManifestObjects } from '../webhook/checks.js';
 import { CliError } from './exit.js';
 import { requirePaths } from './paths.js';
 import type { Progress } from './terminal-progress.js';
 import type { WaitReporter } from '../manager/wait-reports.js';
 import { errorMessage } from '../api/errors.js';
+import { manifestPaths } from './manifest-paths.js';
 
-/**
- * --manifests, else staticManifestPath; undefined means the live cluster.
- * A path that does not exist ends the command: read as an empty folder, it
- * would plan to delete every entry.
- */
-export function manifestPaths(flag: string[] | undefined, config: ControllerConfig): string[] | undefined {
-  if (flag && flag.length > 0) {
-    requirePaths('--manifests', flag);
-    return flag;
-  }
-  if (config.staticManifestPath) {
-    requirePaths('staticManifestPath', config.staticManifestPath);
-    return [config.staticManifestPath];
-  }
-  return undefined;
-}
+// Their own modules, so that `run` loads them without the rest of this one; here for the other commands.
+export { manifestPaths };
+export { asCliError } from './spire-errors.js';
 
 /** A warning leaves the object in; anything else skipped something. */
 export function isSkip(p: ManifestProblem): boolean {
@@ -241,10 +229,4 @@ export function readEntriesDump(path: string): CurrentEntry[] {
   } catch (err) {
     throw new CliError(`--entries ${path}: ${errorMessage(err)}`);
   }
-}
-
-/** SPIRE errors end a command with their own one-line message. */
-export function asCliError(err: unknown): unknown {
-  if (err instanceof SpireRpcError || err instanceof SpireConnectError) return new CliError(err.message);
-  return err;
 }

@@ -6,7 +6,6 @@ import { settleClusterDomain } from './cluster-domain.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import { type Check, informersSynced, type Layout, ping, readinessGates, serveObservability } from '../manager/health.js';
 import { startLive } from '../manager/live.js';
-import { runManifestMode as runManifestController } from '../manager/manifest-mode.js';
 import { ControllerMetrics } from '../manager/metrics.js';
 import type { SpireClient } from '../spire/index.js';
 import type { startWebhook } from '../webhook/index.js';
@@ -16,7 +15,8 @@ import { checkSocketPath, spireClientFor, spireIdentityFor } from '../manager/sp
 import type { SpireIdentity } from '../manager/spire-identity.js';
 import { errorMessage } from '../api/errors.js';
 import { parseSocket } from '../spire/target.js';
-import { asCliError, manifestPaths, manifestScopeWarnings, readManifests } from './inputs.js';
+import { manifestPaths } from './manifest-paths.js';
+import { asCliError } from './spire-errors.js';
 import { loggerFor } from './logger.js';
 import { logSettings, type ZapFlags } from './log-settings.js';
 import { requirePaths } from './paths.js';
@@ -68,19 +68,6 @@ function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, c
     conditions: [...conditions, ...(identity ? [identity.condition(), identity.serverCondition()] : [])],
     log,
   });
-}
-
-/** Manifest mode (manager/manifest-mode.ts): nothing to sync, so nothing to report beside the ping. */
-async function runManifestMode(paths: string[], { config }: LoadedContext, log: Logger, waits: WaitReporter, signal: AbortSignal, metrics: ControllerMetrics, spireIdentity: SpireIdentity | undefined): Promise<void> {
-  for (const w of manifestScopeWarnings(config)) log.warn(w);
-  // This process is the only writer: it leads.
-  metrics.setLeader(true);
-  try {
-    await runManifestController({ paths, config, pass: passOptions(config), log, waits, signal, metrics, spireIdentity, read: (p) => readManifests(p, config) });
-  } catch (err) {
-    throw asCliError(err);
-  }
-  log.info('stopped');
 }
 
 /**
@@ -170,7 +157,8 @@ export function registerRun(program: Command): void {
       try {
         const observability = await serveFor(context.config, metrics, paths ? [] : liveConditions(context.config, parts), spireIdentity, log);
         try {
-          if (paths) await runManifestMode(paths, context, log, waits, stop.signal, metrics, spireIdentity);
+          // Loaded only for manifest mode: reading and validating manifest files (the CRDs' schemas) is code live mode never runs.
+          if (paths) await (await import('./run-manifests.js')).runManifestMode(paths, context, log, waits, stop.signal, metrics, spireIdentity);
           else await runLiveMode(flags, context, log, waits, stop.signal, metrics, parts, spireIdentity);
         } finally {
           await observability.close();
