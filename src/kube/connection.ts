@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
-import { Agent, type Dispatcher } from 'undici';
 import { errorMessage } from '../api/errors.js';
+import type { TlsSettings } from './http-pool.js';
 
 /**
  * How kube/ reaches the API server: a connection of our own (in-cluster, or
@@ -85,18 +85,10 @@ export class KubeConnection {
     return this.token.value;
   }
 
-  /** A connection pool with this connection's TLS settings. */
-  newDispatcher(): Dispatcher {
+  /** What a connection to the server checks its certificate against and presents. */
+  tlsSettings(): TlsSettings {
     const { ca, cert, key, insecure, tlsServerName } = this.spec;
-    return new Agent({
-      connect: {
-        ...(ca ? { ca } : {}),
-        ...(cert ? { cert } : {}),
-        ...(key ? { key } : {}),
-        rejectUnauthorized: !insecure,
-        ...(tlsServerName ? { servername: tlsServerName } : {}),
-      },
-    });
+    return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}), rejectUnauthorized: !insecure, ...(tlsServerName ? { servername: tlsServerName } : {}) };
   }
 }
 

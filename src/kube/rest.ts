@@ -1,8 +1,8 @@
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { type Dispatcher, request } from 'undici';
 import { type KubeConfig, KubeConnection } from './connection.js';
+import { type Answer, type ConnectionPool, NodeHttpPool } from './http-pool.js';
 import { textWithoutManagedFields } from './managed-fields.js';
 import { errorMessage } from '../api/errors.js';
 
@@ -20,15 +20,16 @@ export class KubeApiError extends Error {
 }
 
 /**
- * client-node builds a new undici Agent for every request it authenticates
- * whenever the cluster has TLS settings (a CA, client certificates, or
- * skipTLSVerify): every request then opens a new connection, TLS handshake
- * included, and the old agent keeps its idle socket until it times out. One
- * agent per KubeConfig and TLS material is kept instead; a change of cluster
- * or credentials files in the KubeConfig replaces it. A KubeConnection's TLS
- * material is fixed: it keeps one agent until a connection fails.
+ * One pool of connections per KubeConfig and TLS material: client-node
+ * builds a new undici Agent for every request it authenticates whenever the
+ * cluster has TLS settings (a CA, client certificates, or skipTLSVerify), so
+ * every request would open a new connection, TLS handshake included, and the
+ * old agent would keep its idle socket until it timed out. A change of
+ * cluster or credentials files in a client-node KubeConfig replaces its pool.
+ * A KubeConnection's TLS material is fixed: it keeps one pool until a
+ * connection fails.
  */
-const dispatchers = new WeakMap<KubeConfig, { key: string; dispatcher: Dispatcher }>();
+const pools = new WeakMap<KubeConfig, { key: string; pool: ConnectionPool }>();
 
 function tlsIdentity(kc: Exclude<KubeConfig, KubeConnection>): string {
   const c = kc.getCurrentCluster();
@@ -36,36 +37,33 @@ function tlsIdentity(kc: Exclude<KubeConfig, KubeConnection>): string {
   return JSON.stringify([c?.server, c?.caData, c?.caFile, c?.skipTLSVerify, c?.tlsServerName, c?.proxyUrl, u?.certData, u?.certFile, u?.keyData, u?.keyFile]);
 }
 
-function reusedDispatcher(kc: KubeConfig, key: string, fresh: () => Dispatcher | undefined): Dispatcher | undefined {
-  const kept = dispatchers.get(kc);
-  if (kept?.key === key) return kept.dispatcher;
+function reusedPool(kc: KubeConfig, key: string, fresh: () => ConnectionPool): ConnectionPool {
+  const kept = pools.get(kc);
+  if (kept?.key === key) return kept.pool;
   const made = fresh();
-  if (kept) void kept.dispatcher.close();
-  if (made === undefined) dispatchers.delete(kc);
-  else dispatchers.set(kc, { key, dispatcher: made });
+  kept?.pool.close();
+  pools.set(kc, { key, pool: made });
   return made;
 }
 
-function forgetDispatcher(kc: KubeConfig): void {
-  const kept = dispatchers.get(kc);
-  dispatchers.delete(kc);
-  void kept?.dispatcher.close();
+function forgetPool(kc: KubeConfig): void {
+  const kept = pools.get(kc);
+  pools.delete(kc);
+  kept?.pool.close();
 }
 
-/** The headers and dispatcher a request to the API server is authenticated with. */
-async function authenticated(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', url: URL): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
+/** The headers and pool a request to the API server is authenticated with. */
+async function authenticated(kc: KubeConfig, method: Method, url: URL): Promise<{ headers: Record<string, string>; pool: ConnectionPool }> {
   if (kc instanceof KubeConnection) {
     const token = kc.bearerToken();
-    return { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, dispatcher: reusedDispatcher(kc, '', () => kc.newDispatcher()) };
+    return { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, pool: reusedPool(kc, '', () => new NodeHttpPool(kc.tlsSettings())) };
   }
-  // A kubeconfig only client-node reads (loadKubeConfig loaded it already): its authentication, its agent's TLS settings.
-  const { HttpMethod, RequestContext } = await import('@kubernetes/client-node');
-  const ctx = new RequestContext(url.toString(), HttpMethod[method]);
-  await kc.applySecurityAuthentication(ctx);
-  const made = ctx.getDispatcher();
-  const dispatcher = reusedDispatcher(kc, tlsIdentity(kc), () => made);
-  if (made !== undefined && made !== dispatcher) void made.close();
-  return { headers: { ...ctx.getHeaders(), accept: 'application/json' }, dispatcher };
+  // A kubeconfig only client-node reads (loadKubeConfig loaded it already): its authentication, its TLS settings, through undici, loaded only then.
+  const { clientNodeAuthentication, UndiciPool } = await import('./client-node-requests.js');
+  const { headers, dispatcher } = await clientNodeAuthentication(kc, method, url);
+  const pool = reusedPool(kc, tlsIdentity(kc), () => new UndiciPool(dispatcher));
+  if (dispatcher !== undefined && (pool as InstanceType<typeof UndiciPool>).dispatcher !== dispatcher) void dispatcher.close();
+  return { headers: { ...headers, accept: 'application/json' }, pool };
 }
 
 function requestUrl(kc: KubeConfig, path: string, query: Record<string, string> | undefined): { url: URL; server: string } {
@@ -89,39 +87,35 @@ function apiError(method: string, path: string, statusCode: number, text: string
   return new KubeApiError(statusCode, `${method} ${path}: ${statusCode} ${message}`, status);
 }
 
+type Method = 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
+
 const gunzipped = promisify(gunzip);
 
 /** Every request but a watch is given this long unless its caller ends it sooner. */
 const REQUEST_DEADLINE_MS = 60_000;
 
-type Method = 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
-
 /**
- * Sends a request authenticated as the KubeConfig says, by undici's own
- * request API: fetch hands a body over through WHATWG streams, whose cost
- * per chunk is a large share of a big list's CPU. A connection that fails (a
- * rotated CA, a server gone) is not reused: the next request starts afresh.
- * The error names the server and the reason, unless the caller ended it.
+ * Sends a request authenticated as the KubeConfig says, through its pool
+ * (Node's HTTP client for a KubeConnection, undici's request API for a
+ * client-node KubeConfig: fetch hands a body over through WHATWG streams,
+ * whose cost per chunk is a large share of a big list's CPU). A connection
+ * that fails (a rotated CA, a server gone) is not reused: the next request
+ * starts afresh. The error names the server and the reason, unless the
+ * caller ended it.
  */
 async function send(
   kc: KubeConfig,
   method: Method,
   path: string,
   opts: { query?: Record<string, string> | undefined; body?: string | undefined; headers?: Record<string, string>; signal?: AbortSignal | undefined },
-): Promise<Dispatcher.ResponseData> {
+): Promise<Answer> {
   const { url, server } = requestUrl(kc, path, opts.query);
-  const { headers, dispatcher } = await authenticated(kc, method, url);
+  const { headers, pool } = await authenticated(kc, method, url);
   try {
-    return await request(url, {
-      method,
-      headers: { ...headers, ...opts.headers },
-      ...(dispatcher ? { dispatcher } : {}),
-      ...(opts.body !== undefined ? { body: opts.body } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
+    return await pool.send(url, { method, headers: { ...headers, ...opts.headers }, body: opts.body, signal: opts.signal });
   } catch (err) {
     if (opts.signal?.aborted) throw err;
-    forgetDispatcher(kc);
+    forgetPool(kc);
     throw new Error(`${method} ${path}: cannot reach the Kubernetes API server at ${server}: ${failureReason(err)}`, { cause: err });
   }
 }
@@ -133,7 +127,7 @@ async function send(
  * error, not data. A body left half read would keep its connection from
  * the next request, so it is destroyed on failure.
  */
-async function answerBytes(res: Dispatcher.ResponseData, method: Method, path: string): Promise<Buffer> {
+async function answerBytes(res: Answer, method: Method, path: string): Promise<Buffer> {
   const header = res.headers['content-encoding'];
   const encoding = Array.isArray(header) ? header.join(',') : header;
   try {
@@ -150,7 +144,7 @@ async function answerBytes(res: Dispatcher.ResponseData, method: Method, path: s
   }
 }
 
-const ok = (res: Dispatcher.ResponseData) => res.statusCode >= 200 && res.statusCode < 300;
+const ok = (res: Answer) => res.statusCode >= 200 && res.statusCode < 300;
 
 /**
  * A request authenticated as the KubeConfig says (as client-node's Watch

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { kubeRequest, listAll } from '../../src/kube/rest.js';
+import { KubeConnection } from '../../src/kube/connection.js';
+import { kubeRequest, kubeStream, listAll } from '../../src/kube/rest.js';
 import { eventually } from '../kube-apiserver/helpers.js';
 import { FakeKubeApiServer } from '../support/kube/index.js';
 
@@ -129,5 +130,58 @@ describe('a request the API server never answers ends when its caller says so', 
     } finally {
       await kube.close();
     }
+  });
+});
+
+/** The fake API server reached as a KubeConnection (a kubeconfig read without client-node), which sends through Node's HTTP client. */
+function connectionTo(kube: FakeKubeApiServer): KubeConnection {
+  return new KubeConnection({ context: 'fake', clusterName: 'fake', server: kube.url, token: 'fake-token', insecure: true });
+}
+
+describe("through Node's HTTP client, as a KubeConnection sends", () => {
+  let kube: FakeKubeApiServer;
+  beforeEach(async () => {
+    kube = await FakeKubeApiServer.start();
+    kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+    for (let i = 0; i < 120; i++) kube.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}`, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
+  });
+  afterEach(async () => {
+    await kube.close();
+  });
+
+  it('keeps one connection for many requests and pages through a list', async () => {
+    const kc = connectionTo(kube);
+    const before = kube.connections;
+    for (let i = 0; i < 5; i++) await kubeRequest(kc, 'GET', '/api/v1/namespaces/default');
+    const list = await listAll(kc, '/api/v1/pods', { pageSize: 50 });
+    expect(list.items).toHaveLength(120);
+    expect(kube.connections - before).toBe(1);
+  });
+
+  it("rejects at the caller signal with the signal's reason, and the same client is answered again afterwards", async () => {
+    const kc = connectionTo(kube);
+    kube.faults.hangNext(1, { pathIncludes: '/namespaces/default' });
+    const caller = new AbortController();
+    const hung = kubeRequest(kc, 'GET', '/api/v1/namespaces/default', { signal: caller.signal });
+    await eventually(() => kube.requests.some((r) => r.path === '/api/v1/namespaces/default'), 'the request reaches the server');
+    caller.abort(new Error('deadline'));
+    await expect(hung).rejects.toThrow('deadline');
+    const ns = await kubeRequest<{ metadata: { name: string } }>(kc, 'GET', '/api/v1/namespaces/default');
+    expect(ns.metadata.name).toBe('default');
+  });
+
+  it("ends a watch's body at the caller signal, with the signal's reason", async () => {
+    const kc = connectionTo(kube);
+    const caller = new AbortController();
+    const body = await kubeStream(kc, '/api/v1/pods', { query: { watch: 'true', resourceVersion: '1' }, signal: caller.signal });
+    const read = (async () => {
+      for await (const chunk of body) if (chunk.length > 0) caller.abort(new Error('stopped'));
+    })();
+    await expect(read).rejects.toThrow('stopped');
+  });
+
+  it('names the server and the reason when it cannot be reached', async () => {
+    const kc = new KubeConnection({ context: 'x', clusterName: 'c', server: 'http://127.0.0.1:1', insecure: false });
+    await expect(kubeRequest(kc, 'GET', '/version')).rejects.toThrow('GET /version: cannot reach the Kubernetes API server at http://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1');
   });
 });
