@@ -9,9 +9,10 @@ type Register = (program: Command) => void;
 
 /**
  * Each command's module, by the commands it registers, in the order help lists
- * them. A command's module is loaded when that command runs, all of them for
- * help or a name that is none of these: `run` then loads none of the other
- * commands' code (the in-memory SPIRE server, the demo, explain).
+ * them. A command's module is loaded when that command runs, none for the
+ * version, all of them for help or a name that is none of these: `run` then
+ * loads none of the other commands' code (the in-memory SPIRE server, the
+ * demo, explain).
  */
 const loadPlan = async (): Promise<Register> => (await import('./one-pass.js')).registerPlan;
 const COMMANDS: Record<string, () => Promise<Register>> = {
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   bootstrap: async () => (await import('./bootstrap.js')).registerBootstrap,
 };
 const COMMAND_NAMES: ReadonlySet<string> = new Set(Object.keys(COMMANDS));
+const VERSION_FLAGS: ReadonlySet<string | undefined> = new Set(['-V', '--version']);
 
 /** The package's version: package.json sits two levels up from both src/cli and dist/cli. */
 function packageVersion(): string {
@@ -33,7 +35,7 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-/** The program with the command named (its module alone loaded), or with every command. */
+/** The program with the command named (its module alone loaded), with none for the version, or with every command. */
 async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('spire-reconciler')
     .description('Registers Kubernetes workloads with SPIRE: a drop-in replacement for spire-controller-manager')
@@ -41,6 +43,7 @@ async function buildProgram(only?: string): Promise<Command> {
     .option('--debug', 'print stack traces with errors')
     .showHelpAfterError()
     .exitOverride();
+  if (VERSION_FLAGS.has(only)) return program;
   const loaders = only !== undefined && Object.hasOwn(COMMANDS, only) ? [COMMANDS[only]!] : [...new Set(Object.values(COMMANDS))];
   for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
   return program;
