@@ -40,6 +40,8 @@ cli() { run --rm "$image" "$@"; }
 
 echo "image: $(pod image inspect --format '{{.Id}}' "$image" | cut -c1-12), $(($(pod image inspect --format '{{.Size}}' "$image") / 1048576)) MiB"
 echo "--version: $(cli --version)"
+# The bundle holds every package's code: the image has no node_modules to fall back on.
+run --rm --entrypoint sh "$image" -c 'test ! -e /app/node_modules' || { echo "the image has /app/node_modules" >&2; exit 1; }
 # The compile cache filled at build time is read on a read-only root: the
 # bin and the bundle beside it (all of the CLI) have their code there, and
 # nothing is compiled anew.

@@ -1,41 +1,57 @@
-// Replaces DIST/cli/main.js (compiled by `npm run build`) with one file holding
-// it and every module it loads, ours and node_modules' (esbuild, from the npm
-// registry: its binary is the @esbuild/<platform> package). Node then reads
-// and compiles one file instead of thousands, and code the CLI never reaches
-// (most of client-node's generated API) is left out: a start costs less CPU
-// and memory (docs/performance.md "Small clusters").
-// DIST/cli/bin.js, which checks the Node version first, stays apart and loads it.
+// Bundles DIST/cli/bin.js and main.js (compiled by `npm run build`) with
+// every module they load, ours and node_modules' (esbuild, from the npm
+// registry: its binary is the @esbuild/<platform> package), into OUT/cli
+// (OUT is DIST unless given: in place): bin.js, main.js and chunks beside
+// them, bundle-*.js, with the report templates. Node then reads and compiles
+// a few files instead of thousands, and code the CLI never reaches (most of
+// client-node's generated API) is left out (docs/performance.md "Small
+// clusters"). OUT holds all the CLI runs: the image copies it and no
+// node_modules.
 //
-// The bundle sits where main.js was, so paths our modules take from
-// import.meta.url (../../proto, ../../package.json, ../../crds) still resolve:
-// every compiled module of ours is one folder below DIST. Packages' CommonJS
-// code gets `require` from the banner; node_modules stays in the image for
-// what they load by path at run time, and for client-node: our modules import
-// it only where a path needs it (`await import()`), which a bundle cannot cut
-// down to what is used, so it stays a package loaded from node_modules then.
+// Split at every `await import()`: what a module imports that way (a command,
+// the webhook, manifest mode, client-node and undici for a kubeconfig only
+// client-node reads) is a chunk of its own, read from disk only when that
+// import runs, so `run` with the default config neither reads nor keeps the
+// code of the other commands and modes. Nothing is left out of the bundle:
+// the image ships no node_modules.
+// bin.js, which checks the Node version first, imports nothing else
+// statically: its chunks are loaded after the check, so it still runs on any
+// Node.
+//
+// The chunks sit where main.js was, so paths our modules take from
+// import.meta.url (../../proto, ../../package.json, ../../crds, ./templates/)
+// still resolve: every compiled module of ours is one folder below DIST.
+// Packages' CommonJS code gets `require` from the banner.
 import { build } from 'esbuild';
+import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 
-const dist = process.argv[2];
+const [dist, out = dist] = process.argv.slice(2);
 if (!dist) {
-  process.stderr.write('usage: node bundle.mjs DIST\n');
+  process.stderr.write('usage: node bundle.mjs DIST [OUT]\n');
   process.exit(2);
 }
-const main = join(dist, 'cli/main.js');
+const cli = join(out, 'cli');
+mkdirSync(cli, { recursive: true });
+// A previous bundle's chunks: their names carry a hash of their content, so a new bundle would leave them beside its own.
+for (const file of readdirSync(cli)) if (file.startsWith('bundle-')) rmSync(join(cli, file));
+if (out !== dist) cpSync(join(dist, 'cli/templates'), join(cli, 'templates'), { recursive: true });
 const result = await build({
-  entryPoints: [main],
-  outfile: main,
+  entryPoints: [join(dist, 'cli/bin.js'), join(dist, 'cli/main.js')],
+  outdir: cli,
   allowOverwrite: true,
   bundle: true,
+  splitting: true,
+  chunkNames: 'bundle-[name]-[hash]',
   platform: 'node',
   format: 'esm',
   target: 'node24',
-  external: ['@kubernetes/client-node'],
   banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
 });
 const inputs = Object.keys(result.metafile.inputs).length;
-process.stdout.write(`bundled ${inputs} modules into ${main}\n`);
+const outputs = Object.keys(result.metafile.outputs).length;
+process.stdout.write(`bundled ${inputs} modules into ${cli}: bin.js, main.js and ${outputs - 2} chunks\n`);
