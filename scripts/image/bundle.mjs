@@ -22,10 +22,33 @@
 // import.meta.url (../../proto, ../../package.json, ../../crds, ./templates/)
 // still resolve: every compiled module of ours is one folder below DIST.
 // Packages' CommonJS code gets `require` from the banner.
+//
+// Node's own modules are required, not imported, in the bundle: an ESM import
+// of a builtin builds its namespace from every export, running the lazy
+// getters a require leaves alone. `import ... from 'node:http'` so loads
+// Node's internal copy of undici (http exports WebSocket and its events):
+// 45-58 CPU-ms and 13 MiB resident against 4-6 ms and none when required
+// (Node 24.21, `node --input-type=module -e "await import('node:http')"`).
 import { build } from 'esbuild';
+import { builtinModules } from 'node:module';
 import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
+
+const BUILTINS = new Set(builtinModules);
+
+/** Every static import of a Node builtin (`node:x` or `x`) becomes a module that requires it. */
+const requireBuiltins = {
+  name: 'require-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?[a-z0-9_/]+$/ }, ({ path, kind }) => {
+      const name = path.replace(/^node:/, '');
+      if (!BUILTINS.has(name) || kind !== 'import-statement') return undefined;
+      return { path: name, namespace: 'required-builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'required-builtin' }, ({ path }) => ({ contents: `module.exports = require('node:${path}');`, loader: 'js' }));
+  },
+};
 
 const [dist, out = dist] = process.argv.slice(2);
 if (!dist) {
@@ -51,6 +74,7 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+  plugins: [requireBuiltins],
 });
 const inputs = Object.keys(result.metafile.inputs).length;
 const outputs = Object.keys(result.metafile.outputs).length;
