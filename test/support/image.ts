@@ -1,8 +1,9 @@
 /**
- * The controller as the container image runs it (Dockerfile): dist/ compiled
- * from src/ beside proto/, crds/, package.json and node_modules, started by
+ * The controller as the container image runs it (Dockerfile), started by
  * bin/entrypoint.sh (scripts/image/entrypoint.sh), which sizes V8 from the
- * cgroup's memory limit. For tests whose subject is the process's memory:
+ * cgroup's memory limit: dist/ compiled from src/ beside proto/, crds/ and
+ * package.json, not bundled (the image's bundle holds the packages' code;
+ * here node_modules sits beside dist/). For tests whose subject is the process's memory:
  * run from the sources through tsx, the controller idled at 249 MiB
  * resident instead of 170 (a loader thread, the compiler's work), which the
  * image does not have.
