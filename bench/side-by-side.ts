@@ -138,7 +138,7 @@ function configFile(socket: string, gcIntervalSeconds: number): string {
 
 /**
  * Compiles our controller once, so its cold start is the program's, not a TypeScript loader's; returns the package's bin.
- * With `bundle`, dist/cli/main.js is then bundled as the image's build does (scripts/image/bundle.mjs).
+ * With `bundle`, dist/cli/bin.js and main.js are then bundled in place, split as the image's build splits them (scripts/image/bundle.mjs).
  */
 export function buildOurs(bundle = false): string {
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
