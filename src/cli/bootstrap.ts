@@ -9,6 +9,7 @@ import { CliError, Exit } from './exit.js';
 import { loggerFor } from './logger.js';
 import { logSettings } from './log-settings.js';
 import { cliWaits } from './stderr-waits.js';
+import { commandDescription } from './command-help.js';
 
 interface BootstrapFlags extends ConfigFlags {
   namespace: string;
@@ -62,7 +63,7 @@ function differs(want: Entry, have: EntryOut): boolean {
  */
 export function registerBootstrap(program: Command): void {
   addConfigOptions(program.command('bootstrap'))
-    .description("the controller's own admin entries, which the standalone layout (spireServerAddress) needs before it can call the SPIRE server: printed as spire-server commands, or written with --apply through the admin socket")
+    .description(commandDescription('bootstrap'))
     .option('--namespace <name>', "the controller's pods' namespace: anyone who may create pods there with its service account can claim the admin identity", 'spire-server')
     .option('--service-account <name>', "the controller's pods' service account", 'spire-reconciler')
     .option('--node-label <key=value...>', 'only agents on nodes with these labels issue the identity (k8s_psat agent_node_label); pin the Deployment to them with a nodeSelector')

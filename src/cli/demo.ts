@@ -9,6 +9,7 @@ import { loadContext, passOptions } from './context.js';
 import { readSeedFile } from './memory-spire.js';
 import { runOnce } from './one-pass.js';
 import { createLogger } from './logger.js';
+import { commandDescription } from './command-help.js';
 
 export const DEMO_DIR = fileURLToPath(new URL('../../examples/demo', import.meta.url));
 
@@ -59,7 +60,7 @@ export async function runDemo(print: (s: string) => void): Promise<number> {
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('reconcile the example cluster in examples/demo/ against an in-memory SPIRE server, and show each step')
+    .description(commandDescription('demo'))
     .action(async () => {
       process.exitCode = await runDemo((s) => console.log(s));
     });

@@ -10,6 +10,7 @@ import { PlanIndex } from './explain-spire.js';
 import { describeSource } from './inputs.js';
 import { type OnceOptions, onePass, prepare, printer } from './one-pass.js';
 import { machineOutput, outputFormat } from './report.js';
+import { commandDescription } from './command-help.js';
 
 export interface ExplainFlags extends ConfigFlags {
   manifests?: string[];
@@ -87,7 +88,7 @@ function explainOptions(cmd: Command): Command {
 }
 
 export function registerExplain(program: Command): void {
-  const explain = program.command('explain').description('why a pod has or lacks its SPIRE entries, or what one ClusterSPIFFEID selects and registers');
+  const explain = program.command('explain').description(commandDescription('explain'));
   explainOptions(explain.command('pod'))
     .argument('<namespace/name>', 'the pod')
     .description('walk every ClusterSPIFFEID for one pod (class, namespace and pod selectors, ignored namespaces, fallback, scheduling, render) and say where each entry stands in SPIRE; exit 0 if registered, 1 if not')

@@ -5,6 +5,7 @@ import { MemorySpireServer, type SpireSeed } from '../memspire/index.js';
 import { checkEntryShape } from '../spire/index.js';
 import { requirePaths } from './paths.js';
 import { errorMessage } from '../api/errors.js';
+import { commandDescription } from './command-help.js';
 
 /**
  * Reads a seed file: `spire-server entry show -output json` output
@@ -43,7 +44,7 @@ export function readSeedFile(path: string): SpireSeed {
 export function registerMemorySpire(program: Command): void {
   program
     .command('memory-spire')
-    .description('serve an in-memory SPIRE-compatible server (Entry, TrustDomain, Bundle, SVID APIs) on a Unix socket, for demos and tests')
+    .description(commandDescription('memory-spire'))
     .requiredOption('--socket <path>', 'Unix socket path to listen on')
     .option('--trust-domain <name>', "the server's trust domain", 'example.org')
     .option('--seed <file>', 'JSON file with entries (as `spire-server entry show -output json` prints), federated_bundles, federation_relationships')

@@ -28,6 +28,7 @@ import { NO_PROGRESS, type Progress, terminalProgress } from './terminal-progres
 import { cliWaits } from './stderr-waits.js';
 import { planText } from './plan-view.js';
 import { machineOutput, outputFormat, planReport, type PlanReport, wrapLines } from './report.js';
+import { commandDescription } from './command-help.js';
 
 export interface OnceFlags extends ConfigFlags {
   manifests?: string[];
@@ -264,9 +265,9 @@ function oncePass(cmd: Command, apply: boolean): Command {
 
 export function registerPlan(program: Command): void {
   oncePass(program.command('plan'), false)
-    .description('dry run: print what a reconcile would create, update and delete; writes nothing')
+    .description(commandDescription('plan'))
     .option('--entries <file>', 'current entries from `spire-server entry show -output json` instead of the SPIRE socket');
   oncePass(program.command('reconcile'), true)
-    .description('one reconcile pass from manifests or the cluster against the SPIRE server: prints the plan, applies it, exits 1 if any item failed')
+    .description(commandDescription('reconcile'))
     .requiredOption('--once', 'run a single pass and exit (the long-running controller is `run`)');
 }

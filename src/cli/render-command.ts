@@ -8,6 +8,7 @@ import { explainPod, PodTrace } from './explain-pod.js';
 import { PlanIndex } from './explain-spire.js';
 import { isSkip } from './inputs.js';
 import { requirePaths } from './paths.js';
+import { commandDescription } from './command-help.js';
 
 interface RenderFlags extends ConfigFlags {
   clusterspiffeid: string;
@@ -132,7 +133,7 @@ export async function renderCommand(flags: RenderFlags): Promise<{ output: strin
 
 export function registerRender(program: Command): void {
   addConfigOptions(program.command('render'))
-    .description('print the entry one pod gets from one ClusterSPIFFEID, selected as reconcile selects; or why it gets none, or the exact render error')
+    .description(commandDescription('render'))
     .requiredOption('--clusterspiffeid <file>', 'YAML with the ClusterSPIFFEID (a file of several, or a `kind: List`, with --name)')
     .option('--name <name>', 'which ClusterSPIFFEID of the file')
     .requiredOption('--pod <file>', 'YAML file with the Pod (e.g. kubectl get pod NAME -o yaml), or several (a `kind: List`) with --pod-name')

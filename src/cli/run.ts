@@ -22,6 +22,7 @@ import { logSettings, type ZapFlags } from './log-settings.js';
 import { requirePaths } from './paths.js';
 import { cliWaits } from './stderr-waits.js';
 import type { WaitReporter } from '../manager/wait-reports.js';
+import { commandDescription } from './command-help.js';
 
 interface RunFlags extends ConfigFlags, ZapFlags {
   manifests?: string[];
@@ -121,7 +122,7 @@ async function runLiveMode(
 
 export function registerRun(program: Command): void {
   addSpireTargetOptions(addConfigOptions(program.command('run')))
-    .description('the long-running controller: live Kubernetes mode (KUBECONFIG or in-cluster), or manifest mode with staticManifestPath or --manifests. Without a command, spire-controller-manager\'s flags mean run')
+    .description(commandDescription('run'))
     .option('--manifests <dir...>', 'manifest files or directories (default: staticManifestPath)')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--spire-api-socket <path>', "upstream's deprecated flag: the SPIRE socket when the config file sets no spireServerSocketPath")

@@ -9,6 +9,7 @@ import { CliError, Exit } from './exit.js';
 import { requirePaths } from './paths.js';
 import { templateFieldMessages, templateFieldProblems } from './template-fields.js';
 import { errorMessage } from '../api/errors.js';
+import { commandDescription } from './command-help.js';
 
 const CONFIG_KIND = /^kind:\s*ControllerManagerConfig\s*$/m;
 const EMBEDDED_CONFIG_KIND = /^\s+kind:\s*ControllerManagerConfig\s*$/m;
@@ -96,7 +97,7 @@ export async function validatePaths(paths: string[], opts: { trustDomain?: strin
 export function registerValidate(program: Command): void {
   program
     .command('validate')
-    .description('check manifests and config files; one line per problem (file, kind/name, field, reason); exit 1 if any')
+    .description(commandDescription('validate'))
     .argument('[paths...]', 'files or directories (read recursively)')
     .option('--config <file>', 'a ControllerManagerConfig to validate too; its trustDomain is used as --trust-domain')
     .option('--expand-env', 'expand $VAR and ${VAR} in ControllerManagerConfig files (--config and any among the paths), as run --expand-env does')

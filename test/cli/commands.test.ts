@@ -538,12 +538,21 @@ describe('a --config whose parentIDTemplate does not parse stops the command, na
 });
 
 describe('every command answers --help', () => {
-  // main.ts loads a command's module only when that command runs, and every one for help.
+  // main.ts loads a command's module only when that command runs, none for --help (command-help.ts), and every one for `help`.
   it('--help lists every command, in order', async () => {
     const cli = spawnCli(['--help']);
     expect(await exitCode(cli)).toBe(0);
     const listed = [...cli.output().split('Commands:')[1]!.matchAll(/^ {2}([a-z-]+)(?= )/gm)].map((m) => m[1]);
     expect(listed).toEqual(['run', 'plan', 'reconcile', 'render', 'explain', 'validate', 'demo', 'memory-spire', 'bootstrap', 'help']);
+  });
+
+  it("--help, answered from command-help.ts, prints what `help` prints with every command's module loaded", async () => {
+    const listed = spawnCli(['--help']);
+    const loaded = spawnCli(['help']);
+    expect(await exitCode(listed)).toBe(0);
+    expect(await exitCode(loaded)).toBe(0);
+    expect(listed.output()).toContain('Commands:');
+    expect(listed.output()).toBe(loaded.output());
   });
 
   it.each(['run', 'plan', 'reconcile', 'explain', 'render', 'validate', 'demo', 'memory-spire', 'bootstrap'])('%s --help', async (cmd) => {

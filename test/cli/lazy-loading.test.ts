@@ -62,7 +62,7 @@ describe('what a command loads at start', () => {
     expect(packages(loadedAtStart('src/kube/client-node-requests.ts'))).toContain('undici');
   });
 
-  it('bin.js and --version: none of the commands, nothing of the controller', () => {
+  it('bin.js, --version and --help: none of the commands, nothing of the controller', () => {
     expect(packages(loadedAtStart('src/cli/bin.ts'))).toEqual(new Set());
     const inputs = loadedAtStart('src/cli/main.ts');
     expect([...packages(inputs)]).toEqual(['commander']);
