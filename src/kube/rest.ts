@@ -53,10 +53,10 @@ function forgetDispatcher(kc: KubeConfig): void {
 }
 
 /** The headers and dispatcher a request to the API server is authenticated with. */
-async function authenticated(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', url: URL): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
+async function authenticated(kc: KubeConfig, method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE', url: URL): Promise<{ headers: Record<string, string | undefined>; dispatcher: Dispatcher | undefined }> {
   if (kc instanceof KubeConnection) {
     const token = kc.bearerToken();
-    return { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, dispatcher: reusedDispatcher(kc, '', () => kc.newDispatcher()) };
+    return { headers: { accept: 'application/json', authorization: token ? `Bearer ${token}` : undefined }, dispatcher: reusedDispatcher(kc, '', () => kc.newDispatcher()) };
   }
   // A kubeconfig only client-node reads (loadKubeConfig loaded it already): its authentication, its agent's TLS settings.
   const { HttpMethod, RequestContext } = await import('@kubernetes/client-node');
@@ -107,17 +107,20 @@ async function send(
   kc: KubeConfig,
   method: Method,
   path: string,
-  opts: { query?: Record<string, string> | undefined; body?: string | undefined; headers?: Record<string, string>; signal?: AbortSignal | undefined },
+  opts: { query?: Record<string, string> | undefined; body?: string | undefined; headers?: Record<string, string | undefined>; signal?: AbortSignal | undefined },
 ): Promise<Dispatcher.ResponseData> {
   const { url, server } = requestUrl(kc, path, opts.query);
   const { headers, dispatcher } = await authenticated(kc, method, url);
   try {
     return await request(url, {
       method,
+      // undici skips a header whose value is undefined, takes an undefined
+      // dispatcher as its global one (a destructuring default), and an
+      // undefined body or signal as none.
       headers: { ...headers, ...opts.headers },
-      ...(dispatcher ? { dispatcher } : {}),
-      ...(opts.body !== undefined ? { body: opts.body } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
+      dispatcher,
+      body: opts.body,
+      signal: opts.signal,
     });
   } catch (err) {
     if (opts.signal?.aborted) throw err;
@@ -164,7 +167,7 @@ export async function kubeRequest<T>(kc: KubeConfig, method: Method, path: strin
   const deadline = AbortSignal.timeout(REQUEST_DEADLINE_MS);
   const res = await send(kc, method, path, {
     query: opts.query,
-    headers: { 'accept-encoding': 'gzip', ...(opts.body !== undefined ? { 'content-type': opts.contentType ?? 'application/json' } : {}) },
+    headers: { 'accept-encoding': 'gzip', 'content-type': opts.body !== undefined ? (opts.contentType ?? 'application/json') : undefined },
     body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
     signal: opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline,
   });
@@ -209,13 +212,14 @@ export async function listAll<T extends KubernetesObject>(
   let resourceVersion = '';
   do {
     const page = await kubeRequest<KubernetesListObject<T>>(kc, 'GET', path, {
+      // Absent, not undefined or '': requestUrl sets every entry as a query parameter.
       query: {
         limit: String(opts.pageSize ?? 500),
         ...(cont ? { continue: cont } : {}),
         ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
         ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
       },
-      ...(opts.dropManagedFields ? { dropManagedFields: true } : {}),
+      dropManagedFields: opts.dropManagedFields,
     });
     opts.onPage?.(page.items);
     items.push(...page.items);
