@@ -41,6 +41,8 @@ function toSpire(r: DeclaredRelationship, withBundle: boolean): FederationRelati
   return {
     trust_domain: r.trustDomain,
     bundle_endpoint_url: r.bundleEndpointUrl,
+    // Absent, not undefined: the profile is a proto oneof (one member set), and a
+    // relationship without trust_domain_bundle leaves the server's bundle alone.
     ...(r.profile.type === 'https_web' ? { https_web: {} } : { https_spiffe: { endpoint_spiffe_id: r.profile.endpointSpiffeId } }),
     ...(withBundle && r.bundle ? { trust_domain_bundle: bundleToSpire(r.trustDomain, r.bundle) } : {}),
   };

@@ -15,6 +15,7 @@ import { periodicWaits, type WaitOptions, type WaitReporter } from './wait-repor
 export function spireClientFor(config: ControllerConfig, observe?: RpcObserver, identity?: SpireIdentity): SpireClient {
   if (config.spireServerAddress && !identity) throw new Error(`spireServerAddress ${config.spireServerAddress} needs the controller's SVID: no SpireIdentity given`);
   return new SpireClient({
+    // One of the two: SpireClient refuses options naming both a socket and a transport.
     ...(identity ? { transport: identity.transport } : { socket: config.spireServerSocketPath }),
     rpcTimeoutMs: config.spireRpcTimeoutMs,
     // 0 or less as unset: the client's own limit (read with ??).

@@ -339,7 +339,7 @@ export class EntryStore {
         revision: 0,
         createdAt: Math.round(this.now() / 1000),
         hint: input.hint,
-        ...(attributes ? { attributes } : {}),
+        attributes,
       };
       return this.store(stored, outputMask);
     } catch (err) {
