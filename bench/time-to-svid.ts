@@ -15,8 +15,9 @@
  * - `fresh`: `--fresh-after` seconds after the controller container turned
  *   ready (a controller just rolled out or restarted, its caches new);
  * - `running`: once it has run for `--settle` seconds (a controller in service).
- * The controllers take turns (the peer, then ours, round after round: each
- * rolled out over the other), a round's pods are deleted and gone
+ * The controllers take turns (the peer, then ours, round after round), each
+ * rolled out over the other and then restarted over itself before its
+ * `fresh` burst, as an upgrade or a restart in service meets it; a round's pods are deleted and gone
  * before the next burst, and a first round, before either is measured, warms
  * the node (image layers unpacked, the agent attested and synced). The table
  * shows each figure over all pods, and the spread of the per-round medians.
@@ -50,7 +51,7 @@ import { nodeUnavailable, startNode } from '../test/support/real-node/node.js';
 import { SpireClient } from '../src/spire/index.js';
 import { chartCsid } from '../test/real/chart.js';
 import { eventually, objects } from '../test/real/world.js';
-import { adminSocket, type ControllerKind, held, imagesMissing, prepareDeployment, versionsLine, workloadNamespace, workloadPod } from '../test/e2e/world.js';
+import { adminSocket, type ControllerKind, held, IMAGES, imagesMissing, prepareDeployment, versionsLine, workloadNamespace, workloadPod } from '../test/e2e/world.js';
 import { compareWithLane, registrationTotals } from '../test/e2e/registration-compare.js';
 
 const { values } = parseArgs({
@@ -105,6 +106,8 @@ const summary = (xs: readonly number[]) => {
   return `p50 ${quantile(s, 0.5)} / p99 ${quantile(s, 0.99)} / max ${s[s.length - 1]}`;
 };
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+/** How long the predecessor of a restarted controller runs: past a Lease the controller before it may have held (15 s). */
+const PREDECESSOR_MS = 30_000;
 try {
   console.log(`bench:svid: ${versionsLine(plane, node)}`);
   console.log(
@@ -120,9 +123,13 @@ try {
   let readyAt = Date.now();
   const spire = new SpireClient({ socket: adminSocket(node) });
   let bursts_ = 0;
-  const swapTo = async (kind: ControllerKind) => {
-    if (running === kind) return;
-    await dep.swapController(kind);
+  let tags = 0;
+  /** The controller container rolled out with `kind`'s image under a new tag: a new process even when `kind` runs already. */
+  const rollOut = async (kind: ControllerKind) => {
+    const image = kind === 'ours' ? IMAGES.ours : IMAGES.peer;
+    const tagged = `${image.split(':')[0]}:svid-${++tags}`;
+    await node.tagImage(image, tagged);
+    await dep.swapController(kind, tagged);
     running = kind;
     readyAt = Date.now();
   };
@@ -189,9 +196,13 @@ try {
   await sleep(20_000);
   await burst(0, 'warm-up');
   for (let round = 1; round <= ROUNDS; round++) {
-    // Each controller comes in by a rollout of its container, the other's last: every `fresh` burst meets a new process.
     for (const kind of ['peer', 'ours'] as const) {
-      await swapTo(kind);
+      // In place of the other controller, then restarted as itself (a rollout of its own): a `fresh` burst
+      // meets a controller whose predecessor was the same (it let go of the Lease as it stopped, the other
+      // may not), as after an upgrade or a restart in service.
+      await rollOut(kind);
+      await sleep(PREDECESSOR_MS);
+      await rollOut(kind);
       await sleep(Math.max(0, readyAt + FRESH_AFTER_MS - Date.now()));
       await burst(round, 'fresh');
       await sleep(Math.max(0, readyAt + SETTLE_MS - Date.now()));
