@@ -52,7 +52,7 @@ import { SpireClient } from '../src/spire/index.js';
 import { chartCsid } from '../test/real/chart.js';
 import { eventually, objects } from '../test/real/world.js';
 import { adminSocket, type ControllerKind, held, IMAGES, imagesMissing, prepareDeployment, versionsLine, workloadNamespace, workloadPod } from '../test/e2e/world.js';
-import { compareWithLane, registrationTotals } from '../test/e2e/registration-compare.js';
+import { compareWithLane, pollEntryTimes, registrationTotals } from '../test/e2e/registration-compare.js';
 
 const { values } = parseArgs({
   options: {
@@ -141,25 +141,13 @@ try {
     const histogramBefore = kind === 'ours' && measure ? await registrationTotals(dep.metricsUrl) : undefined;
     const controllerAgeSeconds = (Date.now() - readyAt) / 1000;
     const created = new Map<string, number>();
-    const entryAt = new Map<string, number>();
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        const now = Date.now();
-        for (const e of await spire.listEntries()) {
-          const name = e.spiffe_id?.path?.split('/').pop();
-          if (name && created.has(name) && !entryAt.has(name)) entryAt.set(name, now);
-        }
-        await sleep(50);
-      }
-    })();
+    const { entryAt, stop: stopPolling } = pollEntryTimes(spire, created);
     for (const name of names) {
       created.set(name, Date.now());
       await o.create(workloadPod(node, 'bench', name, { app: 'bench' }, 'bench'));
     }
     await eventually(() => names.every((n) => !!held(node, 'bench', n)?.firstSVIDAt), `every pod of ${kind}'s burst holds an SVID`, 300_000);
-    polling = false;
-    await poll;
+    await stopPolling();
     if (histogramBefore && scenario !== 'warm-up') {
       const laneMs = names.map((n) => (entryAt.get(n) ?? Number.NaN) - created.get(n)!);
       // Observed once SPIRE's answer is read; the last pods' may follow the poll that saw their entries.
