@@ -8,6 +8,7 @@
  *   npm run bench -- --peer PATH        # side by side with a spire-controller-manager binary (side-by-side.ts)
  *   npm run bench -- --peer PATH --memory-limit 256   # ours through the image's entrypoint, sized for a 256 MiB limit
  *   npm run bench -- --peer PATH --bundle             # ours bundled into one file, as the image's build does
+ *   npm run bench -- --peer PATH --spire real --pods 3000,10000   # cold starts against a real SPIRE server (real-spire-cold.ts)
  *   npm run bench -- --ours-only --pods 10000 --memory-limit 256   # ours measured as beside the peer, alone (ours-only.ts)
  *   npm run bench -- --relist-cost --pods 10000,100000   # one relist of every informer, for relistInterval (relist-cost.ts)
  *   npm run bench -- --pods 10000 --apiserver real   # a real kube-apiserver and etcd
@@ -37,6 +38,7 @@ import { startLive } from '../src/manager/live.js';
 import { stopByDisconnect } from './children.js';
 import { oursOnly } from './ours-only.js';
 import { relistCosts } from './relist-cost.js';
+import { realSpireColdStarts } from './real-spire-cold.js';
 import { sideBySide } from './side-by-side-report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -84,6 +86,10 @@ if (process.argv.includes('--ours-only')) {
   for (const pods of sizes) {
     await oursOnly({ pods, apiserver, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10), ...(limit !== undefined ? { memoryLimitMiB: Number(limit) } : {}), bundle: process.argv.includes('--bundle') });
   }
+  process.exit(0);
+}
+if (arg('peer') && arg('spire') === 'real') {
+  await realSpireColdStarts({ peer: arg('peer')!, sizes: arg('pods') ? sizes : [3_000, 10_000], runs: Number(arg('runs') ?? 3), bundle: process.argv.includes('--bundle'), memoryLimitMiB: limit !== undefined ? Number(limit) : undefined });
   process.exit(0);
 }
 if (arg('peer')) {

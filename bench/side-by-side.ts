@@ -115,7 +115,7 @@ export function forkReady(script: string, args: string[]): Promise<ChildProcess>
 }
 
 /** The one config file both controllers read (spire-controller-manager's format, which ours reads as is). */
-function configFile(socket: string, gcIntervalSeconds: number): string {
+export function configFile(socket: string, gcIntervalSeconds: number): string {
   return [
     'apiVersion: spire.spiffe.io/v1alpha1',
     'kind: ControllerManagerConfig',

@@ -27,10 +27,11 @@ const CLASS_NAME_LABEL = 'spire.spiffe.io/class-name';
 
 export function cacheScope(config: Pick<ControllerConfig, 'cacheNamespaces' | 'clusterSPIFFEIDLabelSelector' | 'filterByClassName' | 'className'>): CacheScope {
   // As upstream: filterByClassName adds (and overrides) the class label in the selector.
+  // Absent, not undefined: an undefined class label would still count in Object.keys below and replace the user's.
   const labels = { ...(config.clusterSPIFFEIDLabelSelector ?? {}), ...(config.filterByClassName ? { [CLASS_NAME_LABEL]: config.className } : {}) };
   return {
-    ...(config.cacheNamespaces ? { namespaces: config.cacheNamespaces } : {}),
-    ...(Object.keys(labels).length > 0 ? { clusterSPIFFEIDLabels: labels } : {}),
+    namespaces: config.cacheNamespaces,
+    clusterSPIFFEIDLabels: Object.keys(labels).length > 0 ? labels : undefined,
   };
 }
 

@@ -146,8 +146,9 @@ export const cacheNamespaces: Reader<CachedNamespace[]> = (v, field, p) => {
     if (!read) continue;
     out.push({
       namespace,
-      ...(read.labelSelectors && Object.keys(read.labelSelectors).length > 0 ? { labelSelector: read.labelSelectors } : {}),
-      ...(read.fieldSelectors && Object.keys(read.fieldSelectors).length > 0 ? { fieldSelector: read.fieldSelectors } : {}),
+      // An empty selector selects everything, as none does.
+      labelSelector: read.labelSelectors && Object.keys(read.labelSelectors).length > 0 ? read.labelSelectors : undefined,
+      fieldSelector: read.fieldSelectors && Object.keys(read.fieldSelectors).length > 0 ? read.fieldSelectors : undefined,
     });
   }
   return out;

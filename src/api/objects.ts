@@ -41,7 +41,7 @@ export function ownerOf(kind: Owner['kind'], obj: { metadata: ClusterSPIFFEID['m
     name: m.name,
     uid: m.uid,
     creationTimestamp: m.creationTimestamp ?? '',
-    ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
+    deletionTimestamp: m.deletionTimestamp || undefined,
   };
 }
 

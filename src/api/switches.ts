@@ -36,7 +36,7 @@ export function switchedSnapshot(config: ControllerConfig, objects: ClusterSnaps
     ...rest,
     clusterSPIFFEIDs: config.reconcile.clusterSPIFFEIDs ? objects.clusterSPIFFEIDs : [],
     clusterStaticEntries: config.reconcile.clusterStaticEntries ? objects.clusterStaticEntries : [],
-    ...(notInstalled && notInstalled.length > 0 ? { notInstalled } : {}),
+    notInstalled: notInstalled && notInstalled.length > 0 ? notInstalled : undefined,
   };
 }
 

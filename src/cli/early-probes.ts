@@ -148,6 +148,7 @@ parentPort.on('message', (m) => {
 function listenShared(server: Server, bind: BindAddress): Promise<boolean> {
   return new Promise((resolve) => {
     server.once('error', () => resolve(false));
+    // Node's listen options: no host (absent, not undefined) is every address.
     server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}), reusePort: true }, () => resolve(true));
   });
 }

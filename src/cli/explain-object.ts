@@ -99,14 +99,14 @@ export function explainObject(obj: ClusterSPIFFEID, trace: ObjectTrace, plan: Pl
     className: obj.spec?.className ?? '',
     ours: trace.otherClass_ === undefined,
     fallback: obj.spec?.fallback ?? false,
-    ...(trace.invalid_ !== undefined ? { invalid: trace.invalid_ } : {}),
+    invalid: trace.invalid_,
     namespaceSelector: describeLabelSelectorOf(obj, 'namespaceSelector'),
     podSelector: describeLabelSelectorOf(obj, 'podSelector'),
     namespaces: { selected: trace.selected, ignored: trace.ignored, notSelected: trace.notSelected },
     pods,
     entries,
     spire,
-    ...(status ? { status } : {}),
+    status,
     summary: '',
   };
   x.summary = summarise(x, classRule);

@@ -171,8 +171,8 @@ function explainObject(obj: ClusterSPIFFEID, ctx: PodContext, coverers: readonly
   return done('declared', true, 'render', `entry ${verdict.spec.spiffeId}: ${describeSide(spire)}`, {
     entry: entryView(id, verdict.spec),
     spire,
-    ...(missing ? { missingFederation: missing } : {}),
-    ...(onServer ? { registration: entryTiming({ entry: onServer, pod: ctx.pod, ...(objectCreated ? { objectCreated } : {}) }) } : {}),
+    missingFederation: missing,
+    registration: onServer ? entryTiming({ entry: onServer, pod: ctx.pod, objectCreated }) : undefined,
   });
 }
 
@@ -219,7 +219,7 @@ export function explainPod(ctx: PodContext): PodExplanation {
     otherEntries.push({
       entry: entryView(e.id, e.spec),
       state: fate.state,
-      ...(fate.state === 'to-delete' ? { detail: fate.reason } : fate.state === 'kept' ? { detail: fate.detail } : {}),
+      detail: fate.state === 'to-delete' ? fate.reason : fate.state === 'kept' ? fate.detail : undefined,
     });
   }
 
@@ -228,9 +228,10 @@ export function explainPod(ctx: PodContext): PodExplanation {
   return {
     pod: name,
     uid,
-    ...(pod.spec?.nodeName ? { node: pod.spec.nodeName } : {}),
-    ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
-    ...(pod.metadata.deletionTimestamp ? { terminating: pod.metadata.deletionTimestamp } : {}),
+    // '' as unset: podTable reads these with ??, and JSON and YAML drop an undefined key.
+    node: pod.spec?.nodeName || undefined,
+    phase: pod.status?.phase || undefined,
+    terminating: pod.metadata.deletionTimestamp || undefined,
     namespace: ctx.namespace ? { name: nsName, found: true, labels: ctx.namespace.metadata.labels ?? {} } : { name: nsName, found: false },
     registered,
     summary: summary(name, results, registered),

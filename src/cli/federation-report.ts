@@ -19,7 +19,7 @@ function bundleView(b: TrustBundle | undefined): RelationshipView['trustDomainBu
 
 export function relationshipView(r: DeclaredRelationship | CurrentRelationship): RelationshipView {
   const bundle = bundleView(r.bundle);
-  return { trustDomain: r.trustDomain, bundleEndpointURL: r.bundleEndpointUrl, bundleEndpointProfile: profileView(r.profile), ...(bundle ? { trustDomainBundle: bundle } : {}) };
+  return { trustDomain: r.trustDomain, bundleEndpointURL: r.bundleEndpointUrl, bundleEndpointProfile: profileView(r.profile), trustDomainBundle: bundle };
 }
 
 /** The `federation` part of `plan --output json`. */
@@ -31,6 +31,6 @@ export function federationJson(f: FederationPassResult): object {
     conflicts: f.plan.conflicts.map((c) => ({ object: `ClusterFederatedTrustDomain/${c.owner.name}`, trustDomain: c.trustDomain, heldBy: `ClusterFederatedTrustDomain/${c.heldBy.name}` })),
     invalid: f.plan.invalid.map((i) => ({ object: `ClusterFederatedTrustDomain/${i.owner.name}`, problems: i.problems.map((p) => `${p.field}: ${p.message}`) })),
     kept: f.plan.kept,
-    ...(f.applied ? { failed: Object.fromEntries(f.applied.failed) } : {}),
+    failed: f.applied ? Object.fromEntries(f.applied.failed) : undefined,
   };
 }

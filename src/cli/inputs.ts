@@ -56,7 +56,7 @@ export async function readManifests(paths: string[], config: ControllerConfig): 
     entriesOff(config) ??
     (skipped.length > 0 ? `nothing is deleted while manifests have problems (${skipped.length}): first: ${formatProblem(skipped[0]!)}` : undefined);
   const problems = [...set.problems, ...checkManifestObjects(set, config.trustDomain)];
-  return { set, problems, snapshot: switchedSnapshot(config, objects), ...(suppressDeletes ? { suppressDeletes } : {}) };
+  return { set, problems, snapshot: switchedSnapshot(config, objects), suppressDeletes };
 }
 
 /**
@@ -164,7 +164,7 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
     inputs = {
       snapshot: m.snapshot,
       clusterFederatedTrustDomains: m.set.clusterFederatedTrustDomains,
-      ...(m.suppressDeletes ? { suppressDeletes: m.suppressDeletes } : {}),
+      suppressDeletes: m.suppressDeletes,
       skipped: m.set.problems.filter(isSkip).length,
       unread: m.set.problems.filter((p) => p.overHeapBudget === true),
       source: { from: 'manifests', location: paths.join(', '), files: m.set.files.length, objects: countObjects(m.set) },
@@ -205,8 +205,8 @@ export async function readInputs(manifests: string[] | undefined, config: Contro
     inputs = {
       snapshot: switchedSnapshot(config, read.snapshot),
       clusterFederatedTrustDomains: read.clusterFederatedTrustDomains,
-      ...(read.snapshot.notInstalled?.includes('ClusterFederatedTrustDomain') ? { federationUnknown: true } : {}),
-      ...(entriesOffReason ? { suppressDeletes: entriesOffReason } : {}),
+      federationUnknown: read.snapshot.notInstalled?.includes('ClusterFederatedTrustDomain') || undefined,
+      suppressDeletes: entriesOffReason,
       skipped: 0,
       unread: [],
       source: { from: 'cluster', location, objects: countObjects({ ...read.snapshot, clusterFederatedTrustDomains: read.clusterFederatedTrustDomains }) },

@@ -45,7 +45,7 @@ export function logSettings(config: Pick<ControllerConfig, 'logLevel' | 'logEnco
     time = zapTime(flags.zapTimeEncoding);
     if (encoding === 'console') warnings.push('--zap-time-encoding applies to json logs; console logs show the local clock time');
   }
-  return { settings: { level, encoding, ...(time ? { time } : {}) }, warnings };
+  return { settings: { level, encoding, time }, warnings };
 }
 
 function zapLevel(value: string): PinoLevel {

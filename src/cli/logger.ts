@@ -16,6 +16,8 @@ const TIME: Record<TimeEncoding, () => string> = {
  * one object per line, as upstream's logEncoding.
  */
 export function createLogger(level: PinoLevel, encoding: 'console' | 'json', time?: TimeEncoding): Logger {
+  // Absent, not undefined: pino assigns its options over its defaults, and an
+  // undefined timestamp would replace the default one and drop the time.
   if (encoding === 'json') return pino({ level, ...(time ? { timestamp: TIME[time] } : {}) }, pino.destination({ dest: 2, sync: true }));
   return pino({ level }, pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
 }

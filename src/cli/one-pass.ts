@@ -227,12 +227,12 @@ export async function runOnce(flags: OnceFlags, opts: OnceOptions): Promise<{ co
   if (refused) {
     const what = `nothing declares an entry, so this plan deletes every entry this controller owns (${result.plan.deletes.length})`;
     log.error(opts.apply ? `not applied: ${what}; pass --allow-empty if that is meant` : `${what}; pass --allow-empty if that is meant`);
-    return { code: Exit.cannotRun, result, ...(federation ? { federation } : {}), report };
+    return { code: Exit.cannotRun, result, federation, report };
   }
   // A plan is read to decide on a change: one that silently misses objects must not pass for complete.
   if (!opts.apply && inputs.unread.length > 0) {
     log.error(unreadDocumentsError(inputs.unread));
-    return { code: Exit.cannotRun, result, ...(federation ? { federation } : {}), report };
+    return { code: Exit.cannotRun, result, federation, report };
   }
   const failed =
     (result.applied?.failures.length ?? 0) +
@@ -240,7 +240,7 @@ export async function runOnce(flags: OnceFlags, opts: OnceOptions): Promise<{ co
     result.declared.renderFailures.length +
     (federation ? federation.plan.conflicts.length + federation.plan.invalid.length + (federation.applied?.failed.size ?? 0) : 0) +
     inputs.skipped;
-  return { code: apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result, ...(federation ? { federation } : {}), report };
+  return { code: apply && failed > 0 ? Exit.itemsFailed : Exit.ok, result, federation, report };
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -154,7 +154,7 @@ export function planReport(result: EntryPassResult, ctx: ReportContext): PlanRep
   const names = ctx.podNames;
   const migration = migrationReport(result, ctx.entryIDPrefix ?? '');
   return {
-    ...(ctx.source ? { source: ctx.source } : {}),
+    source: ctx.source || undefined,
     create: plan.creates.map((c) => ({ ...entryView(c.id, c.spec), object: objectName(c.owner), ...podRef(c.podUid, names) })),
     update: plan.updates.map((u) => ({
       entry: entryView(u.id, u.spec),
@@ -165,32 +165,31 @@ export function planReport(result: EntryPassResult, ctx: ReportContext): PlanRep
     })),
     delete: plan.deletes.map((d) => ({ ...entryView(d.id, d.current), reason: d.reason, ...podRef(d.podUid, names) })),
     conflicts: plan.conflicts.map((c) => ({ object: objectName(c.owner), entry: entryView('', c.spec), heldBy: c.foreignIds })),
-    renderFailures: declared.renderFailures.map((f) => ({ object: objectName(f.owner), ...(f.pod ? { pod: f.pod } : {}), message: f.message })),
+    renderFailures: declared.renderFailures.map((f) => ({ object: objectName(f.owner), pod: f.pod || undefined, message: f.message })),
     federationOmissions: declared.federationOmissions.map((o) => ({ object: objectName(o.owner), spiffeID: o.spiffeId, missing: o.missing })),
     unknownNamespaces: [...declared.unknownNamespaces].map(([namespace, pods]) => ({ namespace, pods })),
     kept: plan.kept.map((k) => keptView(k, names)),
-    ...(migration ? { migration } : {}),
+    migration,
     status,
     notes: [...ctx.notes],
     summary: summarise(result),
-    ...(applied
+    // JSON.stringify and yaml's stringify drop an undefined key.
+    applied: applied
       ? {
-          applied: {
             created: applied.created,
             updated: applied.updated,
             deleted: applied.deleted,
             failed: applied.failures.map((f) => ({
               op: f.op,
               id: f.id,
-              ...(f.owner ? { object: objectName(f.owner) } : {}),
+              object: f.owner ? objectName(f.owner) : undefined,
               ...podRef(plan.deletes.find((d) => d.id === f.id)?.podUid, names),
               code: f.codeName,
               message: f.message,
             })),
             heldBack: applied.heldBack.map((k) => keptView(k, names)),
-          },
         }
-      : {}),
+      : undefined,
   };
 }
 

@@ -88,7 +88,7 @@ async function runLiveMode(
   let kc: KubeConfig;
   try {
     // --kubeconfig as controller-runtime takes it (the chart's external controller managers pass one).
-    kc = await loadKubeConfig(flags.kubeconfig ? { file: flags.kubeconfig } : {});
+    kc = await loadKubeConfig({ file: flags.kubeconfig });
   } catch (err) {
     if (err instanceof NoKubeConfigError) throw new CliError(`${err.message}; or give --manifests DIR (or staticManifestPath) for manifest mode`);
     throw err;

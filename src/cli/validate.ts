@@ -124,7 +124,7 @@ export function registerValidate(program: Command): void {
           // Reported below, with the config's other problems, as a validation finding.
         }
       }
-      const { lines, errors } = await validatePaths(paths, { expandEnv, ...(trustDomain ? { trustDomain } : {}) });
+      const { lines, errors } = await validatePaths(paths, { expandEnv, trustDomain: trustDomain || undefined });
       for (const l of lines) console.log(l);
       if (errors === 0) console.log(`ok: ${paths.join(', ')}`);
       process.exitCode = errors > 0 ? Exit.itemsFailed : Exit.ok;

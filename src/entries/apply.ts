@@ -93,11 +93,11 @@ interface Sending {
 }
 
 function sending(signal: AbortSignal | undefined, plan: Plan, onWritten: WriteProgress | undefined): Sending {
-  if (!onWritten) return signal ? { signal } : {};
+  if (!onWritten) return { signal };
   const total = plan.creates.length + plan.updates.length + plan.deletes.length;
   if (total > 0) onWritten(0, total);
   let done = 0;
-  return { ...(signal ? { signal } : {}), onBatchDone: (items) => onWritten((done += items), total) };
+  return { signal, onBatchDone: (items) => onWritten((done += items), total) };
 }
 
 /**
@@ -120,7 +120,7 @@ function heldBackDetail(workload: string): string {
 
 /** A create or update SPIRE refused: a failure against its object, and its key not (fully) on the server. */
 function failed(op: 'create' | 'update', w: { id: string; key: string; owner: Owner; spec: { spiffeId: string } }, status: { codeName: string; message: string }, result: ApplyResult, similarTo?: string): void {
-  result.failures.push({ op, id: w.id, key: w.key, spiffeId: w.spec.spiffeId, owner: w.owner, codeName: status.codeName, message: status.message, ...(similarTo !== undefined ? { similarTo } : {}) });
+  result.failures.push({ op, id: w.id, key: w.key, spiffeId: w.spec.spiffeId, owner: w.owner, codeName: status.codeName, message: status.message, similarTo });
   result.failedKeys.add(w.key);
 }
 
@@ -186,7 +186,7 @@ export async function applyPlan(plan: Plan, spire: SpireClient, signal?: AbortSi
   const deletes = plan.deletes.filter((d) => {
     const workload = workloadOf(d);
     if (replaced.has(d.id) || !failedWorkloads.has(workload)) return true;
-    result.heldBack.push({ id: d.id, reason: 'replacement-failed', detail: heldBackDetail(workload), ...(d.podUid !== undefined ? { podUid: d.podUid } : {}) });
+    result.heldBack.push({ id: d.id, reason: 'replacement-failed', detail: heldBackDetail(workload), podUid: d.podUid });
     return false;
   });
   if (deletes.length > 0) {

@@ -339,10 +339,10 @@ function applyRecord(state: Entries, plan: Plan, applied: ApplyResult): void {
   for (const c of plan.creates) {
     // Under the ID SPIRE stored it with (an older server ignores the one we asked for).
     const id = applied.assigned.get(c.id) ?? c.id;
-    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, revision: revision(c.id), ...(c.podUid !== undefined ? { podUid: c.podUid } : {}) });
+    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, revision: revision(c.id), podUid: c.podUid });
   }
   for (const u of plan.updates) {
-    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, revision: revision(u.id), ...(u.podUid !== undefined ? { podUid: u.podUid } : {}) });
+    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, revision: revision(u.id), podUid: u.podUid });
   }
   for (const d of plan.deletes) {
     if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) state.remove(d.id);

@@ -102,7 +102,7 @@ export function fromSpire(e: EntryOut): CurrentEntry {
     ...comparedFromSpire(e),
   };
   const podUid = podUidOf(spec.selectors);
-  return { id: e.id, key: entryKey(spec), spec, revision: e.revision_number, ...(podUid !== undefined ? { podUid } : {}) };
+  return { id: e.id, key: entryKey(spec), spec, revision: e.revision_number, podUid };
 }
 
 /** fromSpire with the entry's creation time, for the dry runs that show it (CurrentEntry.createdAt). */

@@ -194,9 +194,9 @@ export function ownershipFromConfig(
   return {
     entryIDPrefix,
     entryScope: c.entryScope,
-    ...(c.entryIDPrefixCleanup !== undefined ? { entryIDPrefixCleanup: c.entryIDPrefixCleanup } : {}),
-    ...(derived ? { formerPrefixes: formerDefaultPrefixes(c.clusterName) } : {}),
-    ...(derived && clusterIdPart(formerOwner) === entryIDPrefix ? { prefixFormerlyOf: formerOwner } : {}),
+    entryIDPrefixCleanup: c.entryIDPrefixCleanup,
+    formerPrefixes: derived ? formerDefaultPrefixes(c.clusterName) : undefined,
+    prefixFormerlyOf: derived && clusterIdPart(formerOwner) === entryIDPrefix ? formerOwner : undefined,
     agents: agentAttribution(c.trustDomain, c.clusterName, parentIdTemplate),
   };
 }

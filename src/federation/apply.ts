@@ -14,16 +14,14 @@ export function fromSpire(fr: FederationRelationshipOut): CurrentRelationship {
         : fr.bundle_endpoint_profile === 'https_spiffe'
           ? { type: 'https_spiffe', endpointSpiffeId: fr.https_spiffe?.endpoint_spiffe_id ?? '' }
           : undefined,
-    ...(b
+    bundle: b
       ? {
-          bundle: {
-            x509Authorities: b.x509_authorities.map((a) => a.asn1),
-            jwtAuthorities: b.jwt_authorities.map((k) => ({ keyId: k.key_id, publicKey: k.public_key, expiresAt: Number(k.expires_at) })),
-            sequenceNumber: Number(b.sequence_number),
-            refreshHintSeconds: Number(b.refresh_hint),
-          },
+          x509Authorities: b.x509_authorities.map((a) => a.asn1),
+          jwtAuthorities: b.jwt_authorities.map((k) => ({ keyId: k.key_id, publicKey: k.public_key, expiresAt: Number(k.expires_at) })),
+          sequenceNumber: Number(b.sequence_number),
+          refreshHintSeconds: Number(b.refresh_hint),
         }
-      : {}),
+      : undefined,
   };
 }
 
@@ -41,6 +39,8 @@ function toSpire(r: DeclaredRelationship, withBundle: boolean): FederationRelati
   return {
     trust_domain: r.trustDomain,
     bundle_endpoint_url: r.bundleEndpointUrl,
+    // Absent, not undefined: the profile is a proto oneof (one member set), and a
+    // relationship without trust_domain_bundle leaves the server's bundle alone.
     ...(r.profile.type === 'https_web' ? { https_web: {} } : { https_spiffe: { endpoint_spiffe_id: r.profile.endpointSpiffeId } }),
     ...(withBundle && r.bundle ? { trust_domain_bundle: bundleToSpire(r.trustDomain, r.bundle) } : {}),
   };

@@ -14,7 +14,7 @@ export function parseFederatedTrustDomain(obj: ClusterFederatedTrustDomain, ownT
       trustDomain,
       bundleEndpointUrl: spec.bundleEndpointURL,
       profile: profile.type === 'https_web' ? { type: 'https_web' } : { type: 'https_spiffe', endpointSpiffeId: profile.endpointSPIFFEID ?? '' },
-      ...(bundle ? { bundle } : {}),
+      bundle,
       owner: ownerOf('ClusterFederatedTrustDomain', obj),
     },
   };

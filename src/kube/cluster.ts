@@ -49,8 +49,8 @@ function watchedFor(resources: readonly Resource[], scope: CacheScope): Watched[
           ...r,
           key: `${r.name}/${ns.namespace}`,
           path: r.inNamespace(ns.namespace),
-          ...(ns.labelSelector ? { labelSelector: equalitySelector(ns.labelSelector) } : {}),
-          ...(fields ? { fieldSelector: equalitySelector(fields) } : {}),
+          labelSelector: ns.labelSelector ? equalitySelector(ns.labelSelector) : undefined,
+          fieldSelector: fields ? equalitySelector(fields) : undefined,
         });
       }
     } else out.push({ ...r, key: r.name });
@@ -171,7 +171,7 @@ export class ClusterCache {
   }
 
   private makeInformer(r: Watched, compact = r.compact, onFirstListPage?: (items: KubernetesObject[]) => void): ResilientInformer<KubernetesObject> {
-    const selectors = { ...(r.labelSelector ? { labelSelector: r.labelSelector } : {}), ...(r.fieldSelector ? { fieldSelector: r.fieldSelector } : {}) };
+    const selectors = { labelSelector: r.labelSelector, fieldSelector: r.fieldSelector };
     const informer: ResilientInformer<KubernetesObject> = new ResilientInformer<KubernetesObject>(this.opts.kc, {
       name: r.key,
       path: r.path,
@@ -193,10 +193,11 @@ export class ClusterCache {
         if (reason === 'periodic') this.opts.log.debug({ informer: r.key }, 'informer relisting on schedule (relistInterval)');
         this.opts.onRelist?.(r.key, reason);
       },
-      ...(this.opts.silenceMs ? { silenceMs: this.opts.silenceMs } : {}),
-      ...(this.opts.relistMs ? { relistMs: this.opts.relistMs } : {}),
-      ...(this.opts.stallMs ? { stallMs: this.opts.stallMs } : {}),
-      ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
+      // 0 as unset: the informer's own default (it reads these with ??).
+      silenceMs: this.opts.silenceMs || undefined,
+      relistMs: this.opts.relistMs || undefined,
+      stallMs: this.opts.stallMs || undefined,
+      watchTimeoutSeconds: this.opts.watchTimeoutSeconds || undefined,
     });
     return informer;
   }
@@ -216,7 +217,7 @@ export class ClusterCache {
       this.opts.onChange(r.name);
       return;
     }
-    this.opts.log.warn({ err, informer: r.key, ...(retryInMs ? { retryInMs } : {}) }, retryInMs ? 'informer failed; restarting' : 'informer failed');
+    this.opts.log.warn({ err, informer: r.key, retryInMs: retryInMs || undefined }, retryInMs ? 'informer failed; restarting' : 'informer failed');
   }
 
   /** A list completed: a CRD that was missing is installed now, and its kind is known again. */
@@ -342,7 +343,7 @@ export class ClusterCache {
       nodes: this.items<Node>('nodes'),
       endpointSlices: this.items<EndpointSlice>('endpointslices'),
       endpoints: this.items<Endpoints>('endpoints'),
-      ...(this.missing.size > 0 ? { notInstalled: this.notInstalled() } : {}),
+      notInstalled: this.missing.size > 0 ? this.notInstalled() : undefined,
     };
   }
 

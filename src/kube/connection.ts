@@ -59,7 +59,7 @@ export class KubeConnection {
 
   getCurrentCluster(): { name: string; server: string; skipTLSVerify: boolean; tlsServerName?: string } {
     const { clusterName: name, server, insecure: skipTLSVerify, tlsServerName } = this.spec;
-    return { name, server, skipTLSVerify, ...(tlsServerName ? { tlsServerName } : {}) };
+    return { name, server, skipTLSVerify, tlsServerName };
   }
 
   getCurrentContext(): string {
@@ -68,7 +68,7 @@ export class KubeConnection {
 
   getContextObject(name: string): { name: string; namespace?: string } | null {
     if (name !== this.spec.context) return null;
-    return { name, ...(this.spec.namespace ? { namespace: this.spec.namespace } : {}) };
+    return { name, namespace: this.spec.namespace };
   }
 
   /** The bearer token to send, if any: a token file is read again once the last read is a minute old (a rotated token), and a failed read keeps the last token. */
@@ -88,6 +88,9 @@ export class KubeConnection {
   /** What a connection to the server checks its certificate against and presents. */
   tlsSettings(): TlsSettings {
     const { ca, cert, key, insecure, tlsServerName } = this.spec;
+    // Handed to tls.connect as its options: absent rather than undefined, so
+    // Node's defaults (its root CAs, no client certificate, the host as SNI
+    // name) apply rather than however an undefined value is read.
     return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}), rejectUnauthorized: !insecure, ...(tlsServerName ? { servername: tlsServerName } : {}) };
   }
 }
@@ -153,13 +156,16 @@ export function readKubeconfig(doc: unknown, file: string): KubeconfigReading {
   return {
     connection: new KubeConnection({
       context: contextName,
-      ...(namespace ? { namespace } : {}),
+      namespace,
       clusterName,
       server,
-      ...(ca ? { ca } : {}),
-      ...(cert && key ? { cert, key } : {}),
-      ...(token ? { token } : tokenFile ? { tokenFile: isAbsolute(tokenFile) ? tokenFile : join(folder, tokenFile) } : {}),
-      ...(tlsServerName ? { tlsServerName } : {}),
+      ca,
+      cert,
+      key,
+      token,
+      // A token is sent in place of a token file, as client-go does.
+      tokenFile: !token && tokenFile ? (isAbsolute(tokenFile) ? tokenFile : join(folder, tokenFile)) : undefined,
+      tlsServerName,
       insecure: insecure === true,
     }),
   };
@@ -187,7 +193,7 @@ export function inClusterConnection(env: NodeJS.ProcessEnv, files = SERVICE_ACCO
   }
   return new KubeConnection({
     context: 'inClusterContext',
-    ...(namespace ? { namespace } : {}),
+    namespace,
     clusterName: 'inCluster',
     // client-node's rule: the ports a plain-HTTP proxy listens on are spoken to in plain HTTP.
     server: `${['80', '8080', '8001'].includes(port) ? 'http' : 'https'}://${isIPv6(host) ? `[${host}]` : host}:${port}`,

@@ -299,6 +299,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   }
 
   private watchQuery(resourceVersion: string): Record<string, string> {
+    // Absent, not undefined or '': requestUrl sets every entry as a query parameter.
     return {
       watch: 'true',
       ...(resourceVersion ? { resourceVersion } : {}),

@@ -56,6 +56,7 @@ function forgetPool(kc: KubeConfig): void {
 async function authenticated(kc: KubeConfig, method: Method, url: URL): Promise<{ headers: Record<string, string>; pool: ConnectionPool }> {
   if (kc instanceof KubeConnection) {
     const token = kc.bearerToken();
+    // Absent, not undefined: Node's http.request refuses a header whose value is undefined.
     return { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, pool: reusedPool(kc, '', () => new NodeHttpPool(kc.tlsSettings())) };
   }
   // A kubeconfig only client-node reads (loadKubeConfig loaded it already): its authentication, its TLS settings, through undici, loaded only then.
@@ -158,6 +159,7 @@ export async function kubeRequest<T>(kc: KubeConfig, method: Method, path: strin
   const deadline = AbortSignal.timeout(REQUEST_DEADLINE_MS);
   const res = await send(kc, method, path, {
     query: opts.query,
+    // Absent, not undefined, without a body: Node's http.request refuses an undefined header.
     headers: { 'accept-encoding': 'gzip', ...(opts.body !== undefined ? { 'content-type': opts.contentType ?? 'application/json' } : {}) },
     body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
     signal: opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline,
@@ -203,13 +205,14 @@ export async function listAll<T extends KubernetesObject>(
   let resourceVersion = '';
   do {
     const page = await kubeRequest<KubernetesListObject<T>>(kc, 'GET', path, {
+      // Absent, not undefined or '': requestUrl sets every entry as a query parameter.
       query: {
         limit: String(opts.pageSize ?? 500),
         ...(cont ? { continue: cont } : {}),
         ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
         ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
       },
-      ...(opts.dropManagedFields ? { dropManagedFields: true } : {}),
+      dropManagedFields: opts.dropManagedFields,
     });
     opts.onPage?.(page.items);
     items.push(...page.items);

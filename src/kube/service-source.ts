@@ -45,9 +45,9 @@ export async function chooseServiceSource(
   const why = slices === 'absent' ? 'the EndpointSlice API is not served' : 'EndpointSlices may not be listed (403 Forbidden)';
   if (endpoints === 'ok') {
     log[slices === 'denied' ? 'warn' : 'info'](`${why}: Service DNS names (autoPopulateDNSNames) come from core Endpoints`);
-    return { source: 'endpoints', ...(slices === 'denied' ? { denied: `${why}; Service DNS names come from core Endpoints` } : {}) };
+    return { source: 'endpoints', denied: slices === 'denied' ? `${why}; Service DNS names come from core Endpoints` : undefined };
   }
   const message = `${why}, and core Endpoints ${endpoints === 'denied' ? 'may not be listed either (403 Forbidden)' : 'are not served'}: autoPopulateDNSNames adds no Service DNS names`;
   log.warn(message);
-  return { source: 'none', ...(denied.length > 0 ? { denied: message } : {}) };
+  return { source: 'none', denied: denied.length > 0 ? message : undefined };
 }

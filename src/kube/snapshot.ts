@@ -67,8 +67,8 @@ export async function readCluster(kc: KubeConfig, opts: ReadClusterOptions = {})
     try {
       result = await listAll<KubernetesObject>(kc, path, {
         dropManagedFields: true,
-        ...(w.labelSelector ? { labelSelector: w.labelSelector } : {}),
-        ...(w.fieldSelector ? { fieldSelector: w.fieldSelector } : {}),
+        labelSelector: w.labelSelector,
+        fieldSelector: w.fieldSelector,
         onPage: (items) => {
           for (const o of items) compact(o);
           listed += items.length;

@@ -15,9 +15,11 @@ import { periodicWaits, type WaitOptions, type WaitReporter } from './wait-repor
 export function spireClientFor(config: ControllerConfig, observe?: RpcObserver, identity?: SpireIdentity): SpireClient {
   if (config.spireServerAddress && !identity) throw new Error(`spireServerAddress ${config.spireServerAddress} needs the controller's SVID: no SpireIdentity given`);
   return new SpireClient({
+    // One of the two: SpireClient refuses options naming both a socket and a transport.
     ...(identity ? { transport: identity.transport } : { socket: config.spireServerSocketPath }),
     rpcTimeoutMs: config.spireRpcTimeoutMs,
-    ...(config.grpcMaxCallRecvMsgSize > 0 ? { maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize } : {}),
+    // 0 or less as unset: the client's own limit (read with ??).
+    maxReceiveMessageBytes: config.grpcMaxCallRecvMsgSize > 0 ? config.grpcMaxCallRecvMsgSize : undefined,
     observe,
   });
 }
@@ -60,7 +62,7 @@ export function checkSocketPath(path: string): 'socket' | 'absent' {
  * answer; over TCP, with why (no SVID to present, a refused handshake).
  */
 function spireWait(spire: SpireClient, at: 'socket' | 'absent'): [string, WaitOptions] {
-  return [`the SPIRE server at ${spire.where}`, { graceMs: at === 'absent' ? 0 : 250, ...(spire.tcpAddress ? { why: () => spire.diagnose() } : {}) }];
+  return [`the SPIRE server at ${spire.where}`, { graceMs: at === 'absent' ? 0 : 250, why: spire.tcpAddress ? () => spire.diagnose() : undefined }];
 }
 
 /** Where the SPIRE client's socket stands; a TCP client has none to look at. */

@@ -23,11 +23,12 @@ export class SpireIdentity {
 
   private constructor(config: ControllerConfig, log: Logger | undefined, metrics: ControllerMetrics | undefined) {
     this.source = new X509Source({
-      ...(config.workloadAPISocketPath ? { socket: config.workloadAPISocketPath } : {}),
+      // '' as unset: the source reads these with ??, falling back to the environment and the default ID.
+      socket: config.workloadAPISocketPath || undefined,
       trustDomain: config.trustDomain,
       preferredId: controllerSpiffeId(config.trustDomain, config.clusterName),
     });
-    this.transport = spiffeTransport(this.source, { address: config.spireServerAddress, ...(config.spireServerID ? { serverId: config.spireServerID } : {}) });
+    this.transport = spiffeTransport(this.source, { address: config.spireServerAddress, serverId: config.spireServerID || undefined });
     let logged: { message: string; at: number } | undefined;
     this.unsubscribe.push(
       this.source.onProblem((problem: WorkloadApiProblem | undefined) => {

@@ -89,7 +89,7 @@ export class ProgressReporter {
     const rate = done / Math.max(0.001, (now - w.started) / 1000);
     const eta = rate > 0 ? (total - done) / rate : undefined;
     this.log.info(
-      { written: done, total, perSecond: Math.round(rate), ...(eta !== undefined ? { etaSeconds: Math.round(eta) } : {}) },
+      { written: done, total, perSecond: Math.round(rate), etaSeconds: eta !== undefined ? Math.round(eta) : undefined },
       `${what}: ${fmt(done)} of ${fmt(total)} entries written (${fmt(rate)}/s${eta !== undefined ? `, about ${Math.ceil(eta)} s left` : ''})`,
     );
   }

@@ -60,7 +60,7 @@ export function parseManifestText(file: string, text: string): ParsedFile {
 
 /** The kind and name of a document that is refused whole, read shallowly, so the problem can name the object too. */
 function identityOf(kind: unknown, name: unknown): { kind?: string; name?: string } {
-  return { ...(typeof kind === 'string' ? { kind } : {}), ...(typeof name === 'string' ? { name } : {}) };
+  return { kind: typeof kind === 'string' ? kind : undefined, name: typeof name === 'string' ? name : undefined };
 }
 
 function identityOfValue(v: unknown): { kind?: string; name?: string } {
@@ -72,7 +72,7 @@ function identityOfValue(v: unknown): { kind?: string; name?: string } {
 function parseJson(file: string, text: string): ParsedFile {
   const fail = (message: string, field?: string, identity: { kind?: string; name?: string } = {}): ParsedFile => ({
     documents: [],
-    problems: [{ file, document: 0, severity: 'error', ...identity, ...(field ? { field } : {}), message }],
+    problems: [{ file, document: 0, severity: 'error', ...identity, field: field || undefined, message }],
   });
   const budget = documentBudget();
   const cost = jsonCost(text);
@@ -150,7 +150,7 @@ function parseYaml(file: string, text: string): ParsedFile {
   for (const doc of composer.compose(new Parser(lines.addNewLine).parse(source))) {
     const index = document++;
     const problem = (severity: ManifestProblem['severity'], message: string, field?: string, identity: { kind?: string; name?: string } = {}) =>
-      problems.push({ file, document: index, severity, ...identity, ...(field ? { field } : {}), message });
+      problems.push({ file, document: index, severity, ...identity, field: field || undefined, message });
     if (doc.errors.length > 0) {
       // Later errors in a document usually follow from the first; one line is what the reader can act on.
       const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more in this document)` : '';

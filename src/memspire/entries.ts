@@ -208,6 +208,7 @@ function dropFields(e: StoredEntry, dropped: ReadonlySet<DroppableField>): Store
   if (dropped.size === 0) return e;
   return {
     ...e,
+    // Absent, not undefined: each is spread over the stored entry, whose value an absent key keeps.
     ...(dropped.has('hint') ? { hint: '' } : {}),
     ...(dropped.has('jwt_svid_ttl') ? { jwtSvidTtl: 0 } : {}),
     ...(dropped.has('store_svid') ? { storeSvid: false } : {}),
@@ -338,7 +339,7 @@ export class EntryStore {
         revision: 0,
         createdAt: Math.round(this.now() / 1000),
         hint: input.hint,
-        ...(attributes ? { attributes } : {}),
+        attributes,
       };
       return this.store(stored, outputMask);
     } catch (err) {

@@ -42,7 +42,7 @@ export class FaultInjector {
     this.failures.push({
       remaining: count,
       status: { code, message: opts.message ?? 'injected fault' },
-      ...(opts.method ? { method: opts.method } : {}),
+      method: opts.method || undefined,
     });
   }
 

@@ -317,11 +317,11 @@ export class MemorySpireServer {
       this.calls.push({
         method,
         items: items(call.request),
-        ...(mask ? { outputMask: mask } : {}),
-        ...(req.page_token !== undefined ? { pageToken: req.page_token } : {}),
+        outputMask: mask ?? undefined,
+        pageToken: req.page_token,
         socket,
-        ...(caller ? { caller } : {}),
-        ...(denied ? { denied: true as const } : {}),
+        caller,
+        denied: denied || undefined,
         at: Date.now(),
       });
       if (denied) {

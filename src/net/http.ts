@@ -130,6 +130,8 @@ export function listen(serve: RequestListener | AnyHttpServer, bind: BindAddress
       reject(new Error(`cannot serve ${what} on ${written}: ${reason}`, { cause: err }));
     };
     server.once('error', onError);
+    // Node's listen options: absent, not undefined, as Node documents them (no
+    // host: every address; reusePort only where asked, as not every OS has it).
     server.listen({ port: bind.port, ...(bind.host !== undefined ? { host: bind.host } : {}), ...(opts.reusePort ? { reusePort: true } : {}) }, () => {
       server.off('error', onError);
       const a = server.address() as AddressInfo;

@@ -260,8 +260,8 @@ export class SpireClient {
       const res = await this.listEntriesPage({
         page_size: pageSize,
         page_token: token,
-        ...(opts.filter ? { filter: opts.filter } : {}),
-        ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+        filter: opts.filter,
+        output_mask: opts.outputMask,
       });
       return { items: res.entries, next: res.next_page_token };
     });
@@ -272,11 +272,11 @@ export class SpireClient {
   }
 
   getEntry(id: string, outputMask?: EntryMask): Promise<EntryOut> {
-    return this.entry.GetEntry({ id, ...(outputMask ? { output_mask: outputMask } : {}) });
+    return this.entry.GetEntry({ id, output_mask: outputMask });
   }
 
   async countEntries(filter?: EntryFilter): Promise<number> {
-    const res = await this.entry.CountEntries(filter ? { filter } : {});
+    const res = await this.entry.CountEntries({ filter });
     return res.count;
   }
 
@@ -285,7 +285,7 @@ export class SpireClient {
       entries,
       this.batchSizes.createEntries,
       async (chunk) => {
-        const res = await this.entry.BatchCreateEntry({ entries: chunk, ...(opts.outputMask ? { output_mask: opts.outputMask } : {}) });
+        const res = await this.entry.BatchCreateEntry({ entries: chunk, output_mask: opts.outputMask });
         return res.results.map((r) => ({ status: itemStatus(r.status), entry: r.entry }));
       },
       (_e, status) => ({ status, entry: null }),
@@ -306,8 +306,8 @@ export class SpireClient {
       async (chunk) => {
         const res = await this.entry.BatchUpdateEntry({
           entries: chunk,
-          ...(opts.inputMask ? { input_mask: opts.inputMask } : {}),
-          ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+          input_mask: opts.inputMask,
+          output_mask: opts.outputMask,
         });
         return res.results.map((r) => ({ status: itemStatus(r.status), entry: r.entry }));
       },
@@ -341,7 +341,7 @@ export class SpireClient {
         const res = await this.trustDomain.ListFederationRelationships({
           page_size: this.batchSizes.listRelationshipsPage,
           page_token: token,
-          ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+          output_mask: opts.outputMask,
         });
         return { items: res.federation_relationships, next: res.next_page_token };
       }),
@@ -371,7 +371,7 @@ export class SpireClient {
       async (chunk) => {
         const res = await this.trustDomain.BatchUpdateFederationRelationship({
           federation_relationships: chunk,
-          ...(opts.inputMask ? { input_mask: opts.inputMask } : {}),
+          input_mask: opts.inputMask,
         });
         return res.results.map((r) => ({ status: itemStatus(r.status), relationship: r.federation_relationship }));
       },
@@ -396,7 +396,7 @@ export class SpireClient {
   // ---- Bundle ----
 
   getBundle(outputMask?: BundleMask): Promise<BundleOut> {
-    return this.bundle.GetBundle(outputMask ? { output_mask: outputMask } : {});
+    return this.bundle.GetBundle({ output_mask: outputMask });
   }
 
   listFederatedBundles(): Promise<BundleOut[]> {

@@ -196,7 +196,7 @@ export async function measureNotReady(plane: ControlPlane, node: RealNode, opts:
     eventually(async () => watch.readyFor(settleMs) && !!(await dep.containerStatus(CONTROLLER))?.ready, what, timeoutMs);
   const record = (f: NotReadyFigure) => {
     figures.push(f);
-    opts.log(`${f.controller} at ${f.pods} pods, ${f.cause}: NotReady ${(f.notReadyMs / 1000).toFixed(1)} s, ${f.restarts} restart(s)`);
+    opts.log(`${f.controller} at ${f.pods} pods, ${f.cause}: NotReady ${(f.notReadyMs / 1000).toFixed(2)} s, ${f.restarts} restart(s)`);
   };
   const rollout = async (kind: ControllerKind, pods: number, measure: boolean) => {
     const tagged = `${(kind === 'ours' ? IMAGES.ours : IMAGES.peer).split(':')[0]}:nr-${++tags}`;
@@ -237,9 +237,10 @@ export async function measureNotReady(plane: ControlPlane, node: RealNode, opts:
         await eventually(() => registered(spire!, count), `${count} pods registered by ${running}`, 900_000);
         opts.log(`${count} pods created and registered by ${running} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
       }
-      // The controller running now first: one swap fewer.
-      for (const kind of running === 'ours' ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
-        for (let r = 0; r < opts.runs; r++) {
+      // Run by run, the two alternating (the one running now first), so a machine that gets busier
+      // or quieter over the measurement weighs on both alike.
+      for (let r = 0; r < opts.runs; r++) {
+        for (const kind of running === 'ours' ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
           await rollout(kind, pods, true);
           await crash(kind, pods);
         }
@@ -272,7 +273,7 @@ export async function measureNotReady(plane: ControlPlane, node: RealNode, opts:
 
 /** The figures as a Markdown table: one row per count and cause, the runs of each controller in seconds. */
 export function notReadyTable(figures: readonly NotReadyFigure[]): string[] {
-  const seconds = (fs: NotReadyFigure[]) => (fs.length === 0 ? '-' : fs.map((f) => `${(f.notReadyMs / 1000).toFixed(1)}${f.restarts > 1 ? ` (${f.restarts} restarts)` : ''}`).join(', '));
+  const seconds = (fs: NotReadyFigure[]) => (fs.length === 0 ? '-' : fs.map((f) => `${(f.notReadyMs / 1000).toFixed(2)}${f.restarts > 1 ? ` (${f.restarts} restarts)` : ''}`).join(', '));
   const rows = new Map<string, { pods: number; cause: Cause }>();
   for (const f of figures) rows.set(`${f.pods} ${f.cause}`, { pods: f.pods, cause: f.cause });
   const lines = ['| pods in the API server | cause | spire-reconciler (s NotReady) | spire-controller-manager (s NotReady) |', '|---|---|---|---|'];

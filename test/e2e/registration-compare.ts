@@ -15,6 +15,7 @@
  * pod, generous on a busy two-core node); and the lane's mean exceeds the
  * histogram's by the watch delivery and the poll, which is printed.
  */
+import type { SpireClient } from '../../src/spire/index.js';
 import { httpGet } from '../support/cli.js';
 
 /** Per pod: how long the controller may take to read SPIRE's answer after a poll could see the entry. */
@@ -52,4 +53,35 @@ export function compareWithLane(before: RegistrationTotals, after: RegistrationT
   if (!(sum > 0)) problems.push(`the histogram's sum grew by ${sum} s`);
   if (sum > laneSum + n * ACK_SLACK_S) problems.push(`the histogram's sum (${sum.toFixed(3)} s) exceeds the lane's (${laneSum.toFixed(3)} s) by more than ${ACK_SLACK_S} s a pod`);
   return { line, problems };
+}
+
+/**
+ * When each pod's entry was first seen on the SPIRE server: its name (the
+ * SPIFFE ID's last segment) mapped to the moment a list that held it came
+ * back, for pods in `created` (set before each create is sent). The moment
+ * after the list, not before it: a pod created while a list is under way
+ * can be in its answer, and would otherwise seem registered before it was
+ * created. So a figure is at most one list and the 50 ms pause late.
+ */
+export function pollEntryTimes(spire: SpireClient, created: ReadonlyMap<string, number>): { entryAt: Map<string, number>; stop: () => Promise<void> } {
+  const entryAt = new Map<string, number>();
+  let polling = true;
+  const loop = (async () => {
+    while (polling) {
+      const entries = await spire.listEntries();
+      const now = Date.now();
+      for (const e of entries) {
+        const name = e.spiffe_id?.path?.split('/').pop();
+        if (name && created.has(name) && !entryAt.has(name)) entryAt.set(name, now);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    entryAt,
+    stop: async () => {
+      polling = false;
+      await loop;
+    },
+  };
 }

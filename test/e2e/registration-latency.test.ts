@@ -17,7 +17,7 @@ import { type ControlPlane, startControlPlane } from '../support/real-k8s/index.
 import { nodeUnavailable, type RealNode, startNode } from '../support/real-node/node.js';
 import { chartCsid } from '../real/chart.js';
 import { eventually, objects } from '../real/world.js';
-import { compareWithLane, registrationTotals } from './registration-compare.js';
+import { compareWithLane, pollEntryTimes, registrationTotals } from './registration-compare.js';
 import { adminSocket, type Deployment, imagesMissing, prepareDeployment, versionsLine, workloadNamespace, workloadPod } from './world.js';
 
 const skip = nodeUnavailable() ?? imagesMissing();
@@ -60,25 +60,13 @@ describe.skipIf(!!skip)("registration latency: the controller's histogram agains
 
     const names = Array.from({ length: PODS }, (_, i) => `timed-${i}`);
     const created = new Map<string, number>();
-    const entryAt = new Map<string, number>();
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        const now = Date.now();
-        for (const e of await spire.listEntries()) {
-          const name = e.spiffe_id?.path?.split('/').pop();
-          if (name && created.has(name) && !entryAt.has(name)) entryAt.set(name, now);
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
+    const { entryAt, stop: stopPolling } = pollEntryTimes(spire, created);
     for (const name of names) {
       created.set(name, Date.now());
       await o.create(workloadPod(node, NS, name, { app: 'timed' }, 'timed'));
     }
     await eventually(() => names.every((n) => entryAt.has(n)), 'every pod has its entry on the server', 60_000);
-    polling = false;
-    await poll;
+    await stopPolling();
 
     let after = before;
     await eventually(async () => (after = await registrationTotals(dep.metricsUrl)).count - before.count >= PODS, 'the histogram timed every pod', 30_000);

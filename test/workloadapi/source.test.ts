@@ -76,12 +76,13 @@ describe("X509Source: the controller's SVID from the Workload API", () => {
   });
 
   it('drops a context whose SVID expired unrenewed, and says so', async () => {
-    t = await startWorkloadApi({ ttlSeconds: 1, rotateAfter: 100 });
+    // 3 s: a shorter SVID can expire on the way on a loaded machine, and an expired one never makes the source ready.
+    t = await startWorkloadApi({ ttlSeconds: 3, rotateAfter: 100 });
     const s = open();
     await s.ready();
     const updates: unknown[] = [];
     s.onUpdate((c) => updates.push(c));
-    await until(() => s.current() === undefined, 'the context to expire', 5000);
+    await until(() => s.current() === undefined, 'the context to expire', 10_000);
     expect(updates).toEqual([undefined]);
     expect(s.problem?.cause).toBe('expired');
     expect(s.problem?.message).toMatch(
