@@ -52,7 +52,7 @@ export interface ControllerFigures {
   converged: boolean;
   coldMs: number;
   coldCpuSeconds: number;
-  /** Full resyncs seen in the idle window (ListEntries calls without a page token). */
+  /** Full resyncs seen in the idle window (ListFederationRelationships calls: spire-child.ts). */
   idleResyncs: number;
   idleCpuSecondsPerResync: number;
   idleCallsPerResync: Record<string, number>;
@@ -221,7 +221,7 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     // Settle: no write for a while (status writes, the full pass after the start).
     await quiet(spire, 3_000, 60_000);
 
-    // Idle: whole resync cycles with nothing changing, from one full list's start to another's
+    // Idle: whole resync cycles with nothing changing, from one resync's start to another's
     // (three cycles, or as many as fit in four gcIntervals and a minute), so a list already
     // under way when the window opens is not counted.
     const idle = await idleCycles(spire, controller.pid, opts.gcIntervalSeconds);
@@ -305,7 +305,7 @@ function emptyFigures(kind: ControllerKind, entries: number, coldMs: number, col
 interface CallSeen {
   method: string;
   at: number;
-  listStart: boolean;
+  resync: boolean;
 }
 
 async function idleCycles(spire: ChildProcess, pid: number | undefined, gcIntervalSeconds: number): Promise<{ cycles: number; cpuPerCycle: number; callsPerCycle: Record<string, number>; writes: number; rss: number }> {
@@ -319,11 +319,11 @@ async function idleCycles(spire: ChildProcess, pid: number | undefined, gcInterv
     rss = Math.max(rss, memory(pid).rss);
     if (i % 5 === 0) {
       calls = (await ask<{ calls: CallSeen[] }>(spire, { type: 'calls', since }, 'calls')).calls;
-      if (calls.filter((c) => c.listStart).length >= 4 || Date.now() > deadline) break;
+      if (calls.filter((c) => c.resync).length >= 4 || Date.now() > deadline) break;
     }
     await sleep(200);
   }
-  const starts = calls.filter((c) => c.listStart).map((c) => c.at);
+  const starts = calls.filter((c) => c.resync).map((c) => c.at);
   const cycles = starts.length - 1;
   const writes = calls.filter((c) => c.method.startsWith('Batch')).length;
   if (cycles < 1) return { cycles: 0, cpuPerCycle: NaN, callsPerCycle: {}, writes, rss };
@@ -341,7 +341,7 @@ function byName(e: Record<string, unknown>, names: Record<string, string>): Reco
 }
 
 /**
- * Waits until a whole resync has run: two full lists have started (a controller's passes run
+ * Waits until a whole resync has run: two resyncs have started (a controller's passes run
  * one at a time, so the second starts after the pass of the first is done), at most three
  * gcIntervals and two minutes.
  */
@@ -350,7 +350,7 @@ async function nextResync(spire: ChildProcess, gcIntervalSeconds: number): Promi
   const deadline = since + 3 * gcIntervalSeconds * 1000 + 120_000;
   while (Date.now() < deadline) {
     const calls = (await ask<{ calls: CallSeen[] }>(spire, { type: 'calls', since }, 'calls')).calls;
-    if (calls.filter((c) => c.listStart).length >= 2) return;
+    if (calls.filter((c) => c.resync).length >= 2) return;
     await sleep(500);
   }
 }
