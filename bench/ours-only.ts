@@ -19,6 +19,7 @@ export async function oursOnly(o: Omit<SideBySideOptions, 'peer' | 'coldTimeoutM
       pods,
       bundle,
       memoryLimitMiB: o.memoryLimitMiB,
+      gcEntriesPerInterval: o.gcEntriesPerInterval ?? 'default',
       nodeOptions: process.env.NODE_OPTIONS ?? '',
       coldMs: f.coldMs,
       coldCpuSeconds: f.coldCpuSeconds,

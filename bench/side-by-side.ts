@@ -33,6 +33,8 @@ export interface SideBySideOptions {
   ratePerSecond: number;
   /** Both controllers' gcInterval: the idle window lasts three of them. */
   gcIntervalSeconds: number;
+  /** Ours only (upstream has no such key): gcEntriesPerInterval; unset, its default. */
+  gcEntriesPerInterval?: number;
   /** Give up on a cold start after this long (reported as such). */
   coldTimeoutMs: number;
   /**
@@ -115,8 +117,9 @@ export function forkReady(script: string, args: string[]): Promise<ChildProcess>
 }
 
 /** The one config file both controllers read (spire-controller-manager's format, which ours reads as is). */
-function configFile(socket: string, gcIntervalSeconds: number): string {
+function configFile(socket: string, gcIntervalSeconds: number, ours: string[] = []): string {
   return [
+    ...ours,
     'apiVersion: spire.spiffe.io/v1alpha1',
     'kind: ControllerManagerConfig',
     'trustDomain: example.org',
@@ -188,7 +191,8 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     const socket = join(dir, 'spire.sock');
     const kubeconfig = join(dir, 'kubeconfig');
     const config = join(dir, 'config.yaml');
-    writeFileSync(config, configFile(socket, opts.gcIntervalSeconds));
+    const oursOnly = kind === 'ours' && opts.gcEntriesPerInterval !== undefined ? [`gcEntriesPerInterval: ${opts.gcEntriesPerInterval}`] : [];
+    writeFileSync(config, configFile(socket, opts.gcIntervalSeconds, oursOnly));
     const spire = await forkReady('spire-child.ts', [socket]);
     children.push(spire);
     const kube = await forkReady(opts.apiserver === 'real' ? 'real-kube-child.ts' : 'kube-child.ts', [String(pods), kubeconfig]);
