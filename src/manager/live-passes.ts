@@ -146,7 +146,7 @@ export class LivePasses {
     this.clock = new RegistrationClock((outcome, trigger, seconds) => this.metrics?.observeRegistration(outcome, trigger, seconds));
     this.metrics?.observeRegistrationsPending(() => this.clock.pending());
     const perCheck = o.config.gcEntriesPerInterval;
-    if (perCheck > 0) this.drift = new DriftScan(o.state, Math.ceil(perCheck / o.spire.batchSizes.listEntriesPage), FULL_PASS_SLICE_MS);
+    if (perCheck > 0) this.drift = new DriftScan(o.state, { entriesPerCheck: perCheck, sliceMs: FULL_PASS_SLICE_MS });
   }
 
   /**

@@ -273,8 +273,12 @@ export class SpireClient {
    * valid across writes, and a walk resumed from it later lists the rows
    * after it as they are then (spire-semantics §1.4).
    */
-  async entryPage(token: string, pageSize = this.batchSizes.listEntriesPage): Promise<{ entries: EntryOut[]; next: string }> {
-    const res = await this.listEntriesPage({ page_size: pageSize, page_token: token });
+  async entryPage(token: string, opts: { outputMask?: EntryMask; pageSize?: number } = {}): Promise<{ entries: EntryOut[]; next: string }> {
+    const res = await this.listEntriesPage({
+      page_size: opts.pageSize ?? this.batchSizes.listEntriesPage,
+      page_token: token,
+      ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+    });
     return { entries: res.entries, next: res.next_page_token };
   }
 

@@ -237,6 +237,22 @@ describe('ListEntries and CountEntries beyond the checklist', () => {
     expect(res.entries).toHaveLength(1);
     expect(res.entries[0]).toMatchObject({ id: w.e0.id, spiffe_id: { trust_domain: TD, path: '/w' }, parent_id: null, selectors: [], x509_svid_ttl: 0 });
   });
+
+  it("a page masked to revision_number holds each entry's id and revision, and an update moves the revision", async () => {
+    // What the drift scan reads first of each page (entries/drift-scan.ts).
+    const [id] = await createMany(1);
+    const masked = async () => (await w.raw.entry.ListEntries({ page_size: 10, output_mask: { revision_number: true } })).entries.map((e) => ({ id: e.id, revision: e.revision_number, spiffe_id: e.spiffe_id, selectors: e.selectors }));
+    const before = await masked();
+    expect(before).toEqual([
+      { id: w.e0.id, revision: expect.any(String), spiffe_id: null, selectors: [] },
+      { id, revision: expect.any(String), spiffe_id: null, selectors: [] },
+    ]);
+    const upd = await w.raw.entry.BatchUpdateEntry({ entries: [{ id: id!, hint: 'moved' }], input_mask: { hint: true } });
+    expect(upd.results[0]?.status).toEqual(OK);
+    const after = await masked();
+    expect(after[0]).toEqual(before[0]);
+    expect(BigInt(after[1]!.revision)).toBeGreaterThan(BigInt(before[1]!.revision));
+  });
 });
 
 describe('ListEntries filter errors follow spire-semantics §2.7', () => {

@@ -9,8 +9,8 @@ import { startTestSpire, type TestSpire } from '../support/spire.js';
 const TD = 'example.org';
 const PAGE = 3;
 const ENTRIES = 10;
-/** ListEntries calls a whole walk over ENTRIES takes: every page with entries, then the empty one that ends it (spire-semantics §1.4). */
-const CHECKS_PER_CYCLE = Math.ceil(ENTRIES / PAGE) + 1;
+/** ListEntries calls a whole walk over ENTRIES takes: every full page, then the short (or empty) one that ends it. */
+const CHECKS_PER_CYCLE = Math.floor(ENTRIES / PAGE) + 1;
 
 const entry = (name: string): Entry => ({
   spiffe_id: { trust_domain: TD, path: `/w/${name}` },
@@ -25,12 +25,12 @@ let scan: DriftScan;
 
 beforeEach(async () => {
   spire = await startTestSpire({ trustDomain: TD });
-  client = new SpireClient({ socket: spire.socketPath, batchSizes: { listEntriesPage: PAGE } });
+  client = new SpireClient({ socket: spire.socketPath });
   await spire.raw.entry.BatchCreateEntry({ entries: Array.from({ length: ENTRIES }, (_, i) => entry(`e${i}`)) });
   state = new CurrentState(Number.POSITIVE_INFINITY);
   await state.replaceFromPages(client.entryPages());
   // One page per check: a cycle over ENTRIES takes CHECKS_PER_CYCLE checks.
-  scan = new DriftScan(state, 1);
+  scan = new DriftScan(state, { entriesPerCheck: 1, pageSize: PAGE });
 });
 afterEach(async () => {
   client.close();
@@ -66,8 +66,16 @@ describe('the drift scan: each check costs one count and a slice of the entries'
     expect(calls('ListEntries') - lists).toBe(3 * CHECKS_PER_CYCLE);
   });
 
+  it('reads IDs and revisions only, in pages of the size it was given', async () => {
+    const from = spire.server.calls.length;
+    await scan.check(client);
+    const [page] = spire.server.calls.slice(from).filter((c) => c.method === 'ListEntries');
+    expect(page).toMatchObject({ items: PAGE, pageToken: '' });
+    expect(Object.entries(page!.outputMask ?? {}).filter(([, on]) => on)).toEqual([['revision_number', true]]);
+  });
+
   it('takes a whole cycle in one check when its pages allow', async () => {
-    const whole = new DriftScan(state, CHECKS_PER_CYCLE);
+    const whole = new DriftScan(state, { entriesPerCheck: ENTRIES, pageSize: PAGE });
     const found = await whole.check(client);
     expect(found).toEqual({ drift: undefined, pages: CHECKS_PER_CYCLE, listed: ENTRIES, cycleEnded: true });
   });
@@ -82,15 +90,20 @@ describe('the drift scan finds what others did to the entries, within its bound'
       await spire.raw.entry.BatchUpdateEntry({ entries: [{ id, hint: `changed-${at}` }], input_mask: { hint: true } });
       const { checks, last } = await checksUntilDrift(CHECKS_PER_CYCLE);
       expect(checks).toBeLessThanOrEqual(CHECKS_PER_CYCLE);
-      expect(last.drift).toBe(`entry ${id} was changed on the server`);
+      expect(last.drift).toMatch(new RegExp(`^entry ${id} is at revision [0-9]+ on the server, [0-9]+ held$`));
       // The caller lists every entry on drift.
       await state.replaceFromPages(client.entryPages());
     }
   });
 
-  it('an entry rewritten on the server as it was (a new revision only) is not drift', async () => {
+  it('an entry rewritten on the server as it was is drift once: the full list that follows takes its revision', async () => {
     const [id] = await serverIds();
     await spire.raw.entry.BatchUpdateEntry({ entries: [{ id, hint: '' }], input_mask: { hint: true } });
+    expect((await checksUntilDrift(CHECKS_PER_CYCLE)).checks).toBeLessThanOrEqual(CHECKS_PER_CYCLE);
+    const version = state.version;
+    await state.replaceFromPages(client.entryPages());
+    // Nothing to plan: the list found the entry as held.
+    expect(state.version).toBe(version);
     expect((await checksUntilDrift(2 * CHECKS_PER_CYCLE)).checks).toBe(Number.POSITIVE_INFINITY);
   });
 
@@ -155,7 +168,7 @@ describe("the drift scan takes the controller's own writes as they are recorded"
       found.push(await scan.check(client));
       // Each check, one entry created and one updated (the updated one already passed by the walk or not), as pod passes do.
       const [created] = (await spire.raw.entry.BatchCreateEntry({ entries: [entry(`new${i}`)] })).results.map((r) => r.entry!);
-      recordCreate(created!.id, `new${i}`);
+      recordCreate(created!.id, `new${i}`, created!.revision_number);
       const id = (await serverIds())[i % ENTRIES]!;
       const [updated] = (await spire.raw.entry.BatchUpdateEntry({ entries: [{ id, hint: `ours-${i}` }], input_mask: { hint: true } })).results.map((r) => r.entry!);
       recordUpdate(id, updated!.revision_number, `ours-${i}`);
@@ -172,7 +185,7 @@ describe("the drift scan takes the controller's own writes as they are recorded"
     const during = await scan.check(client);
     expect(during).toMatchObject({ drift: undefined, pages: 1, listed: PAGE });
     done();
-    recordCreate(created!.id, 'landing');
+    recordCreate(created!.id, 'landing', created!.revision_number);
     recordUpdate(ids[0]!, updated!.revision_number, 'landing');
     const lists = calls('ListEntries');
     const after = await scan.check(client);
@@ -199,10 +212,10 @@ const owner = { kind: 'ClusterSPIFFEID' as const, name: 'x', uid: 'x', creationT
 const applied = { created: 0, updated: 0, deleted: 0, failures: [], failedKeys: new Set<string>(), heldBack: [], assigned: new Map<string, string>() };
 const noPlan = { creates: [], updates: [], deletes: [], conflicts: [], kept: [], keys: new Map(), adopted: [], outsideScope: 0 };
 
-/** What a pass's record of its create does to the state (without the revision: compared by fields). */
-function recordCreate(id: string, name: string): void {
+/** What a pass's record of its create does to the state, at the revision SPIRE answered. */
+function recordCreate(id: string, name: string, revision: string): void {
   const spec = { ...state.values()[0]!.spec, spiffeId: `spiffe://${TD}/w/${name}`, selectors: [{ type: 'k8s', value: `pod-uid:${name}` }] };
-  state.record({ ...noPlan, creates: [{ id, key: `key-${name}`, spec, owner }] }, { ...applied, created: 1 });
+  state.record({ ...noPlan, creates: [{ id, key: `key-${name}`, spec, owner }] }, { ...applied, created: 1, revisions: new Map([[id, revision]]) });
 }
 
 function recordUpdate(id: string, revision: string, hint: string): void {
