@@ -39,12 +39,13 @@ export const RELIST_INTERVAL_DEFAULT_MS = 3_600_000;
 /**
  * gcEntriesPerInterval's default: SPIRE's entries whose revisions each
  * gcInterval compares. Read as IDs and revisions in pages of 1,000, they
- * cost the controller about 5 CPU-µs each, so at the chart's 10 s an idle
- * cluster of any size costs at most about 3% of a core, and every entry is
- * compared every gcInterval up to 49,999 entries, every 3 at 100,000, every
- * 7 at 300,000 (docs/reliability.md, "Drift on the SPIRE server").
+ * cost the controller 5 to 10 CPU-µs each (more in a larger heap), so at
+ * the chart's 10 s an idle cluster of any size costs about 2% of a core, and
+ * every entry is compared every gcInterval up to 19,999 entries, every 6 at
+ * 100,000, every 16 at 300,000 (docs/reliability.md, "Drift on the SPIRE
+ * server"; docs/performance.md, "Idle").
  */
-export const GC_ENTRIES_PER_INTERVAL_DEFAULT = 50_000;
+export const GC_ENTRIES_PER_INTERVAL_DEFAULT = 20_000;
 
 /** Upstream's default parentIDTemplate: the agent k8s_psat attests on the pod's node. */
 export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
