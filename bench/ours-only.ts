@@ -24,6 +24,7 @@ export async function oursOnly(o: Omit<SideBySideOptions, 'peer' | 'coldTimeoutM
       coldMs: f.coldMs,
       coldCpuSeconds: f.coldCpuSeconds,
       idleCpuSecondsPerResync: Number(f.idleCpuSecondsPerResync.toFixed(3)),
+      idleCpuSecondsPerInterval: Number(f.idleCpuSecondsPerInterval.toFixed(3)),
       idleCallsPerResync: Object.fromEntries(Object.entries(f.idleCallsPerResync).map(([m, n]) => [m, Number(n.toFixed(1))])),
       latencyMs: summary(f.latencyMs),
       cpuSecondsPer1000Events: f.cpuSecondsPer1000Events,

@@ -57,6 +57,8 @@ export interface ControllerFigures {
   /** Full resyncs seen in the idle window (ListFederationRelationships calls: spire-child.ts). */
   idleResyncs: number;
   idleCpuSecondsPerResync: number;
+  /** The idle window's CPU over its length in gcIntervals: a share of a core that extra passes in the window do not dilute. */
+  idleCpuSecondsPerInterval: number;
   idleCallsPerResync: Record<string, number>;
   idleWrites: number;
   idleRssMiB: number;
@@ -263,6 +265,7 @@ export async function measureController(kind: ControllerKind, pods: number, opts
       coldCpuSeconds,
       idleResyncs: idle.cycles,
       idleCpuSecondsPerResync: idle.cpuPerCycle,
+      idleCpuSecondsPerInterval: idle.cpuPerInterval,
       idleCallsPerResync: idle.callsPerCycle,
       idleWrites: idle.writes,
       idleRssMiB: idle.rss,
@@ -292,6 +295,7 @@ function emptyFigures(kind: ControllerKind, entries: number, coldMs: number, col
     coldCpuSeconds,
     idleResyncs: 0,
     idleCpuSecondsPerResync: NaN,
+    idleCpuSecondsPerInterval: NaN,
     idleCallsPerResync: {},
     idleWrites: NaN,
     idleRssMiB: NaN,
@@ -312,7 +316,11 @@ interface CallSeen {
   resync: boolean;
 }
 
-async function idleCycles(spire: ChildProcess, pid: number | undefined, gcIntervalSeconds: number): Promise<{ cycles: number; cpuPerCycle: number; callsPerCycle: Record<string, number>; writes: number; rss: number }> {
+async function idleCycles(
+  spire: ChildProcess,
+  pid: number | undefined,
+  gcIntervalSeconds: number,
+): Promise<{ cycles: number; cpuPerCycle: number; cpuPerInterval: number; callsPerCycle: Record<string, number>; writes: number; rss: number }> {
   const since = Date.now();
   const samples: { at: number; cpu: number }[] = [];
   let rss = 0;
@@ -330,12 +338,13 @@ async function idleCycles(spire: ChildProcess, pid: number | undefined, gcInterv
   const starts = calls.filter((c) => c.resync).map((c) => c.at);
   const cycles = starts.length - 1;
   const writes = calls.filter((c) => c.method.startsWith('Batch')).length;
-  if (cycles < 1) return { cycles: 0, cpuPerCycle: NaN, callsPerCycle: {}, writes, rss };
+  if (cycles < 1) return { cycles: 0, cpuPerCycle: NaN, cpuPerInterval: NaN, callsPerCycle: {}, writes, rss };
   const [from, to] = [starts[0]!, starts[starts.length - 1]!];
   const cpuAt = (t: number) => samples.reduce((best, s) => (Math.abs(s.at - t) < Math.abs(best.at - t) ? s : best)).cpu;
   const callsPerCycle: Record<string, number> = {};
   for (const c of calls) if (c.at >= from && c.at < to) callsPerCycle[c.method] = (callsPerCycle[c.method] ?? 0) + 1 / cycles;
-  return { cycles, cpuPerCycle: (cpuAt(to) - cpuAt(from)) / cycles, callsPerCycle, writes, rss };
+  const cpu = cpuAt(to) - cpuAt(from);
+  return { cycles, cpuPerCycle: cpu / cycles, cpuPerInterval: cpu / ((to - from) / 1000 / gcIntervalSeconds), callsPerCycle, writes, rss };
 }
 
 /** An entry with the pod and node UIDs in its parent ID and selectors replaced by the objects' names. */
