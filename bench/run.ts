@@ -10,6 +10,7 @@
  *   npm run bench -- --peer PATH --bundle             # ours bundled into one file, as the image's build does
  *   npm run bench -- --peer PATH --spire real --pods 3000,10000   # cold starts against a real SPIRE server (real-spire-cold.ts)
  *   npm run bench -- --ours-only --pods 10000 --memory-limit 256   # ours measured as beside the peer, alone (ours-only.ts)
+ *   npm run bench -- --ours-only --pods 100000 --gc-entries 0     # and with its gcEntriesPerInterval (0: every entry every gcInterval)
  *   npm run bench -- --relist-cost --pods 10000,100000   # one relist of every informer, for relistInterval (relist-cost.ts)
  *   npm run bench -- --pods 10000 --apiserver real   # a real kube-apiserver and etcd
  *   npm run bench -- --pods 100000 --gc-interval 10  # full resyncs every 10 s while pod events are timed
@@ -84,7 +85,8 @@ if (process.argv.includes('--relist-cost')) {
 }
 if (process.argv.includes('--ours-only')) {
   for (const pods of sizes) {
-    await oursOnly({ pods, apiserver, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10), ...(limit !== undefined ? { memoryLimitMiB: Number(limit) } : {}), bundle: process.argv.includes('--bundle') });
+    const gcEntries = arg('gc-entries');
+    await oursOnly({ pods, apiserver, events: EVENTS, ratePerSecond: RATE, gcIntervalSeconds: Number(arg('gc-interval') ?? 10), ...(gcEntries !== undefined ? { gcEntriesPerInterval: Number(gcEntries) } : {}), ...(limit !== undefined ? { memoryLimitMiB: Number(limit) } : {}), bundle: process.argv.includes('--bundle') });
   }
   process.exit(0);
 }
@@ -401,7 +403,7 @@ async function oneRun(pods: number): Promise<RunResult> {
     const idleTimes: number[] = [];
     for (let i = 0; i < 3; i++) {
       const wait = nextPass();
-      // A full resync, as gcInterval runs it: the in-memory SPIRE state is refreshed by a list.
+      // A full resync from a list of every entry: what gcInterval runs when its check finds drift (or with gcEntriesPerInterval 0).
       live.resync();
       await wait;
       idleTimes.push(passes[passes.length - 1]!.seconds * 1000);

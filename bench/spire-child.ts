@@ -17,8 +17,13 @@ type Msg =
   | { type: 'entries' };
 
 const socketPath = process.argv[2] as string;
-/** `listStart`: a ListEntries call without a page token, the start of a full list (a resync). */
-const calls: { method: string; items: number; at: number; listStart: boolean }[] = [];
+/**
+ * `resync`: the start of a controller's resync, for both controllers its
+ * ListFederationRelationships call (each resync makes one; ours lists only a
+ * slice of the entries in one, and starts its walk over them with no page
+ * token only once in several).
+ */
+const calls: { method: string; items: number; at: number; resync: boolean }[] = [];
 const ackedAt = new Map<string, number>();
 let target: number | undefined;
 
@@ -35,8 +40,7 @@ const server = await MemorySpireServer.start({
   onCall(method, request, response) {
     const now = Date.now();
     const items = method.startsWith('Batch') ? Object.values(request as Record<string, unknown>).find(Array.isArray)?.length ?? 0 : 0;
-    const listStart = method === 'ListEntries' && ((request as { page_token?: string }).page_token ?? '') === '';
-    calls.push({ method, items, at: now, listStart });
+    calls.push({ method, items, at: now, resync: method === 'ListFederationRelationships' });
     if (method === 'BatchCreateEntry') {
       const req = request as CreateRequest;
       (response as CreateResponse).results.forEach((r, i) => {

@@ -36,6 +36,17 @@ import { DEFAULT_WEBHOOK_TLS } from './tls-profile.js';
  */
 export const RELIST_INTERVAL_DEFAULT_MS = 3_600_000;
 
+/**
+ * gcEntriesPerInterval's default: SPIRE's entries whose revisions each
+ * gcInterval compares. Read as IDs and revisions in pages of 1,000, they
+ * cost the controller 5 to 10 CPU-µs each (more in a larger heap), so at
+ * the chart's 10 s an idle cluster of any size costs about 2% of a core, and
+ * every entry is compared every gcInterval up to 19,999 entries, every 6 at
+ * 100,000, every 16 at 300,000 (docs/reliability.md, "Drift on the SPIRE
+ * server"; docs/performance.md, "Idle").
+ */
+export const GC_ENTRIES_PER_INTERVAL_DEFAULT = 20_000;
+
 /** Upstream's default parentIDTemplate: the agent k8s_psat attests on the pod's node. */
 export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';
 
@@ -106,7 +117,22 @@ export const CONFIG_KEYS = {
     interpret: (ms) => (ms > 0 ? ms : undefined),
     default: 10_000,
     upstream: SAME,
-    doc: 'a Go duration (`10s`, `1m30s`) or integer nanoseconds as upstream writes it; 0 or less is `10s`, as upstream',
+    doc:
+      'a Go duration (`10s`, `1m30s`) or integer nanoseconds as upstream writes it; 0 or less is `10s`, as upstream. Upstream lists every SPIRE ' +
+      'entry every `gcInterval`; ours checks them for drift made behind its back (a count, then `gcEntriesPerInterval` of them), lists them all ' +
+      'only when it finds some, and repairs it within a bound of gcIntervals: [reliability.md](reliability.md#drift-on-the-spire-server). ' +
+      'Kubernetes changes need no resync: they are followed as they come',
+  }),
+  gcEntriesPerInterval: setting({
+    read: integer,
+    check: (n) => (n >= 0 ? undefined : 'must be 0 (every entry) or positive'),
+    default: GC_ENTRIES_PER_INTERVAL_DEFAULT,
+    upstream: ours('(every entry)'),
+    doc:
+      "how many of SPIRE's entries each `gcInterval` lists (IDs and revisions, in pages of 1,000) to compare with what the controller holds, " +
+      'after a CountEntries that finds entries deleted or added behind our back, or an emptied datastore, at once; `0` lists every entry ' +
+      'whole every `gcInterval`, as upstream. An entry changed behind our back is repaired within about (entries ÷ this) gcIntervals: ' +
+      '[reliability.md](reliability.md#drift-on-the-spire-server)',
   }),
   spireServerSocketPath: setting({ read: text, default: '/spire-server/api.sock', upstream: SAME, doc: '' }),
   spireServerAddress: setting({

@@ -1,9 +1,9 @@
 import type { ApplyResult } from './apply.js';
 import { type EntryOut, rpcOutcome } from '../spire/index.js';
-import { changedFields, comparedFromSpire } from './compare.js';
-import { type CurrentEntry, type EntrySpec, fromSpire } from './model.js';
+import { type CurrentEntry, fromSpire } from './model.js';
 import type { Plan } from './plan.js';
 import { runSteps, sliceCounter, type Steps } from './time-slices.js';
+import { holds } from './spire-holds.js';
 
 
 /**
@@ -82,6 +82,8 @@ class Entries {
   }
 
   add(e: CurrentEntry): void {
+    // A write keeps the entry's row on the server, so what the rolling scan saw of it stands.
+    e.scanned ??= this.byId.get(e.id)?.scanned;
     this.remove(e.id);
     this.byId.set(e.id, e);
     if (e.podUid !== undefined) this.byPod.add(e.podUid, e.id);
@@ -95,37 +97,6 @@ class Entries {
     if (old.podUid !== undefined) this.byPod.remove(old.podUid, id);
     this.byKey.remove(old.key, id);
   }
-}
-
-// Compared in place: no string is built per entry.
-function sameId(id: EntryOut['spiffe_id'], text: string): boolean {
-  if (!id) return text === '';
-  const td = id.trust_domain;
-  return text.length === 9 + td.length + id.path.length && text.startsWith('spiffe://') && text.startsWith(td, 9) && text.endsWith(id.path);
-}
-
-function sameSelectors(a: EntryOut['selectors'], b: EntrySpec['selectors']): boolean {
-  if (a.length !== b.length) return false;
-  if (a.every((s, i) => s.type === b[i]!.type && s.value === b[i]!.value)) return true;
-  const key = (s: { type: string; value: string }) => `${s.type}\u0000${s.value}`;
-  const sorted = (xs: readonly { type: string; value: string }[]) => xs.map(key).sort().join('\u0001');
-  return sorted(a) === sorted(b);
-}
-
-/**
- * Whether SPIRE's entry says what the held spec says: the ID, parent and
- * selectors (so the key too) and every compared field. Checked on the raw
- * entry, so that a resync that finds many revisions new to us (another
- * client's writes, ours whose answer was not recorded) does not convert and
- * hash 100,000 entries only to throw them away.
- */
-function holds(raw: EntryOut, spec: EntrySpec): boolean {
-  return (
-    sameId(raw.spiffe_id, spec.spiffeId) &&
-    sameId(raw.parent_id, spec.parentId) &&
-    sameSelectors(raw.selectors, spec.selectors) &&
-    changedFields(spec, { ...spec, ...comparedFromSpire(raw) }).length === 0
-  );
 }
 
 /**
@@ -215,6 +186,10 @@ export class CurrentState {
    * rather than keeping the one held: what a list costs beyond its lookups.
    */
   indexBuilds = 0;
+  /** Full lists installed: a rolling scan (entries/drift-scan.ts) starts over after one. */
+  lists = 0;
+  // Write batches sent and not yet recorded (see writeMark).
+  private sendingWrites = 0;
 
   /**
    * `sliceMs`: read each page and install the list in stretches of about this
@@ -289,12 +264,28 @@ export class CurrentState {
     if (changed) this.version++;
     if (built) this.indexBuilds++;
     this.state = entries;
+    this.lists++;
     this.listedAt = this.now();
     this.uncertain = this.uncertainDuringList;
     const journaled = this.journal ?? [];
     for (const { plan, applied } of journaled) applyRecord(this.state, plan, applied);
     // The entries handed back include what was written meanwhile, as the state does.
     return journaled.length === 0 ? merge.listed : this.values();
+  }
+
+  /** Entries held: what SPIRE's CountEntries answers while the state is right. */
+  get size(): number {
+    return this.state.byId.size;
+  }
+
+  /** The entry held under this ID. */
+  get(id: string): CurrentEntry | undefined {
+    return this.state.byId.get(id);
+  }
+
+  /** The entries held, without copying them (a write meanwhile may or may not show). */
+  entries(): IterableIterator<CurrentEntry> {
+    return this.state.byId.values();
   }
 
   values(): CurrentEntry[] {
@@ -310,6 +301,29 @@ export class CurrentState {
   /** Due for a list now, as if it had aged past maxAgeMs: still certain (see isCertain). */
   expire(): void {
     this.listedAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * A pass is about to send writes; call what this returns once their
+   * answers are in, just before recording them (see writeMark).
+   */
+  sending(): () => void {
+    this.sendingWrites++;
+    let done = false;
+    return () => {
+      if (!done) this.sendingWrites--;
+      done = true;
+    };
+  }
+
+  /**
+   * The state's version when no write of ours is on its way to SPIRE, else
+   * undefined. Equal marks before and after reading SPIRE mean none of our
+   * writes landed in between unrecorded: what was read differs from the
+   * state only by what others did.
+   */
+  writeMark(): number | undefined {
+    return this.sendingWrites === 0 ? this.version : undefined;
   }
 
   /** Applies what a pass wrote; an uncertain outcome forces a list on the next pass. */
@@ -339,10 +353,10 @@ function applyRecord(state: Entries, plan: Plan, applied: ApplyResult): void {
   for (const c of plan.creates) {
     // Under the ID SPIRE stored it with (an older server ignores the one we asked for).
     const id = applied.assigned.get(c.id) ?? c.id;
-    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, revision: revision(c.id), podUid: c.podUid });
+    if (!failed.has(`create\u0000${c.id}`)) state.add({ id, key: c.key, spec: c.spec, revision: revision(c.id), scanned: undefined, podUid: c.podUid });
   }
   for (const u of plan.updates) {
-    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, revision: revision(u.id), podUid: u.podUid });
+    if (!failed.has(`update\u0000${u.id}`)) state.add({ id: u.id, key: u.key, spec: u.spec, revision: revision(u.id), scanned: undefined, podUid: u.podUid });
   }
   for (const d of plan.deletes) {
     if (!held.has(d.id) && !failed.has(`delete\u0000${d.id}`)) state.remove(d.id);

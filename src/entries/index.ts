@@ -13,6 +13,7 @@ export * from './pass.js';
 export * from './problems.js';
 export { IGNORED_IDS_WARNING, probeSpireServer, SpireServerProbe } from './server-probe.js';
 export { CurrentState } from './current-state.js';
+export { type DriftCheck, DriftScan } from './drift-scan.js';
 export { newEntryId } from './ids.js';
 export { finish, finishInSlices, sliceCounter, type Steps } from './time-slices.js';
 export { bootstrapEntries, type BootstrapOptions, bootstrapProblem, controllerSpiffeId, entryCreateCommand } from './bootstrap.js';

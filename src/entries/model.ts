@@ -48,6 +48,12 @@ export interface CurrentEntry {
    */
   revision?: string | undefined;
   /**
+   * The cycle of the rolling drift scan (entries/drift-scan.ts) that last
+   * listed the entry, or undefined. Named by every literal that makes an
+   * entry, as `revision` is.
+   */
+  scanned?: number | undefined;
+  /**
    * Dry runs only (plan, explain, which read it): when SPIRE created the
    * entry, in Unix seconds by its clock (SPIRE 1.6.3 and later report it;
    * absent when it answers 0). Live mode leaves it out: nothing there reads
@@ -102,7 +108,7 @@ export function fromSpire(e: EntryOut): CurrentEntry {
     ...comparedFromSpire(e),
   };
   const podUid = podUidOf(spec.selectors);
-  return { id: e.id, key: entryKey(spec), spec, revision: e.revision_number, podUid };
+  return { id: e.id, key: entryKey(spec), spec, revision: e.revision_number, scanned: undefined, podUid };
 }
 
 /** fromSpire with the entry's creation time, for the dry runs that show it (CurrentEntry.createdAt). */

@@ -11,7 +11,7 @@ import type { TlsSettings } from './http-pool.js';
  * certificate), or client-node's KubeConfig for every other kubeconfig (exec
  * plugins, auth providers, username and password, a proxy), loaded only
  * then: client-node loads its whole generated API, which is most of the
- * process's memory at a small cluster (docs/performance.md).
+ * process's memory at a small cluster (docs/container-image.md, "Loading client-node").
  */
 export type KubeConfig = KubeConnection | ClientNodeKubeConfig;
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { changeMatters, type ClusterSPIFFEID, type ControllerConfig, type Endpoints, type EndpointSlice, entriesOff, type Namespace, type Node, type Pod, podEntriesOn, switchedSnapshot } from '../api/index.js';
 import {
   type CurrentState,
+  DriftScan,
   entryPassProblems,
   indexServices,
   type EntryPassOptions,
@@ -132,6 +133,9 @@ export class LivePasses {
   // How long pods wait for their entries (the registration-latency SLO), and the pods of the pod pass in flight, which it settles.
   private readonly clock: RegistrationClock;
   private podPassPods: ReadonlySet<string> = NO_PODS;
+  // Every gcInterval, a check of SPIRE's entries in place of a list of them all (gcEntriesPerInterval; none when 0).
+  private readonly drift: DriftScan | undefined;
+  private driftCheckDue = false;
 
   constructor(private readonly o: LivePassesOptions) {
     ({ log: this.log, metrics: this.metrics, cache: this.cache, state: this.state, scheduler: this.scheduler } = o);
@@ -141,6 +145,21 @@ export class LivePasses {
     this.reports = new PassReporter({ lines: 'first of each term at info', clusterDomain: o.config.clusterDomain, metrics: o.metrics, events: o.events });
     this.clock = new RegistrationClock((outcome, trigger, seconds) => this.metrics?.observeRegistration(outcome, trigger, seconds));
     this.metrics?.observeRegistrationsPending(() => this.clock.pending());
+    const perCheck = o.config.gcEntriesPerInterval;
+    if (perCheck > 0) this.drift = new DriftScan(o.state, { entriesPerCheck: perCheck, sliceMs: FULL_PASS_SLICE_MS });
+  }
+
+  /**
+   * gcInterval: a full pass, which first checks SPIRE's entries for drift
+   * (DriftScan) and lists them all only if it finds some; with
+   * gcEntriesPerInterval 0, it lists them all, as upstream's resync does.
+   */
+  gcTick(): void {
+    if (this.drift) this.driftCheckDue = true;
+    // Expired rather than left to age: the last list ended a little after the previous tick, so
+    // by age alone every other tick would go without one.
+    else this.state.expire();
+    this.requestFull();
   }
 
   /** Asks for a full pass now (gcInterval, a retry, the follow-up after pod passes). */
@@ -527,11 +546,9 @@ export class LivePasses {
       this.scheduler.requestFull();
       return undefined;
     }
-    if (this.state.needsList()) {
-      const listing = performance.now();
-      await this.state.replaceFromPages(this.o.spire.entryPages());
-      this.listSeconds += (performance.now() - listing) / 1000;
-    }
+    const listing = performance.now();
+    if (this.state.needsList() || (await this.driftFound())) await this.state.replaceFromPages(this.o.spire.entryPages());
+    this.listSeconds += (performance.now() - listing) / 1000;
     // Read before the snapshot: a change landing in between makes the next pass recompute, never the reverse.
     const version = this.cacheVersion;
     const snapshot = this.cache.snapshot();
@@ -540,6 +557,19 @@ export class LivePasses {
     tally.work.push(this.metrics?.upstream.take());
     this.drainQueue();
     return { objects: switchedSnapshot(config, snapshot), version: String(version) };
+  }
+
+  /** The gcInterval's drift check, when one is due: whether SPIRE's entries must be listed. */
+  private async driftFound(): Promise<boolean> {
+    if (!this.drift || !this.driftCheckDue) return false;
+    this.driftCheckDue = false;
+    const found = await this.drift.check(this.o.spire);
+    if (found.drift === undefined) {
+      this.log.debug({ pages: found.pages, listed: found.listed, cycleEnded: found.cycleEnded }, "SPIRE's entries checked for drift: none");
+      return false;
+    }
+    this.log.info({ why: found.drift }, "SPIRE's entries are not as this controller holds them: listing them all");
+    return true;
   }
 
   /**

@@ -173,7 +173,8 @@ function makeParts(opts: LiveOptions): LiveParts {
   const { config, log, metrics } = opts;
   const spire = spireClientFor(config, spireObserver(metrics, opts.hooks?.observeSpireRpc), opts.spireIdentity);
   const statusWriter = new StatusWriter(opts.kc, log);
-  const state = new CurrentState(config.gcIntervalMs, Date.now, FULL_PASS_SLICE_MS);
+  // Checked for drift every gcInterval (LivePasses.gcTick), not listed because it aged; listed every gcInterval with gcEntriesPerInterval 0.
+  const state = new CurrentState(config.gcEntriesPerInterval > 0 ? Number.POSITIVE_INFINITY : config.gcIntervalMs, Date.now, FULL_PASS_SLICE_MS);
   const leadership = new Leadership({ config, kc: opts.kc, log, spire, metrics, identity: opts.identity, namespace: opts.namespace });
   const events = new EventRecorder(opts.kc, log);
   const optionalAccess = (resource: string, denied: { message: string } | undefined) => metrics?.setForbidden(resource, denied !== undefined);
@@ -267,14 +268,9 @@ function beginWork(opts: LiveOptions, p: LiveParts): NodeJS.Timeout {
     log.info({ spire: p.spire.where, serviceSource: p.cache.serviceSource }, 'live mode started');
     p.leadership.start(termHandlers(opts, p));
   }
-  // Every gcInterval, a full pass from a fresh list. The state's own age check is not enough: the
-  // last list finished a little after the previous tick, so at this tick it is not quite
-  // gcInterval old, and every other tick went without a list (seen side by side with upstream).
-  // Aged, not uncertain: pod passes go on beside that list (see podLaneWork).
-  const interval = setInterval(() => {
-    p.state.expire();
-    p.passes.requestFull();
-  }, config.gcIntervalMs);
+  // Every gcInterval, a full pass after a check of SPIRE's entries for drift (or a fresh list of
+  // them all: LivePasses.gcTick).
+  const interval = setInterval(() => p.passes.gcTick(), config.gcIntervalMs);
   p.passes.wakeFull();
   return interval;
 }

@@ -427,6 +427,8 @@ export class EntryStore {
   }
 
   count(filter: EntryFilterOut | null): number {
+    // Unfiltered, SPIRE counts the table's rows without reading them (SELECT COUNT(*)).
+    if (!filter || Object.values(filter).every((v) => v === null || v === undefined)) return this.table.size;
     return this.list(filter, 0, '').items.length;
   }
 

@@ -267,6 +267,21 @@ export class SpireClient {
     });
   }
 
+  /**
+   * One page of the entries after `token` ('' the first), and the token of
+   * the next ('' after the last). SPIRE's tokens are row IDs: a token stays
+   * valid across writes, and a walk resumed from it later lists the rows
+   * after it as they are then (spire-semantics §1.4).
+   */
+  async entryPage(token: string, opts: { outputMask?: EntryMask; pageSize?: number } = {}): Promise<{ entries: EntryOut[]; next: string }> {
+    const res = await this.listEntriesPage({
+      page_size: opts.pageSize ?? this.batchSizes.listEntriesPage,
+      page_token: token,
+      ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+    });
+    return { entries: res.entries, next: res.next_page_token };
+  }
+
   listEntries(opts: ListOptions = {}): Promise<EntryOut[]> {
     return collect(this.entryPages(opts));
   }

@@ -64,8 +64,8 @@ export const MAX_BODY_VALUES = 100_000;
  * answer is 429 at once, with Retry-After.
  *
  * test/faults/webhook-flood.slow.test.ts floods the webhook under deploy/'s
- * settings and bounds what it makes the process hold; docs/performance.md
- * ("Webhook memory") has the figures.
+ * settings and bounds what it makes the process hold; docs/webhook.md
+ * ("Memory under a flood of requests") has the figures.
  */
 export const ADMISSION_LIMITS: GateLimits = { bytes: 16 * 1024 * 1024, reviews: 8, waiting: 64 };
 

@@ -16,8 +16,8 @@
  * it), a young collection is asked for after every YOUNG_COLLECTION_EVERY
  * bytes of request bodies read (kept or thrown away) or checked. It frees
  * the dead pieces, and is short: it collects the young generation only, at
- * most 16 MiB under the image's flags (docs/performance.md, "Webhook
- * memory", has the figures and how often to ask). Reviews of a few
+ * most 16 MiB under the image's flags (docs/webhook.md, "Memory under a
+ * flood of requests", has the figures and how often to ask). Reviews of a few
  * KiB, the API server's usual, ask for one in hundreds of requests. Without
  * the flag nothing is asked for, and the pieces wait for V8's own
  * collections.

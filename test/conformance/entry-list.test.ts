@@ -78,6 +78,33 @@ describe('ListEntries pages exactly as a real SPIRE server', () => {
     expect(third.next_page_token).toBe('');
   });
 
+  it('a walk resumed from a kept token lists what was created since at its end, updated entries in place, and no deleted one', async () => {
+    // What the controller's rolling drift scan relies on (entries/drift-scan.ts): it resumes a walk one gcInterval later.
+    const ids = [w.e0.id, ...(await createMany(4))];
+    const first = await w.raw.entry.ListEntries({ page_size: 2 });
+    expect(first.entries.map((e) => e.id)).toEqual(ids.slice(0, 2));
+    const created = await w.raw.entry.BatchCreateEntry({ entries: [entry({ spiffe_id: { trust_domain: TD, path: '/late1' } }), entry({ spiffe_id: { trust_domain: TD, path: '/late2' } })] });
+    const late = created.results.map((r) => r.entry?.id ?? '');
+    const upd = await w.raw.entry.BatchUpdateEntry({ entries: [{ id: ids[1] as string, hint: 'behind' }, { id: ids[3] as string, hint: 'ahead' }], input_mask: { hint: true } });
+    expect(upd.results.map((r) => r.status)).toEqual([OK, OK]);
+    const del = await w.raw.entry.BatchDeleteEntry({ ids: [ids[2] as string] });
+    expect(del.results.map((r) => r.status)).toEqual([OK]);
+    const rest: { id: string; hint: string }[] = [];
+    let token = first.next_page_token;
+    while (token !== '') {
+      const page = await w.raw.entry.ListEntries({ page_size: 2, page_token: token });
+      rest.push(...page.entries.map((e) => ({ id: e.id, hint: e.hint })));
+      token = page.next_page_token;
+    }
+    expect(rest).toEqual([
+      { id: ids[3], hint: 'ahead' },
+      { id: ids[4], hint: '' },
+      { id: late[0], hint: '' },
+      { id: late[1], hint: '' },
+    ]);
+    expect(await w.raw.entry.CountEntries({})).toEqual({ count: 6 });
+  });
+
   it('#43 a page token that is not an unsigned decimal is a top-level INTERNAL', async () => {
     for (const token of ['abc', '-1', '+1']) {
       const err = await expectRpcError(w.raw.entry.ListEntries({ page_size: 1, page_token: token }), 13, /^failed to list entries/);
@@ -209,6 +236,22 @@ describe('ListEntries and CountEntries beyond the checklist', () => {
     const res = await w.raw.entry.ListEntries({ output_mask: { spiffe_id: true } });
     expect(res.entries).toHaveLength(1);
     expect(res.entries[0]).toMatchObject({ id: w.e0.id, spiffe_id: { trust_domain: TD, path: '/w' }, parent_id: null, selectors: [], x509_svid_ttl: 0 });
+  });
+
+  it("a page masked to revision_number holds each entry's id and revision, and an update moves the revision", async () => {
+    // What the drift scan reads first of each page (entries/drift-scan.ts).
+    const [id] = await createMany(1);
+    const masked = async () => (await w.raw.entry.ListEntries({ page_size: 10, output_mask: { revision_number: true } })).entries.map((e) => ({ id: e.id, revision: e.revision_number, spiffe_id: e.spiffe_id, selectors: e.selectors }));
+    const before = await masked();
+    expect(before).toEqual([
+      { id: w.e0.id, revision: expect.any(String), spiffe_id: null, selectors: [] },
+      { id, revision: expect.any(String), spiffe_id: null, selectors: [] },
+    ]);
+    const upd = await w.raw.entry.BatchUpdateEntry({ entries: [{ id: id!, hint: 'moved' }], input_mask: { hint: true } });
+    expect(upd.results[0]?.status).toEqual(OK);
+    const after = await masked();
+    expect(after[0]).toEqual(before[0]);
+    expect(BigInt(after[1]!.revision)).toBeGreaterThan(BigInt(before[1]!.revision));
   });
 });
 

@@ -123,6 +123,30 @@ describe('the live controller against a real SPIRE server', () => {
     expect((await w.entries()).map((e) => [e.id, e.revision_number])).toEqual(updated.map((e) => [e.id, e.revision_number]));
   });
 
+  it("the gcInterval's drift check finds the server's entries as written, and repairs what is changed or deleted behind its back", async () => {
+    w = await liveWorld(spire.current, { gcIntervalMs: 300 });
+    w.kube.create(ns('team-a', { team: 'a' }));
+    w.kube.create(node('node-1', { zone: 'z1' }));
+    w.kube.create(csid('full', { spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/pod/{{ .PodMeta.Name }}', dnsNameTemplates: ['{{ .PodMeta.Name }}.example.com'], hint: 'h', ttl: '1h' }));
+    for (const name of ['a', 'b', 'c']) w.kube.create(pod('team-a', name));
+    const live = await w.start();
+    const paths = async () => (await w.entries()).map((e) => e.spiffe_id?.path).sort();
+    await eventually(async () => JSON.stringify(await paths()) === JSON.stringify(['/pod/a', '/pod/b', '/pod/c']), 'three entries', 30_000);
+    await live.idle();
+    // Idle gcIntervals (about six) write nothing: the revisions SPIRE lists are those its answers to our writes gave.
+    const before = await w.entries();
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect((await w.entries()).map((e) => [e.id, e.revision_number])).toEqual(before.map((e) => [e.id, e.revision_number]));
+
+    const [changed, gone] = [byPath(before, '/pod/a')!, byPath(before, '/pod/b')!];
+    await spire.current.raw.entry.BatchUpdateEntry({ entries: [{ id: changed.id, hint: 'behind our back' }], input_mask: { hint: true } });
+    await spire.current.raw.entry.BatchDeleteEntry({ ids: [gone.id] });
+    await eventually(async () => {
+      const now = await w.entries();
+      return byPath(now, '/pod/a')?.hint === 'h' && byPath(now, '/pod/b') !== undefined;
+    }, 'the changed entry is as declared again and the deleted one is back', 30_000);
+  });
+
   it('reports a conflict with a foreign entry holding the same key, and leaves that entry alone', async () => {
     await cluster();
     w.kube.create(csid('by-sa', { spiffeIDTemplate: SA_TEMPLATE, namespaceSelector: { matchLabels: { team: 'a' } } }));
