@@ -45,7 +45,7 @@ export const RELIST_INTERVAL_DEFAULT_MS = 3_600_000;
  * 100,000, every 16 at 300,000 (docs/reliability.md, "Drift on the SPIRE
  * server"; docs/performance.md, "Idle").
  */
-export const GC_ENTRIES_PER_INTERVAL_DEFAULT = 20_000;
+const GC_ENTRIES_PER_INTERVAL_DEFAULT = 20_000;
 
 /** Upstream's default parentIDTemplate: the agent k8s_psat attests on the pod's node. */
 export const DEFAULT_PARENT_ID_TEMPLATE = 'spiffe://{{ .TrustDomain }}/spire/agent/k8s_psat/{{ .ClusterName }}/{{ .NodeMeta.UID }}';

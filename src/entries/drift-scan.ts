@@ -42,7 +42,7 @@ export interface DriftCheck {
  * entry at another revision is drift even if an update left its fields as
  * they were: the full list that follows tells, and takes its revision.
  */
-export function pageDrift(page: readonly EntryOut[], held: (id: string) => CurrentEntry | undefined, cycle: number): string | undefined {
+function pageDrift(page: readonly EntryOut[], held: (id: string) => CurrentEntry | undefined, cycle: number): string | undefined {
   for (const raw of page) {
     const known = held(raw.id);
     if (!known) return `entry ${raw.id} is on the server but not held`;
