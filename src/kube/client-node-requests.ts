@@ -26,9 +26,11 @@ export class UndiciPool implements ConnectionPool {
     const res = await request(url, {
       method: req.method as Dispatcher.HttpMethod,
       headers: req.headers,
-      ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
-      ...(req.body !== undefined ? { body: req.body } : {}),
-      ...(req.signal ? { signal: req.signal } : {}),
+      // undici takes an undefined dispatcher as its global one (a destructuring
+      // default), and an undefined body or signal as none.
+      dispatcher: this.dispatcher,
+      body: req.body,
+      signal: req.signal,
     });
     return { statusCode: res.statusCode, headers: res.headers, body: res.body };
   }

@@ -277,7 +277,7 @@ export class SpireClient {
     const res = await this.listEntriesPage({
       page_size: opts.pageSize ?? this.batchSizes.listEntriesPage,
       page_token: token,
-      ...(opts.outputMask ? { output_mask: opts.outputMask } : {}),
+      output_mask: opts.outputMask,
     });
     return { entries: res.entries, next: res.next_page_token };
   }
