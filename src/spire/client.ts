@@ -255,15 +255,9 @@ export class SpireClient {
 
   /** Yields the entries a page at a time (spire-semantics §1.4). */
   entryPages(opts: ListOptions = {}): AsyncGenerator<EntryOut[]> {
-    const pageSize = opts.pageSize ?? this.batchSizes.listEntriesPage;
     return pages(async (token) => {
-      const res = await this.listEntriesPage({
-        page_size: pageSize,
-        page_token: token,
-        filter: opts.filter,
-        output_mask: opts.outputMask,
-      });
-      return { items: res.entries, next: res.next_page_token };
+      const { entries, next } = await this.entryPage(token, opts);
+      return { items: entries, next };
     });
   }
 
@@ -273,10 +267,11 @@ export class SpireClient {
    * valid across writes, and a walk resumed from it later lists the rows
    * after it as they are then (spire-semantics §1.4).
    */
-  async entryPage(token: string, opts: { outputMask?: EntryMask; pageSize?: number } = {}): Promise<{ entries: EntryOut[]; next: string }> {
+  async entryPage(token: string, opts: ListOptions = {}): Promise<{ entries: EntryOut[]; next: string }> {
     const res = await this.listEntriesPage({
       page_size: opts.pageSize ?? this.batchSizes.listEntriesPage,
       page_token: token,
+      filter: opts.filter,
       output_mask: opts.outputMask,
     });
     return { entries: res.entries, next: res.next_page_token };
