@@ -188,7 +188,7 @@ export class CurrentState {
   indexBuilds = 0;
   /** Full lists installed: a rolling scan (entries/drift-scan.ts) starts over after one. */
   lists = 0;
-  // Write batches sent and not yet recorded (see writeMark).
+  // Passes whose writes are on their way (see whileSending, writeMark).
   private sendingWrites = 0;
 
   /**
@@ -304,16 +304,17 @@ export class CurrentState {
   }
 
   /**
-   * A pass is about to send writes; call what this returns once their
-   * answers are in, just before recording them (see writeMark).
+   * Sends a pass's writes: while `send` runs, writeMark says a write of ours
+   * may be landing. `send` resolves once their answers are in, before the
+   * caller records them.
    */
-  sending(): () => void {
+  async whileSending<T>(send: () => Promise<T>): Promise<T> {
     this.sendingWrites++;
-    let done = false;
-    return () => {
-      if (!done) this.sendingWrites--;
-      done = true;
-    };
+    try {
+      return await send();
+    } finally {
+      this.sendingWrites--;
+    }
   }
 
   /**

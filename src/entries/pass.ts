@@ -232,13 +232,8 @@ export async function runEntryPass(snapshot: ClusterSnapshot, spire: SpireClient
   const decided = await runSteps(steps, opts.sliceMs);
   const planned = opts.beforeApply ? { ...decided, plan: opts.beforeApply(decided.plan) } : decided;
   started = performance.now();
-  const sent = opts.state?.sending();
-  let applied: ApplyResult;
-  try {
-    applied = await applyPlan(planned.plan, spire, opts.signal, opts.onWritten);
-  } finally {
-    sent?.();
-  }
+  const send = () => applyPlan(planned.plan, spire, opts.signal, opts.onWritten);
+  const applied = await (opts.state ? opts.state.whileSending(send) : send());
   opts.state?.record(planned.plan, applied);
   opts.claims?.record(planned.plan, applied);
   opts.onPhase?.('apply', (performance.now() - started) / 1000);
@@ -347,13 +342,7 @@ export async function runPodPass(input: PodPassInput, spire: SpireClient, opts: 
   const sent = opts.createOnly ? createsOnly(planned) : planned;
   opts.onPhase?.('plan', (performance.now() - started) / 1000);
   started = performance.now();
-  const sending = opts.state.sending();
-  let result: ApplyResult;
-  try {
-    result = await applyPlan(sent, spire, opts.signal, opts.onWritten);
-  } finally {
-    sending();
-  }
+  const result = await opts.state.whileSending(() => applyPlan(sent, spire, opts.signal, opts.onWritten));
   const { plan, applied, alreadyRegistered, alreadyRegisteredKeys } = opts.createOnly
     ? withoutAlreadyRegistered(sent, result)
     : { plan: sent, applied: result, alreadyRegistered: 0, alreadyRegisteredKeys: NO_KEYS };

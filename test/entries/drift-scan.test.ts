@@ -178,13 +178,14 @@ describe("the drift scan takes the controller's own writes as they are recorded"
 
   it('what it reads while a write of ours is landing is not drift: the page is read again', async () => {
     const ids = await serverIds();
-    const done = state.sending();
     // Our write, answered but not yet recorded: the count and the first page differ from the state by it.
-    const [created] = (await spire.raw.entry.BatchCreateEntry({ entries: [entry('landing')] })).results.map((r) => r.entry!);
-    const [updated] = (await spire.raw.entry.BatchUpdateEntry({ entries: [{ id: ids[0]!, hint: 'landing' }], input_mask: { hint: true } })).results.map((r) => r.entry!);
-    const during = await scan.check(client);
-    expect(during).toMatchObject({ drift: undefined, pages: 1, listed: PAGE });
-    done();
+    const { created, updated } = await state.whileSending(async () => {
+      const [created] = (await spire.raw.entry.BatchCreateEntry({ entries: [entry('landing')] })).results.map((r) => r.entry!);
+      const [updated] = (await spire.raw.entry.BatchUpdateEntry({ entries: [{ id: ids[0]!, hint: 'landing' }], input_mask: { hint: true } })).results.map((r) => r.entry!);
+      const during = await scan.check(client);
+      expect(during).toMatchObject({ drift: undefined, pages: 1, listed: PAGE });
+      return { created, updated };
+    });
     recordCreate(created!.id, 'landing', created!.revision_number);
     recordUpdate(ids[0]!, updated!.revision_number, 'landing');
     const lists = calls('ListEntries');
