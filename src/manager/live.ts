@@ -173,8 +173,8 @@ function makeParts(opts: LiveOptions): LiveParts {
   const { config, log, metrics } = opts;
   const spire = spireClientFor(config, spireObserver(metrics, opts.hooks?.observeSpireRpc), opts.spireIdentity);
   const statusWriter = new StatusWriter(opts.kc, log);
-  // Checked for drift every gcInterval (LivePasses.gcTick), not listed because it aged; listed every gcInterval with gcEntriesPerInterval 0.
-  const state = new CurrentState(config.gcEntriesPerInterval > 0 ? Number.POSITIVE_INFINITY : config.gcIntervalMs, Date.now, FULL_PASS_SLICE_MS);
+  // Never listed because it aged: LivePasses.gcTick decides, each gcInterval, whether SPIRE is listed.
+  const state = new CurrentState(Number.POSITIVE_INFINITY, Date.now, FULL_PASS_SLICE_MS);
   const leadership = new Leadership({ config, kc: opts.kc, log, spire, metrics, identity: opts.identity, namespace: opts.namespace });
   const events = new EventRecorder(opts.kc, log);
   const optionalAccess = (resource: string, denied: { message: string } | undefined) => metrics?.setForbidden(resource, denied !== undefined);
