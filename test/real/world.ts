@@ -39,7 +39,8 @@ export function deployedConfig(): Record<string, unknown> {
   return parseYaml(configMap.data['config.yaml']!) as Record<string, unknown>;
 }
 
-export async function eventually(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+/** `what` may be a function: it is asked at the timeout, so the message says how things stood then. */
+export async function eventually(cond: () => boolean | Promise<boolean>, what: string | (() => Promise<string>), timeoutMs = 30_000): Promise<void> {
   const started = Date.now();
   let last: unknown;
   for (;;) {
@@ -48,7 +49,10 @@ export async function eventually(cond: () => boolean | Promise<boolean>, what: s
     } catch (err) {
       last = err;
     }
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    if (Date.now() - started > timeoutMs) {
+      const said = typeof what === 'string' ? what : await what().catch((err: unknown) => `(the message failed: ${String(err)})`);
+      throw new Error(`timed out waiting until ${said}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
