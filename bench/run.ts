@@ -41,6 +41,7 @@ import { oursOnly } from './ours-only.js';
 import { relistCosts } from './relist-cost.js';
 import { realSpireColdStarts } from './real-spire-cold.js';
 import { sideBySide } from './side-by-side-report.js';
+import { residentByMapping } from './side-by-side.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -104,27 +105,10 @@ const debug = (label: string) => {
   const mib = (x: number) => Math.round(x / 2 ** 20);
   console.error(`  [${label}] at ${(performance.now() / 1000).toFixed(2)} s: rss ${mib(m.rss)} MiB (peak so far ${mib(process.resourceUsage().maxRSS * 1024)}), heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB (array buffers ${mib(m.arrayBuffers)})`);
   if (process.env.BENCH_DEBUG === 'smaps') {
-    console.error(`    resident by mapping: ${residentByMapping()}`);
+    console.error(`    resident by mapping: ${residentByMapping('self')}`);
     console.error(`    V8 spaces, used/committed MiB: ${getHeapSpaceStatistics().filter((s) => s.space_size > 0).map((s) => `${s.space_name} ${mib(s.space_used_size)}/${mib(s.physical_space_size)}`).join(', ')}`);
   }
 };
-
-/** Resident memory grouped by kind of mapping (Linux only), to tell V8's heap from malloc's arenas. */
-function residentByMapping(): string {
-  const groups = new Map<string, number>();
-  let name = '';
-  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (head) {
-      const size = (parseInt(head[2]!, 16) - parseInt(head[1]!, 16)) / 1024;
-      name = head[3] || (size >= 65536 ? 'anon >=64M' : size >= 1024 ? 'anon >=1M' : size >= 256 ? 'anon >=256K' : 'anon small');
-      if (name.startsWith('/')) name = 'files';
-    } else if (line.startsWith('Rss:')) {
-      groups.set(name, (groups.get(name) ?? 0) + Number(line.split(/\s+/)[1]));
-    }
-  }
-  return [...groups].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${Math.round(v / 1024)}`).join(', ');
-}
 
 /** CPU seconds a child process has used so far (Linux only; 0 elsewhere), for BENCH_DEBUG. */
 function cpuSeconds(pid: number | undefined): number {

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { declareEntries } from '../src/entries/index.js';
 import { stopByDisconnect, stopBySignal } from './children.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
+import { freePort } from '../test/support/ports.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Run compiled (npm run bench builds .bench/), the children are compiled too, and the repository is one level up.
@@ -84,6 +85,23 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** Resident memory grouped by kind of mapping (Linux only), to tell V8's heap from malloc's arenas. */
+export function residentByMapping(pid: number | 'self' | undefined): string {
+  const groups = new Map<string, number>();
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const size = (parseInt(head[2]!, 16) - parseInt(head[1]!, 16)) / 1024;
+      name = head[3] || (size >= 65536 ? 'anon >=64M' : size >= 1024 ? 'anon >=1M' : size >= 256 ? 'anon >=256K' : 'anon small');
+      if (name.startsWith('/')) name = 'files';
+    } else if (line.startsWith('Rss:')) {
+      groups.set(name, (groups.get(name) ?? 0) + Number(line.split(/\s+/)[1]));
+    }
+  }
+  return [...groups].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${Math.round(v / 1024)}`).join(', ');
+}
+
 /** Resident and peak resident memory of a process in MiB, from /proc/<pid>/status. */
 export function memory(pid: number | undefined): { rss: number; peak: number } {
   try {
@@ -119,7 +137,7 @@ export function forkReady(script: string, args: string[]): Promise<ChildProcess>
 }
 
 /** The one config file both controllers read (spire-controller-manager's format, which ours reads as is). */
-export function configFile(socket: string, gcIntervalSeconds: number, ours: string[] = []): string {
+export function configFile(socket: string, gcIntervalSeconds: number, ours: string[] = [], healthProbeBindAddress = '0'): string {
   return [
     ...ours,
     'apiVersion: spire.spiffe.io/v1alpha1',
@@ -134,9 +152,10 @@ export function configFile(socket: string, gcIntervalSeconds: number, ours: stri
     'entryIDPrefix: scm',
     'ignoreNamespaces: [kube-system, kube-public, spire-system]',
     'logLevel: error',
-    // Nothing listens: other benchmarks and tests share the machine's ports.
+    // No metrics listener: other benchmarks and tests share the machine's ports.
     'metrics: {bindAddress: "0"}',
-    'health: {healthProbeBindAddress: "0"}',
+    // Probes where asked (a free port), as in a pod: ours then answers them from a thread of its own (src/cli/early-probes.ts).
+    `health: {healthProbeBindAddress: ${JSON.stringify(healthProbeBindAddress)}}`,
     '',
   ].join('\n');
 }
@@ -194,7 +213,8 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     const kubeconfig = join(dir, 'kubeconfig');
     const config = join(dir, 'config.yaml');
     const oursOnly = kind === 'ours' && opts.gcEntriesPerInterval !== undefined ? [`gcEntriesPerInterval: ${opts.gcEntriesPerInterval}`] : [];
-    writeFileSync(config, configFile(socket, opts.gcIntervalSeconds, oursOnly));
+    // The probe address a pod has, so the figures include what serving probes costs (for ours, the probe thread).
+    writeFileSync(config, configFile(socket, opts.gcIntervalSeconds, oursOnly, `127.0.0.1:${await freePort()}`));
     const spire = await forkReady('spire-child.ts', [socket]);
     children.push(spire);
     const kube = await forkReady(opts.apiserver === 'real' ? 'real-kube-child.ts' : 'kube-child.ts', [String(pods), kubeconfig]);
@@ -246,6 +266,8 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     const eventsCpu = cpuSeconds(controller.pid) - eventsCpu0;
     const latencyMs = created.flatMap((c, i) => (acks[i] == null ? [] : [acks[i]! - c.at]));
     const mem = memory(controller.pid);
+    // BENCH_DEBUG=smaps: where the steady RSS lies, to tell V8's heap from malloc's arenas and the binary's pages.
+    if (process.env.BENCH_DEBUG === 'smaps') console.error(`  [${kind}] resident MiB by mapping after the events: ${residentByMapping(controller.pid)}`);
 
     // What SPIRE holds once the events are handled, and again after the next resync: a
     // controller that got something wrong under churn corrects it then.
