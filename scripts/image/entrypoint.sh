@@ -65,4 +65,14 @@ if [ -n "$mib" ]; then
     ;;
   esac
 fi
-exec node "$(dirname "$0")/../dist/cli/bin.js" "$@"
+# V8's own flags, which NODE_OPTIONS refuses, go on node's command line.
+# Under a limit below 512 MiB Maglev, V8's mid-tier optimizing compiler, is
+# off: in a cluster that small its compilations keep more memory resident
+# (the heaps malloc holds for the compilers' work) than the CPU they save is
+# worth (docs/performance.md "Small clusters"). SPIRE_RECONCILER_V8_FLAGS,
+# when set (empty included), replaces this choice.
+v8flags=
+if [ -n "$mib" ] && [ "$mib" -lt 512 ]; then v8flags=--no-maglev; fi
+v8flags=${SPIRE_RECONCILER_V8_FLAGS-$v8flags}
+# shellcheck disable=SC2086 # the flags are words of their own
+exec node $v8flags "$(dirname "$0")/../dist/cli/bin.js" "$@"

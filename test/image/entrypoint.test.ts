@@ -19,21 +19,21 @@ describe('the image entrypoint', () => {
     mkdirSync(join(dir, 'bin'));
     mkdirSync(join(dir, 'dist/cli'), { recursive: true });
     copyFileSync(join(repoRoot, 'scripts/image/entrypoint.sh'), join(dir, 'bin/entrypoint.sh'));
-    writeFileSync(join(dir, 'dist/cli/bin.js'), "console.log(JSON.stringify({ options: process.env.NODE_OPTIONS ?? '', arenas: process.env.MALLOC_ARENA_MAX, args: process.argv.slice(2) }));\n");
+    writeFileSync(join(dir, 'dist/cli/bin.js'), "console.log(JSON.stringify({ options: process.env.NODE_OPTIONS ?? '', arenas: process.env.MALLOC_ARENA_MAX, v8: process.execArgv, args: process.argv.slice(2) }));\n");
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** What bin.js was started with under a memory limit (bytes, or cgroup v2's "max"), with `env` added. */
-  function start(limit: string, env: Record<string, string> = {}): { options: string; arenas: string; args: string[] } {
+  function start(limit: string, env: Record<string, string> = {}): { options: string; arenas: string; v8: string[]; args: string[] } {
     writeFileSync(join(dir, 'memory.max'), `${limit}\n`);
-    const base: Record<string, string | undefined> = { ...process.env, NODE_OPTIONS: undefined, MALLOC_ARENA_MAX: undefined };
+    const base: Record<string, string | undefined> = { ...process.env, NODE_OPTIONS: undefined, MALLOC_ARENA_MAX: undefined, SPIRE_RECONCILER_V8_FLAGS: undefined };
     const r = spawnSync('sh', [join(dir, 'bin/entrypoint.sh'), 'run', '--config', 'c.yaml'], {
       encoding: 'utf8',
       env: { ...base, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, SPIRE_RECONCILER_CGROUP_MEMORY_MAX: join(dir, 'memory.max'), ...env } as NodeJS.ProcessEnv,
     });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    return JSON.parse(r.stdout) as { options: string; arenas: string; args: string[] };
+    return JSON.parse(r.stdout) as { options: string; arenas: string; v8: string[]; args: string[] };
   }
 
   it('runs dist/cli/bin.js with the arguments given', () => {
@@ -53,6 +53,15 @@ describe('the image entrypoint', () => {
   it('without a limit sets no size', () => {
     expect(start('max').options).toBe('--expose-gc');
     expect(start(String(2 ** 62)).options).toBe('--expose-gc');
+  });
+
+  it("turns V8's Maglev compiler off under a limit below 512 MiB only, unless SPIRE_RECONCILER_V8_FLAGS says otherwise", () => {
+    expect(start(String(256 * MiB)).v8).toEqual(['--no-maglev']);
+    expect(start(String(511 * MiB)).v8).toEqual(['--no-maglev']);
+    expect(start(String(512 * MiB)).v8).toEqual([]);
+    expect(start('max').v8).toEqual([]);
+    expect(start(String(256 * MiB), { SPIRE_RECONCILER_V8_FLAGS: '' }).v8).toEqual([]);
+    expect(start('max', { SPIRE_RECONCILER_V8_FLAGS: '--no-maglev --max-lazy' }).v8).toEqual(['--no-maglev', '--max-lazy']);
   });
 
   it('leaves each size NODE_OPTIONS sets, and MALLOC_ARENA_MAX the environment sets', () => {
