@@ -208,13 +208,15 @@ export async function measureController(kind: ControllerKind, pods: number, opts
   const dir = mkdtempSync(join(tmpdir(), `spire-reconciler-side-by-side-${kind}-`));
   const children: ChildProcess[] = [];
   let kubeChild: ChildProcess | undefined;
+  let kubelet: NodeJS.Timeout | undefined;
   try {
     const socket = join(dir, 'spire.sock');
     const kubeconfig = join(dir, 'kubeconfig');
     const config = join(dir, 'config.yaml');
     const oursOnly = kind === 'ours' && opts.gcEntriesPerInterval !== undefined ? [`gcEntriesPerInterval: ${opts.gcEntriesPerInterval}`] : [];
     // The probe address a pod has, so the figures include what serving probes costs (for ours, the probe thread).
-    writeFileSync(config, configFile(socket, opts.gcIntervalSeconds, oursOnly, `127.0.0.1:${await freePort()}`));
+    const probes = `127.0.0.1:${await freePort()}`;
+    writeFileSync(config, configFile(socket, opts.gcIntervalSeconds, oursOnly, probes));
     const spire = await forkReady('spire-child.ts', [socket]);
     children.push(spire);
     const kube = await forkReady(opts.apiserver === 'real' ? 'real-kube-child.ts' : 'kube-child.ts', [String(pods), kubeconfig]);
@@ -230,6 +232,8 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     const converged = ask<{ at: number; entries: number }>(spire, { type: 'target', entries: target }, 'converged');
     const startedAt = Date.now();
     const controller = spawnController(kind, opts, ours, config, kubeconfig, dir);
+    // Readiness asked every 2 s, as the kubelet asks in the e2e lane's pods; refused until the controller listens.
+    kubelet = setInterval(() => void fetch(`http://${probes}/readyz`, { headers: { connection: 'close' } }).then((r) => r.body?.cancel(), () => undefined), 2_000);
     children.push(controller);
     const exited = new Promise<never>((_, reject) => controller.once('exit', (code, signal) => reject(new Error(`${kind} controller exited (${code ?? signal})`))));
     const timedOut = sleep(opts.coldTimeoutMs).then(() => undefined);
@@ -301,6 +305,7 @@ export async function measureController(kind: ControllerKind, pods: number, opts
       statuses,
     };
   } finally {
+    clearInterval(kubelet);
     // The real API server's child stops its etcd and kube-apiserver when disconnected; a signal would orphan them.
     for (const c of children.reverse()) await (opts.apiserver === 'real' && c === kubeChild ? stopByDisconnect(c) : stopBySignal(c));
     rmSync(dir, { recursive: true, force: true });

@@ -6,9 +6,10 @@
  * soon as it sees it running, and a probe missed keeps the whole pod, SPIRE
  * included, out of its Service for another probe period
  * (docs/reliability.md). So a thread of its own, whose event loop nothing
- * else uses, answers the probes: from now, and, for readiness, for as long as
- * the process lives, since a cold start of thousands of pods keeps the main
- * thread busy too. In that pod readiness is a ping (manager/health.ts), so
+ * else uses, answers the probes: from now, and, for readiness, until the
+ * start is over, since a cold start of thousands of pods keeps the main
+ * thread busy too (manager/health.ts handOverWhen ends it then, once it has
+ * answered the kubelet). In that pod readiness is a ping (manager/health.ts), so
  * answering it there says nothing the controller would not say. When `run`
  * serves its probes it attaches to that thread (net/http.ts offerListener,
  * manager/health.ts serveAt), which hands it every request but readiness:
@@ -102,11 +103,12 @@ function earlyAnswer(path: string, readinessPath: string, livenessPath: string):
  * The probe thread's program (CommonJS, run with `eval`, so that it needs no
  * file of its own beside the bundle): listens at workerData's address; says
  * "listening" or the error. The readiness probe (no `?verbose`) it answers
- * itself, `ok`, for as long as the process lives: in the SPIRE server's pod
+ * itself, `ok`, until it is told to stop: in the SPIRE server's pod
  * readiness is a ping, and so it never waits for the main thread, however
- * busy (a cold start of thousands of pods). Until `run` attaches, it answers
- * the rest as earlyAnswer; after, it hands each request to the main thread
- * and writes its answer. Told to stop, it closes and ends.
+ * busy (a cold start of thousands of pods); it says "answered" after the
+ * first. Until `run` attaches, it answers the rest as earlyAnswer; after, it
+ * hands each request to the main thread and writes its answer. Told to stop,
+ * it closes and ends.
  */
 const WORKER = `
 const { createServer } = require('node:http');
@@ -114,10 +116,15 @@ const { parentPort, workerData: w } = require('node:worker_threads');
 const earlyAnswer = ${earlyAnswer.toString()};
 const waiting = new Map();
 let attached = false;
+let answered = false;
 let next = 0;
 const server = createServer((req, res) => {
   const url = new URL(req.url || '/', 'http://localhost');
   const probe = (req.method === 'GET' || req.method === 'HEAD') && url.pathname === w.readinessPath && !url.searchParams.has('verbose');
+  if (probe && !answered) {
+    answered = true;
+    parentPort.postMessage({ type: 'answered' });
+  }
   if (probe || !attached) {
     const a = earlyAnswer(url.pathname, w.readinessPath, w.livenessPath);
     res.writeHead(a.status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
@@ -192,6 +199,7 @@ export async function startEarlyProbes(args: readonly string[]): Promise<void> {
     worker.postMessage({ type: 'stop' });
     await exited;
   };
+  const answered = new Promise<void>((resolve) => worker.on('message', (m: { type: string }) => m.type === 'answered' && resolve()));
   offerListener(bind, {
     release: stop,
     attach(serve) {
@@ -200,7 +208,7 @@ export async function startEarlyProbes(args: readonly string[]): Promise<void> {
         void serve({ method: m.method, url: m.url }).then((a) => worker.postMessage({ type: 'answer', id: m.id, method: m.method, ...a }));
       });
       worker.postMessage({ type: 'attach' });
-      return { address: hostPort(bind.host ?? '', bind.port), close: stop };
+      return { address: hostPort(bind.host ?? '', bind.port), answered, close: stop };
     },
   });
 }

@@ -37,6 +37,8 @@ interface RunFlags extends ConfigFlags, ZapFlags {
 interface LiveParts {
   cache?: ClusterCache;
   webhook?: Awaited<ReturnType<typeof startWebhook>>;
+  /** Told when the start is over: caches synced and SPIRE answered (the probe thread may go then). */
+  started?: () => void;
 }
 
 /** The conditions live mode reports: the informers' initial sync and, with the webhook on, its serving certificate (upstream #389). */
@@ -56,7 +58,7 @@ function liveConditions(config: LoadedContext['config'], parts: LiveParts): Chec
  * and keeps a PodDisruptionBudget's count, and the log and the condition say
  * why it has none.
  */
-function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, conditions: Check[], identity: SpireIdentity | undefined, log: Logger) {
+function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, conditions: Check[], identity: SpireIdentity | undefined, log: Logger, startOver: Promise<void> | undefined) {
   const layout: Layout = config.spireServerAddress ? 'standalone' : 'sidecar';
   return serveObservability({
     metricsBindAddress: config.metricsBindAddress,
@@ -68,6 +70,7 @@ function serveFor(config: LoadedContext['config'], metrics: ControllerMetrics, c
     liveness: [ping],
     conditions: [...conditions, ...(identity ? [identity.condition(), identity.serverCondition()] : [])],
     log,
+    startOver,
   });
 }
 
@@ -111,6 +114,7 @@ async function runLiveMode(
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
     const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (parts.cache = c), namespace, spireIdentity });
+    parts.started?.();
     await live.done;
   } catch (err) {
     throw asCliError(err);
@@ -147,7 +151,8 @@ export function registerRun(program: Command): void {
       const waits = cliWaits(settings.encoding, log);
       // Serving first: a restarted container answers the kubelet's probes before anything else starts.
       const metrics = new ControllerMetrics();
-      const parts: LiveParts = {};
+      const startOver = Promise.withResolvers<void>();
+      const parts: LiveParts = { started: startOver.resolve };
       // The standalone layout's SVID, streamed from the agent from now on: it is in hand by the time SPIRE is called.
       let spireIdentity: SpireIdentity | undefined;
       try {
@@ -156,7 +161,8 @@ export function registerRun(program: Command): void {
         throw new CliError(errorMessage(err));
       }
       try {
-        const observability = await serveFor(context.config, metrics, paths ? [] : liveConditions(context.config, parts), spireIdentity, log);
+        // Manifest mode has no such moment: the probe thread stays.
+        const observability = await serveFor(context.config, metrics, paths ? [] : liveConditions(context.config, parts), spireIdentity, log, paths ? undefined : startOver.promise);
         try {
           // Loaded only for manifest mode: reading and validating manifest files (the CRDs' schemas) is code live mode never runs.
           if (paths) await (await import('./run-manifests.js')).runManifestMode(paths, context, log, waits, stop.signal, metrics, spireIdentity);

@@ -4,6 +4,7 @@ import { type BindAddress, closeServer, type HttpAnswer, type HttpAsk, listen, p
 import { errorMessage } from '../api/errors.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import type { ControllerMetrics } from './metrics.js';
+import { untilAborted } from './lifecycle.js';
 
 /** One named condition behind a probe. Synchronous and cheap: probes run often and must not hang. */
 export interface Check {
@@ -71,6 +72,14 @@ interface ObservabilityOptions {
    */
   conditions?: Check[];
   log?: Logger;
+  /**
+   * Resolves when the start is over (live mode: caches synced, SPIRE
+   * answered). An early probe thread (cli/early-probes.ts) answers readiness
+   * until then, and until it has answered once; this thread's server then
+   * takes the address over and the thread ends. Absent: the thread answers
+   * for the process's life.
+   */
+  startOver?: Promise<void>;
 }
 
 export interface Observability {
@@ -233,7 +242,7 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
   const addresses: string[] = [];
   try {
     for (const p of plan) {
-      const { address, close } = await serveAt(p, opts.readiness.length === 0);
+      const { address, close } = await serveAt(p, opts.readiness.length === 0, opts.startOver);
       closers.push(close);
       addresses.push(address);
       log?.info({ address }, `serving ${p.what}`);
@@ -262,14 +271,53 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
  * Serves one planned address. Where bin.ts's early probe thread listens
  * already (offerListener) and readiness is a ping (the SPIRE server's pod),
  * that thread goes on answering readiness itself, whatever this thread is
- * busy with, and hands every other request here. Otherwise this thread's
- * own server binds, beside an early listener if there is one, which then
- * stops.
+ * busy with, and hands every other request here, until `startOver` (see
+ * ObservabilityOptions). Otherwise this thread's own server binds, beside an
+ * early listener if there is one, which then stops.
  */
-async function serveAt(p: { bind: BindAddress; written: string; what: string; routes: Routes }, readinessIsPing: boolean): Promise<{ address: string; close: () => Promise<void> }> {
+async function serveAt(p: { bind: BindAddress; written: string; what: string; routes: Routes }, readinessIsPing: boolean, startOver?: Promise<void>): Promise<{ address: string; close: () => Promise<void> }> {
   const early = takeOfferedListener(p.bind);
-  if (early?.attach && readinessIsPing) return early.attach((ask) => respond(p.routes, ask));
+  if (early?.attach && readinessIsPing) {
+    const thread = early.attach((ask) => respond(p.routes, ask));
+    if (!startOver) return thread;
+    const serveHere = async () => {
+      const { server } = await listen(handler(p.routes), p.bind, p.what, p.written, { reusePort: true });
+      return { close: () => closeServer(server) };
+    };
+    return handOverWhen(Promise.all([startOver, thread.answered]), thread, serveHere);
+  }
   const { server, address } = await listen(handler(p.routes), p.bind, p.what, p.written, { reusePort: early !== undefined });
   await early?.release();
   return { address, close: () => closeServer(server) };
+}
+
+/**
+ * The probe thread costs an isolate of its own (about 10 MiB resident), worth
+ * it only while the start keeps this thread busy, and until the kubelet has
+ * had its first answer: a probe refused in the instant the thread's socket
+ * closes would cost the pod a probe period before it is Ready, and only a run
+ * of failures makes a Ready pod unready. After `when`, `serveHere` binds
+ * beside the thread (the address is never closed) and the thread ends. A
+ * bind that fails leaves the thread serving. Closed meanwhile, whichever
+ * serves then is closed.
+ */
+function handOverWhen(when: Promise<unknown>, thread: { address: string; close(): Promise<void> }, serveHere: () => Promise<{ close: () => Promise<void> }>): { address: string; close: () => Promise<void> } {
+  let close = thread.close;
+  const closing = new AbortController();
+  const handedOver = (async () => {
+    await Promise.race([when, untilAborted(closing.signal)]);
+    if (closing.signal.aborted) return;
+    const here = await serveHere().catch(() => undefined);
+    if (!here) return;
+    close = here.close;
+    await thread.close();
+  })();
+  return {
+    address: thread.address,
+    close: async () => {
+      closing.abort();
+      await handedOver;
+      await close();
+    },
+  };
 }

@@ -78,11 +78,12 @@ export interface HttpAsk {
  * serves there next either binds beside it (SO_REUSEPORT, so the address is
  * never closed between the two) and then `release`s it, or, where it can,
  * `attach`es: the listener goes on listening and hands the requests it does
- * not answer itself to `serve`.
+ * not answer itself to `serve`; `answered` resolves once it has answered a
+ * readiness probe itself.
  */
 interface OfferedListener {
   release(): Promise<void>;
-  attach?(serve: (ask: HttpAsk) => Promise<HttpAnswer>): { address: string; close(): Promise<void> };
+  attach?(serve: (ask: HttpAsk) => Promise<HttpAnswer>): { address: string; answered: Promise<void>; close(): Promise<void> };
 }
 
 /**

@@ -53,6 +53,28 @@ describe('what bin.ts reads to answer the probes before the CLI loads', () => {
   });
 });
 
+/**
+ * Another process asks for `paths` while this thread's event loop is held for
+ * 2 s; it prints when each answer came (the same clock as `released`).
+ */
+async function askWhileBusy(port: number, paths: string[]) {
+  const asker = spawn(process.execPath, ['-e', `for (const p of ${JSON.stringify(paths)}) fetch('http://127.0.0.1:${port}' + p).then(async (r) => console.log(p, r.status, Date.now(), await r.text()));`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  asker.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const held = Date.now();
+  while (Date.now() - held < 2_000) {
+    // Busy: no timer, no socket of this thread runs; the asker starts and asks meanwhile.
+  }
+  const released = Date.now();
+  await exitCode(asker);
+  const answers: Record<string, { status: number; at: number; body: string }> = Object.fromEntries(
+    out.trim().split('\n').map((l) => l.split(' ')).map(([p, status, at, ...body]) => [p, { status: Number(status), at: Number(at), body: body.join(' ') }]),
+  );
+  return { answers, released };
+}
+
 describe("the early probe server, handed over to run's", () => {
   let dir: string;
   let served: Observability | undefined;
@@ -103,26 +125,67 @@ describe("the early probe server, handed over to run's", () => {
       liveness: [ping],
       conditions: [informersSynced(() => undefined)],
     });
-    // Another process asks while this thread's event loop is held for 2 s; it prints when each answer came (the same clock).
-    const asker = spawn(
-      process.execPath,
-      ['-e', `for (const p of ['/readyz', '/readyz/informers-synced']) fetch('http://127.0.0.1:${port}' + p).then(async (r) => console.log(p, r.status, Date.now(), await r.text()));`],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let out = '';
-    asker.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    const held = Date.now();
-    while (Date.now() - held < 2_000) {
-      // Busy: no timer, no socket of this thread runs; the asker starts and asks meanwhile.
-    }
-    const released = Date.now();
-    await exitCode(asker);
-    const answers = Object.fromEntries(out.trim().split('\n').map((l) => l.split(' ')).map(([p, status, at, ...body]) => [p, { status: Number(status), at: Number(at), body: body.join(' ') }]));
+    const { answers, released } = await askWhileBusy(port, ['/readyz', '/readyz/informers-synced']);
     expect(answers['/readyz']).toMatchObject({ status: 200, body: 'ok' });
     expect(answers['/readyz/informers-synced']).toMatchObject({ status: 503, body: 'informers-synced: starting' });
     // The ping came back while this thread was held; the condition only once it was free to answer it.
     expect(answers['/readyz']!.at).toBeLessThan(released);
     expect(answers['/readyz/informers-synced']!.at).toBeGreaterThanOrEqual(released);
+  });
+
+  it('with a start that ends, the probe thread answers until it is over and a probe was answered; then this thread answers everything', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'early-probes-'));
+    const port = await freePort();
+    writeFileSync(join(dir, 'c.yaml'), config(`health:\n  healthProbeBindAddress: 127.0.0.1:${port}\n`));
+    await startEarlyProbes(['run', '--config', join(dir, 'c.yaml')]);
+    const startOver = Promise.withResolvers<void>();
+    served = await serveObservability({
+      metricsBindAddress: '0',
+      healthProbeBindAddress: `127.0.0.1:${port}`,
+      readinessPath: '/readyz',
+      livenessPath: '/healthz',
+      metrics: new ControllerMetrics(),
+      readiness: [],
+      liveness: [ping],
+      conditions: [informersSynced(() => undefined)],
+      startOver: startOver.promise,
+    });
+    // The start is over, but no probe has been answered yet: the thread stays, and answers this one while this thread is busy.
+    startOver.resolve();
+    await new Promise((r) => setTimeout(r, 200));
+    const before = await askWhileBusy(port, ['/readyz']);
+    expect(before.answers['/readyz']).toMatchObject({ status: 200, body: 'ok' });
+    expect(before.answers['/readyz']!.at).toBeLessThan(before.released);
+    // That answer was the first: this thread's server takes over, and the thread ends. Readiness now waits for this thread.
+    await new Promise((r) => setTimeout(r, 500));
+    const after = await askWhileBusy(port, ['/readyz', '/readyz/informers-synced']);
+    expect(after.answers['/readyz']).toMatchObject({ status: 200, body: 'ok' });
+    expect(after.answers['/readyz']!.at).toBeGreaterThanOrEqual(after.released);
+    expect(after.answers['/readyz/informers-synced']).toMatchObject({ status: 503, body: 'informers-synced: starting' });
+    // Closed, the address is free again: nothing of either server is left listening.
+    await served.close();
+    served = undefined;
+    await expect(httpGet(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
+  });
+
+  it('closed before the start is over, the probe thread ends and the address is free', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'early-probes-'));
+    const port = await freePort();
+    writeFileSync(join(dir, 'c.yaml'), config(`health:\n  healthProbeBindAddress: 127.0.0.1:${port}\n`));
+    await startEarlyProbes(['run', '--config', join(dir, 'c.yaml')]);
+    const obs = await serveObservability({
+      metricsBindAddress: '0',
+      healthProbeBindAddress: `127.0.0.1:${port}`,
+      readinessPath: '/readyz',
+      livenessPath: '/healthz',
+      metrics: new ControllerMetrics(),
+      readiness: [],
+      liveness: [ping],
+      startOver: new Promise<void>(() => undefined),
+    });
+    expect(await httpGet(`http://127.0.0.1:${port}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
+    await obs.close();
+    await expect(httpGet(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
   });
 
   it('bin.ts of `run` starts them, and run takes the port over without a clash', { timeout: 60_000 }, async () => {
