@@ -185,6 +185,8 @@ export async function startEarlyProbes(args: readonly string[]): Promise<void> {
   const closeHere = () => new Promise<void>((resolve) => here.close(() => resolve()));
   const worker = new Worker(WORKER, { eval: true, workerData: { port: bind.port, host: bind.host, readinessPath, livenessPath } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  // Listened for from the start: the thread may answer a probe as soon as it listens.
+  const answered = new Promise<void>((resolve) => worker.on('message', (m: { type: string }) => m.type === 'answered' && resolve()));
   const said = await new Promise<string>((resolve) => {
     worker.once('message', (m: { type: string; why?: string }) => resolve(m.type === 'listening' ? 'listening' : (m.why ?? m.type)));
     worker.once('error', (err) => resolve(err.message));
@@ -199,7 +201,6 @@ export async function startEarlyProbes(args: readonly string[]): Promise<void> {
     worker.postMessage({ type: 'stop' });
     await exited;
   };
-  const answered = new Promise<void>((resolve) => worker.on('message', (m: { type: string }) => m.type === 'answered' && resolve()));
   offerListener(bind, {
     release: stop,
     attach(serve) {
