@@ -84,47 +84,46 @@ describe("the early probe server, handed over to run's", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers readiness and liveness at once, conditions "starting", then serves run\'s own answers from the same socket', async () => {
+  /** bin.ts's early probes of `run` at a free port of 127.0.0.1, from a config file in a new `dir`. */
+  async function startEarly(): Promise<number> {
     dir = mkdtempSync(join(tmpdir(), 'early-probes-'));
     const port = await freePort();
     writeFileSync(join(dir, 'c.yaml'), config(`health:\n  healthProbeBindAddress: 127.0.0.1:${port}\n`));
     await startEarlyProbes(['run', '--config', join(dir, 'c.yaml')]);
+    return port;
+  }
+
+  /** run's probe server at `port`: readiness a ping, informers-synced reported as starting. */
+  const serveProbes = (port: number, more: { startOver?: Promise<void> } = {}) =>
+    serveObservability({
+      metricsBindAddress: '0',
+      healthProbeBindAddress: `127.0.0.1:${port}`,
+      readinessPath: '/readyz',
+      livenessPath: '/healthz',
+      metrics: new ControllerMetrics(),
+      readiness: [],
+      liveness: [ping],
+      conditions: [informersSynced(() => undefined)],
+      ...more,
+    });
+
+  it('answers readiness and liveness at once, conditions "starting", then serves run\'s own answers from the same socket', async () => {
+    const port = await startEarly();
     const base = `http://127.0.0.1:${port}`;
     expect(await httpGet(`${base}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
     expect(await httpGet(`${base}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
     expect(await httpGet(`${base}/readyz/informers-synced`)).toMatchObject({ status: 503, body: 'informers-synced: starting\n' });
 
     // run's probe server at the same address: no "address already in use", and its answers from now on.
-    served = await serveObservability({
-      metricsBindAddress: '0',
-      healthProbeBindAddress: `127.0.0.1:${port}`,
-      readinessPath: '/readyz',
-      livenessPath: '/healthz',
-      metrics: new ControllerMetrics(),
-      readiness: [],
-      liveness: [ping],
-      conditions: [informersSynced(() => undefined)],
-    });
+    served = await serveProbes(port);
     expect(served.healthAddress).toBe(`127.0.0.1:${port}`);
     expect(await httpGet(`${base}/readyz/informers-synced`)).toMatchObject({ status: 503, body: 'informers-synced: starting\n' });
     expect((await httpGet(`${base}/readyz?verbose`)).body).toBe('[-]informers-synced failed: starting (does not decide readiness)\nreadiness check passed\n');
   });
 
   it("readiness is answered by the probe thread while this thread is busy; the rest waits for this thread's answer", async () => {
-    dir = mkdtempSync(join(tmpdir(), 'early-probes-'));
-    const port = await freePort();
-    writeFileSync(join(dir, 'c.yaml'), config(`health:\n  healthProbeBindAddress: 127.0.0.1:${port}\n`));
-    await startEarlyProbes(['run', '--config', join(dir, 'c.yaml')]);
-    served = await serveObservability({
-      metricsBindAddress: '0',
-      healthProbeBindAddress: `127.0.0.1:${port}`,
-      readinessPath: '/readyz',
-      livenessPath: '/healthz',
-      metrics: new ControllerMetrics(),
-      readiness: [],
-      liveness: [ping],
-      conditions: [informersSynced(() => undefined)],
-    });
+    const port = await startEarly();
+    served = await serveProbes(port);
     const { answers, released } = await askWhileBusy(port, ['/readyz', '/readyz/informers-synced']);
     expect(answers['/readyz']).toMatchObject({ status: 200, body: 'ok' });
     expect(answers['/readyz/informers-synced']).toMatchObject({ status: 503, body: 'informers-synced: starting' });
@@ -134,22 +133,9 @@ describe("the early probe server, handed over to run's", () => {
   });
 
   it('with a start that ends, the probe thread answers until it is over and a probe was answered; then this thread answers everything', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'early-probes-'));
-    const port = await freePort();
-    writeFileSync(join(dir, 'c.yaml'), config(`health:\n  healthProbeBindAddress: 127.0.0.1:${port}\n`));
-    await startEarlyProbes(['run', '--config', join(dir, 'c.yaml')]);
+    const port = await startEarly();
     const startOver = Promise.withResolvers<void>();
-    served = await serveObservability({
-      metricsBindAddress: '0',
-      healthProbeBindAddress: `127.0.0.1:${port}`,
-      readinessPath: '/readyz',
-      livenessPath: '/healthz',
-      metrics: new ControllerMetrics(),
-      readiness: [],
-      liveness: [ping],
-      conditions: [informersSynced(() => undefined)],
-      startOver: startOver.promise,
-    });
+    served = await serveProbes(port, { startOver: startOver.promise });
     // The start is over, but no probe has been answered yet: the thread stays, and answers this one while this thread is busy.
     startOver.resolve();
     await new Promise((r) => setTimeout(r, 200));
@@ -169,20 +155,8 @@ describe("the early probe server, handed over to run's", () => {
   });
 
   it('closed before the start is over, the probe thread ends and the address is free', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'early-probes-'));
-    const port = await freePort();
-    writeFileSync(join(dir, 'c.yaml'), config(`health:\n  healthProbeBindAddress: 127.0.0.1:${port}\n`));
-    await startEarlyProbes(['run', '--config', join(dir, 'c.yaml')]);
-    const obs = await serveObservability({
-      metricsBindAddress: '0',
-      healthProbeBindAddress: `127.0.0.1:${port}`,
-      readinessPath: '/readyz',
-      livenessPath: '/healthz',
-      metrics: new ControllerMetrics(),
-      readiness: [],
-      liveness: [ping],
-      startOver: new Promise<void>(() => undefined),
-    });
+    const port = await startEarly();
+    const obs = await serveProbes(port, { startOver: new Promise<void>(() => undefined) });
     expect(await httpGet(`http://127.0.0.1:${port}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
     await obs.close();
     await expect(httpGet(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
