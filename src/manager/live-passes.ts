@@ -564,6 +564,7 @@ export class LivePasses {
     if (!this.drift || !this.driftCheckDue) return false;
     this.driftCheckDue = false;
     const found = await this.drift.check(this.o.spire);
+    this.metrics?.driftChecked(found.drift === undefined ? 'none' : 'drift');
     if (found.drift === undefined) {
       this.log.debug({ pages: found.pages, listed: found.listed, cycleEnded: found.cycleEnded }, "SPIRE's entries checked for drift: none");
       return false;

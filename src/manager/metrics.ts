@@ -99,7 +99,15 @@ function passTimingMetrics(registers: Registers, secondsSinceLastSuccess: () => 
       this.set(secondsSinceLastSuccess());
     },
   });
+  const driftChecks = new Counter<'result'>({
+    name: 'spire_reconciler_drift_checks_total',
+    help: "Checks of SPIRE's entries for drift made behind the controller's back (one per gcInterval: a count and a page of IDs and revisions), by result: none, or drift (then every entry is listed and the full pass repairs it).",
+    labelNames: ['result'],
+    registers,
+  });
+  for (const result of ['none', 'drift']) driftChecks.inc({ result }, 0);
   return {
+    driftChecks,
     phaseSeconds: new Histogram<'phase'>({
       name: 'spire_reconciler_pass_phase_seconds',
       help: 'Time spent in one phase of a reconcile pass: list (reading SPIRE entries), render (computing declared entries), plan (comparing), apply (writing to SPIRE), status (writing object statuses).',
@@ -399,6 +407,10 @@ export class ControllerMetrics {
 
   passFailed(): void {
     this.timing.passFailures.inc();
+  }
+
+  driftChecked(result: 'none' | 'drift'): void {
+    this.timing.driftChecks.inc({ result });
   }
 
   setQueueDepth(n: number): void {

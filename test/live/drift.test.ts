@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DRIFT_SCAN_PAGE } from '../../src/entries/drift-scan.js';
+import { ControllerMetrics } from '../../src/manager/metrics.js';
 import { MemorySpireServer } from '../../src/memspire/index.js';
 import { eventually, TD, type World, worldWithPods } from './world.js';
 
@@ -11,6 +12,7 @@ const CYCLE = Math.floor(PODS / PAGE) + 1;
 const GC_INTERVAL_MS = 250;
 
 let w: World;
+let metrics: ControllerMetrics;
 afterEach(async () => {
   await w.close();
 });
@@ -18,7 +20,8 @@ afterEach(async () => {
 /** A world whose controller checks SPIRE every GC_INTERVAL_MS, `perInterval` entries at a time, with every pod's entry written. */
 async function started(perInterval: number): Promise<World> {
   w = await worldWithPods(PODS, { gcIntervalMs: GC_INTERVAL_MS, gcEntriesPerInterval: perInterval });
-  await w.start();
+  metrics = new ControllerMetrics();
+  await w.start({ metrics });
   await eventually(() => w.spire.server.entries.size === PODS, 'every entry', 60_000);
   return w;
 }
@@ -27,6 +30,9 @@ const callsOf = (method: string, from = 0) => w.spire.server.calls.slice(from).f
 /** gcIntervals (drift checks: one CountEntries each) since call `from`. */
 const checksSince = (from: number) => callsOf('CountEntries', from).length;
 const paths = () => new Set(w.spire.server.entries.all().map((e) => e.spiffeId.path));
+/** spire_reconciler_drift_checks_total for `result`. */
+const driftChecks = async (result: 'none' | 'drift') =>
+  Number(new RegExp(`^spire_reconciler_drift_checks_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(await metrics.registry.metrics())?.[1] ?? Number.NaN);
 
 describe('an idle gcInterval lists a slice of the entries, not all of them', () => {
   it('one count and one page per gcInterval, a walk from the first page once a cycle, no writes', async () => {
@@ -44,6 +50,9 @@ describe('an idle gcInterval lists a slice of the entries, not all of them', () 
     // A cycle's pages: the first without a token, then one per gcInterval to the empty page.
     expect(calls.filter((c) => masked(c) && c.pageToken === '').length).toBeLessThanOrEqual(3);
     expect(calls.filter((c) => c.method.startsWith('Batch'))).toEqual([]);
+    // Each check counted, none as drift.
+    expect(await driftChecks('none')).toBeGreaterThanOrEqual(2 * CYCLE + 1);
+    expect(await driftChecks('drift')).toBe(0);
   });
 
   it('with gcEntriesPerInterval 0, every gcInterval lists every entry, as upstream', async () => {
@@ -65,6 +74,7 @@ describe('drift made behind our back is repaired within the bound', () => {
     await eventually(() => w.spire.server.entries.size === PODS && paths().has(gone!.spiffeId.path), 'the entry is back', 30_000);
     // The check in flight when it went may have counted before it; the next one finds it.
     expect(checksSince(from)).toBeLessThanOrEqual(2);
+    expect(await driftChecks('drift')).toBe(1);
   });
 
   it('an entry changed on the server: within one cycle of gcIntervals', async () => {
@@ -76,6 +86,7 @@ describe('drift made behind our back is repaired within the bound', () => {
     const hint = () => w.spire.server.entries.all().find((e) => e.id === changed.id)?.hint;
     await eventually(() => hint() === '', 'the entry is as declared again', 30_000);
     expect(checksSince(from)).toBeLessThanOrEqual(CYCLE + 1);
+    expect(await driftChecks('drift')).toBe(1);
   });
 
   it('SPIRE restarted with an empty datastore: every entry at the next gcInterval', async () => {
