@@ -161,7 +161,7 @@ export function registerRun(program: Command): void {
         throw new CliError(errorMessage(err));
       }
       try {
-        // Manifest mode has no such moment: the probe thread stays.
+        // The probe thread may end once live mode's start is over (parts.started); manifest mode keeps it.
         const observability = await serveFor(context.config, metrics, paths ? [] : liveConditions(context.config, parts), spireIdentity, log, paths ? undefined : startOver.promise);
         try {
           // Loaded only for manifest mode: reading and validating manifest files (the CRDs' schemas) is code live mode never runs.
