@@ -277,18 +277,18 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
  */
 async function serveAt(p: { bind: BindAddress; written: string; what: string; routes: Routes }, readinessIsPing: boolean, startOver?: Promise<void>): Promise<{ address: string; close: () => Promise<void> }> {
   const early = takeOfferedListener(p.bind);
+  // This thread's own server; beside the early listener (SO_REUSEPORT) while that one listens.
+  const serveHere = async (besideEarly: boolean) => {
+    const { server, address } = await listen(handler(p.routes), p.bind, p.what, p.written, { reusePort: besideEarly });
+    return { address, close: () => closeServer(server) };
+  };
   if (early?.attach && readinessIsPing) {
     const thread = early.attach((ask) => respond(p.routes, ask));
-    if (!startOver) return thread;
-    const serveHere = async () => {
-      const { server } = await listen(handler(p.routes), p.bind, p.what, p.written, { reusePort: true });
-      return { close: () => closeServer(server) };
-    };
-    return handOverWhen(Promise.all([startOver, thread.answered]), thread, serveHere);
+    return startOver ? handOverWhen(Promise.all([startOver, thread.answered]), thread, () => serveHere(true)) : thread;
   }
-  const { server, address } = await listen(handler(p.routes), p.bind, p.what, p.written, { reusePort: early !== undefined });
+  const here = await serveHere(early !== undefined);
   await early?.release();
-  return { address, close: () => closeServer(server) };
+  return here;
 }
 
 /**
