@@ -162,7 +162,7 @@ export async function applyManifests(plane: ControlPlane, path: string, opts: { 
 export interface PodView {
   metadata: { name: string; namespace: string; uid: string; deletionTimestamp?: string; labels?: Record<string, string> };
   spec: { nodeName?: string; hostNetwork?: boolean; volumes?: { name: string }[]; containers: { name: string; volumeMounts?: { name: string; mountPath: string }[] }[] };
-  status: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { restartCount: number; containerID?: string }[] };
+  status: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] };
 }
 
 export const isReady = (p: PodView) => !!p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
