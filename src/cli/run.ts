@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { describeKubeConfig, loadKubeConfig, NoKubeConfigError } from '../kube/kubeconfig.js';
 import type { Command } from 'commander';
 import { settleClusterDomain } from './cluster-domain.js';
+import { firstListsAfter } from './first-lists.js';
 import type { ClusterCache } from '../kube/cluster.js';
 import { type Check, informersSynced, type Layout, ping, readinessGates, serveObservability } from '../manager/health.js';
 import { startLive } from '../manager/live.js';
@@ -39,6 +40,8 @@ interface LiveParts {
   webhook?: Awaited<ReturnType<typeof startWebhook>>;
   /** Told when the start is over: caches synced and SPIRE answered (the probe thread may go then). */
   started?: () => void;
+  /** When the informers' first lists may begin (cli/first-lists.ts); absent: at once. */
+  listAfter?: Promise<void>;
 }
 
 /** The conditions live mode reports: the informers' initial sync and, with the webhook on, its serving certificate (upstream #389). */
@@ -113,7 +116,7 @@ async function runLiveMode(
     }
     // In a cluster the context namespace is the pod's own (from the service account): the Lease goes there by default.
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (parts.cache = c), namespace, spireIdentity });
+    const live = await startLive({ config, pass: passOptions(config), kc, log, waits, signal, metrics, onCache: (c) => (parts.cache = c), namespace, spireIdentity, listAfter: parts.listAfter });
     parts.started?.();
     await live.done;
   } catch (err) {
@@ -163,6 +166,7 @@ export function registerRun(program: Command): void {
       try {
         // The probe thread may end once live mode's start is over (parts.started); manifest mode keeps it.
         const observability = await serveFor(context.config, metrics, paths ? [] : liveConditions(context.config, parts), spireIdentity, log, paths ? undefined : startOver.promise);
+        parts.listAfter = firstListsAfter(observability.readinessAnswered);
         try {
           // Loaded only for manifest mode: reading and validating manifest files (the CRDs' schemas) is code live mode never runs.
           if (paths) await (await import('./run-manifests.js')).runManifestMode(paths, context, log, waits, stop.signal, metrics, spireIdentity);

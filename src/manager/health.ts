@@ -86,6 +86,11 @@ export interface Observability {
   /** Where metrics are served, e.g. "127.0.0.1:41234"; absent when switched off. */
   metricsAddress?: string;
   healthAddress?: string;
+  /**
+   * Resolves when the early probe thread has answered its first readiness
+   * probe (the kubelet's, in a pod); absent when no such thread answers it.
+   */
+  readinessAnswered?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -240,11 +245,13 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
 
   const closers: (() => Promise<void>)[] = [];
   const addresses: string[] = [];
+  let readinessAnswered: Promise<void> | undefined;
   try {
     for (const p of plan) {
-      const { address, close } = await serveAt(p, opts.readiness.length === 0, opts.startOver);
+      const { address, close, answered } = await serveAt(p, opts.readiness.length === 0, opts.startOver);
       closers.push(close);
       addresses.push(address);
+      readinessAnswered ??= answered;
       log?.info({ address }, `serving ${p.what}`);
     }
   } catch (err) {
@@ -261,6 +268,7 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
   return {
     metricsAddress,
     healthAddress,
+    readinessAnswered,
     close: async () => {
       await Promise.all(closers.map((c) => c()));
     },
@@ -275,7 +283,7 @@ export async function serveObservability(opts: ObservabilityOptions): Promise<Ob
  * ObservabilityOptions). Otherwise this thread's own server binds, beside an
  * early listener if there is one, which then stops.
  */
-async function serveAt(p: { bind: BindAddress; written: string; what: string; routes: Routes }, readinessIsPing: boolean, startOver?: Promise<void>): Promise<{ address: string; close: () => Promise<void> }> {
+async function serveAt(p: { bind: BindAddress; written: string; what: string; routes: Routes }, readinessIsPing: boolean, startOver?: Promise<void>): Promise<{ address: string; close: () => Promise<void>; answered?: Promise<void> }> {
   const early = takeOfferedListener(p.bind);
   // This thread's own server; beside the early listener (SO_REUSEPORT) while that one listens.
   const serveHere = async (besideEarly: boolean) => {
@@ -284,7 +292,8 @@ async function serveAt(p: { bind: BindAddress; written: string; what: string; ro
   };
   if (early?.attach && readinessIsPing) {
     const thread = early.attach((ask) => respond(p.routes, ask));
-    return startOver ? handOverWhen(Promise.all([startOver, thread.answered]), thread, () => serveHere(true)) : thread;
+    const served = startOver ? handOverWhen(Promise.all([startOver, thread.answered]), thread, () => serveHere(true)) : thread;
+    return { ...served, answered: thread.answered };
   }
   const here = await serveHere(early !== undefined);
   await early?.release();

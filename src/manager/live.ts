@@ -58,6 +58,12 @@ export interface LiveOptions {
   waits?: WaitReporter;
   /** The controller's SVID and transport, with spireServerAddress (SpireIdentity.for). */
   spireIdentity?: SpireIdentity;
+  /**
+   * The informers' first lists begin once this resolves (run: the kubelet
+   * has had its first readiness answer, see cli/first-lists.ts); SPIRE is
+   * called meanwhile. Absent: at once.
+   */
+  listAfter?: Promise<void>;
   hooks?: LiveHooks;
 }
 
@@ -228,14 +234,15 @@ function declareSeries(metrics: ControllerMetrics | undefined, cache: ClusterCac
 async function syncAndReachSpire(opts: LiveOptions, p: LiveParts): Promise<() => void> {
   const { log, signal } = opts;
   const waits = opts.waits ?? periodicWaits((line) => log.info(line));
-  const cacheStarted = p.cache.start();
-  const endSyncWait = reportCacheSync(p.cache, cacheStarted, waits, opts.kc.getCurrentCluster()?.server ?? '(no server)');
-  signal.addEventListener('abort', endSyncWait, { once: true });
   const spireUp = waitForSpireServer(p.spire, log, signal, waits).then((ready) => {
     p.readiness.spire = ready;
     // Pods listed while SPIRE was starting wait for this.
     if (ready && p.scheduler.firstListCount > 0) p.passes.wakeFull();
   });
+  if (opts.listAfter) await Promise.race([opts.listAfter, untilAborted(signal)]);
+  const cacheStarted = p.cache.start();
+  const endSyncWait = reportCacheSync(p.cache, cacheStarted, waits, opts.kc.getCurrentCluster()?.server ?? '(no server)');
+  signal.addEventListener('abort', endSyncWait, { once: true });
   await Promise.race([Promise.all([cacheStarted, spireUp]), untilAborted(signal)]);
   return endSyncWait;
 }

@@ -16,7 +16,7 @@ export interface World {
   spire: TestSpire;
   config: ControllerConfig;
   controllers: { live: LiveController; stop: AbortController }[];
-  start(over?: { identity?: string; silenceMs?: number; stallMs?: number; watchTimeoutSeconds?: number; metrics?: ControllerMetrics; log?: Logger; observeSpireRpc?: RpcObserver }): Promise<LiveController>;
+  start(over?: { identity?: string; listAfter?: Promise<void>; silenceMs?: number; stallMs?: number; watchTimeoutSeconds?: number; metrics?: ControllerMetrics; log?: Logger; observeSpireRpc?: RpcObserver }): Promise<LiveController>;
   close(): Promise<void>;
 }
 
@@ -52,6 +52,7 @@ export async function startWorld(over: Partial<ControllerConfig> = {}, spireOpti
         signal: stop.signal,
         namespace: 'spire-server',
         identity: o.identity,
+        listAfter: o.listAfter,
         metrics: o.metrics,
         hooks: { informerSilenceMs: o.silenceMs, informerStallMs: o.stallMs, informerWatchTimeoutSeconds: o.watchTimeoutSeconds, observeSpireRpc: o.observeSpireRpc },
       });
