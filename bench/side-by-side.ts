@@ -204,11 +204,35 @@ export function expectedEntries(pods: number): number {
   return declareEntries(syntheticCluster(pods), benchSettings()).entries.length;
 }
 
+/** A kubelet's readiness probe: asked every 100 ms until a first answer (the container seen running), then every 2 s. */
+function askReadiness(url: string): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const ask = (answered: boolean) => {
+    timer = setTimeout(() => {
+      void fetch(url, { headers: { connection: 'close' } }).then(
+        async (r) => {
+          await r.body?.cancel();
+          if (!stopped) ask(true);
+        },
+        () => !stopped && ask(answered),
+      );
+    }, answered ? 2_000 : 100);
+  };
+  ask(false);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
 export async function measureController(kind: ControllerKind, pods: number, opts: SideBySideOptions, ours: string): Promise<ControllerFigures> {
   const dir = mkdtempSync(join(tmpdir(), `spire-reconciler-side-by-side-${kind}-`));
   const children: ChildProcess[] = [];
   let kubeChild: ChildProcess | undefined;
-  let kubelet: NodeJS.Timeout | undefined;
+  let kubelet: { stop(): void } | undefined;
   try {
     const socket = join(dir, 'spire.sock');
     const kubeconfig = join(dir, 'kubeconfig');
@@ -232,8 +256,9 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     const converged = ask<{ at: number; entries: number }>(spire, { type: 'target', entries: target }, 'converged');
     const startedAt = Date.now();
     const controller = spawnController(kind, opts, ours, config, kubeconfig, dir);
-    // Readiness asked every 2 s, as the kubelet asks in the e2e lane's pods; refused until the controller listens.
-    kubelet = setInterval(() => void fetch(`http://${probes}/readyz`, { headers: { connection: 'close' } }).then((r) => r.body?.cancel(), () => undefined), 2_000);
+    // Readiness asked as the kubelet asks in the e2e lane's pods: once it sees the container running (within its 1 s
+    // relist: a killed controller's pod was NotReady for 1.00 s, docs/reliability.md), then every 2 s.
+    kubelet = askReadiness(`http://${probes}/readyz`);
     children.push(controller);
     const exited = new Promise<never>((_, reject) => controller.once('exit', (code, signal) => reject(new Error(`${kind} controller exited (${code ?? signal})`))));
     const timedOut = sleep(opts.coldTimeoutMs).then(() => undefined);
@@ -305,7 +330,7 @@ export async function measureController(kind: ControllerKind, pods: number, opts
       statuses,
     };
   } finally {
-    clearInterval(kubelet);
+    kubelet?.stop();
     // The real API server's child stops its etcd and kube-apiserver when disconnected; a signal would orphan them.
     for (const c of children.reverse()) await (opts.apiserver === 'real' && c === kubeChild ? stopByDisconnect(c) : stopBySignal(c));
     rmSync(dir, { recursive: true, force: true });
