@@ -27,13 +27,13 @@
  * duration is the time it was False between the cause and the moment the pod
  * had been Ready again for `settleMs`.
  */
-import { KubeApiError, kubeStream } from '../../src/kube/rest.js';
+import { kubeStream } from '../../src/kube/rest.js';
 import { SpireClient } from '../../src/spire/index.js';
 import type { ControlPlane } from '../support/real-k8s/index.js';
 import type { RealNode } from '../support/real-node/node.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { chartCsid } from '../real/chart.js';
-import { eventually, objects } from '../real/world.js';
+import { eventually } from '../real/world.js';
+import { createGhostPods, prepareGhosts, registered } from './ghosts.js';
 import { adminSocket, CONTROLLER, type ControllerKind, type Deployment, IMAGES, prepareDeployment, SERVER_NS, SERVER_POD } from './world.js';
 
 export type Cause = 'rollout' | 'crash' | 'outage';
@@ -137,35 +137,6 @@ export function watchReadiness(plane: ControlPlane) {
   };
 }
 
-const GHOSTS = 'ghosts';
-
-/** Creates pods up to `count` in the ghosts namespace, bound to the node no kubelet runs, 32 requests at a time. */
-async function createGhostPods(plane: ControlPlane, from: number, count: number): Promise<void> {
-  let next = from;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const body = {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: `ghost-${i}`, namespace: GHOSTS, labels: { app: 'ghost' } },
-        spec: { nodeName: 'ghost', containers: [{ name: 'c', image: 'localhost/none:never' }] },
-      };
-      await plane.request('POST', `/api/v1/namespaces/${GHOSTS}/pods`, { body }).catch((err: unknown) => {
-        if (!(err instanceof KubeApiError && err.statusCode === 409)) throw err;
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
-}
-
-/** Every pod has its entry on the SPIRE server. */
-async function registered(spire: SpireClient, count: number): Promise<boolean> {
-  let n = 0;
-  for await (const page of spire.entryPages()) n += page.filter((e) => e.spiffe_id?.path?.startsWith(`/ns/${GHOSTS}/pod/`)).length;
-  return n >= count;
-}
-
 export interface NotReadyRun {
   figures: NotReadyFigure[];
   /** The SPIRE server's entries (ID and revision) before and after each outage, per controller: what a controller that writes nothing leaves as it was. */
@@ -176,14 +147,11 @@ export interface NotReadyRun {
 export async function measureNotReady(plane: ControlPlane, node: RealNode, opts: NotReadyOptions): Promise<NotReadyRun> {
   const settleMs = opts.settleMs ?? 5_000;
   const steadyMs = opts.steadyMs ?? 15_000;
-  const o = objects(plane);
   const api = new URL(plane.url);
   const proxy: TcpProxy = await startTcpProxy({ host: api.hostname, port: Number(api.port) });
   const [proxyHost, proxyPort] = proxy.address.split(':') as [string, string];
   const dep: Deployment = await prepareDeployment(plane, node, { controllerApi: { host: proxyHost, port: Number(proxyPort) }, persistentServer: true });
-  await o.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'ghost' }, spec: {} });
-  await plane.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: GHOSTS } });
-  await o.create(chartCsid('ghosts', { podSelector: { matchLabels: { app: 'ghost' } }, spiffeIDTemplate: 'spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/pod/{{ .PodMeta.Name }}' }));
+  await prepareGhosts(plane);
   const watch = watchReadiness(plane);
   const figures: NotReadyFigure[] = [];
   const entriesKept: NotReadyRun['entriesKept'] = {};

@@ -25,7 +25,7 @@
  * ExternalName webhook Service does not resolve (that API server calls a
  * webhook Service's endpoints).
  */
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { stringify as toYaml } from 'yaml';
@@ -425,9 +425,11 @@ export interface Deployment {
   /**
    * Deletes the SPIRE server pod and creates it again with this controller (or none), as a
    * StatefulSet rolls a pod whose containers changed; waits for it to be ready. With persistentServer
-   * it keeps its entries and keys.
+   * it keeps its entries and keys, unless `fresh`: then the pod starts as on a new install, its
+   * folders emptied and the leader-election Lease deleted once the old pod is gone. Resolves with
+   * the time (ms since the epoch) the new pod was created.
    */
-  recreateServer(controller: ControllerKind | 'none'): Promise<void>;
+  recreateServer(controller: ControllerKind | 'none', opts?: { fresh?: boolean }): Promise<number>;
   /**
    * Replaces the controller container's image in the running server pod, as a values change of the chart would roll it;
    * `image` names another tag of that controller's image (RealNode.tagImage), so the kubelet sees a new container.
@@ -550,12 +552,20 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
       await o.create(agentPod(plane, node, ports));
       await eventuallyPod(plane, node, AGENT_NS, 'spire-agent-0', () => podReady(AGENT_NS, 'spire-agent-0'), 'the SPIRE agent pod is ready', 120_000);
     },
-    async recreateServer(controller) {
+    async recreateServer(controller, { fresh = false } = {}) {
       const gone = (await o.get<{ metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', metadata: { name: SERVER_POD, namespace: SERVER_NS } }))?.metadata.uid;
       await o.deleteGracefully({ apiVersion: 'v1', kind: 'Pod', metadata: { name: SERVER_POD, namespace: SERVER_NS } });
       await eventually(async () => (await o.get<{ metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', metadata: { name: SERVER_POD, namespace: SERVER_NS } }))?.metadata.uid !== gone, 'the SPIRE server pod is gone', 60_000);
+      if (fresh) {
+        if (!opts.persistentServer) throw new Error('recreateServer(fresh) needs persistentServer: an emptyDir is new with every pod anyway');
+        for (const dir of Object.values(serverDirs(node))) for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
+        const lease = chartConfig.leaderElection;
+        await o.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: lease.resourceName, namespace: lease.resourceNamespace } }).catch(() => undefined);
+      }
+      const created = Date.now();
       await o.create(serverPod(plane, node, ports, controller, opts));
       await eventuallyPod(plane, node, SERVER_NS, SERVER_POD, () => podReady(SERVER_NS, SERVER_POD), `the SPIRE server pod is ready again (${controller})`, 120_000);
+      return created;
     },
     async swapController(controller, tagged) {
       const image = tagged ?? (controller === 'ours' ? IMAGES.ours : IMAGES.peer);
