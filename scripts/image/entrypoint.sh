@@ -66,13 +66,16 @@ if [ -n "$mib" ]; then
   esac
 fi
 # V8's own flags, which NODE_OPTIONS refuses, go on node's command line.
-# Under a limit below 512 MiB Maglev, V8's mid-tier optimizing compiler, is
-# off: in a cluster that small its compilations keep more memory resident
-# (the heaps malloc holds for the compilers' work) than the CPU they save is
-# worth (docs/performance.md "Small clusters"). SPIRE_RECONCILER_V8_FLAGS,
-# when set (empty included), replaces this choice.
+# Under a limit below 512 MiB V8's optimizing compilers (Maglev and
+# TurboFan) are off, its baseline compiler the top tier (--max-opt=1): in a
+# cluster that small their compilations keep more memory resident (their
+# code, the binary's pages that run them, the heaps malloc holds for their
+# work) than the CPU they save is worth, and at 1,000 pods they saved none
+# (docs/performance.md "Small clusters"); only a cold start of thousands of
+# pods costs more CPU without them. SPIRE_RECONCILER_V8_FLAGS, when set
+# (empty included), replaces this choice.
 v8flags=
-if [ -n "$mib" ] && [ "$mib" -lt 512 ]; then v8flags=--no-maglev; fi
+if [ -n "$mib" ] && [ "$mib" -lt 512 ]; then v8flags=--max-opt=1; fi
 v8flags=${SPIRE_RECONCILER_V8_FLAGS-$v8flags}
 # shellcheck disable=SC2086 # the flags are words of their own
 exec node $v8flags "$(dirname "$0")/../dist/cli/bin.js" "$@"

@@ -55,9 +55,9 @@ describe('the image entrypoint', () => {
     expect(start(String(2 ** 62)).options).toBe('--expose-gc');
   });
 
-  it("turns V8's Maglev compiler off under a limit below 512 MiB only, unless SPIRE_RECONCILER_V8_FLAGS says otherwise", () => {
-    expect(start(String(256 * MiB)).v8).toEqual(['--no-maglev']);
-    expect(start(String(511 * MiB)).v8).toEqual(['--no-maglev']);
+  it("turns V8's optimizing compilers off under a limit below 512 MiB only, unless SPIRE_RECONCILER_V8_FLAGS says otherwise", () => {
+    expect(start(String(256 * MiB)).v8).toEqual(['--max-opt=1']);
+    expect(start(String(511 * MiB)).v8).toEqual(['--max-opt=1']);
     expect(start(String(512 * MiB)).v8).toEqual([]);
     expect(start('max').v8).toEqual([]);
     expect(start(String(256 * MiB), { SPIRE_RECONCILER_V8_FLAGS: '' }).v8).toEqual([]);
