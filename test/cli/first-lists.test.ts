@@ -16,7 +16,7 @@ import { type Observability, ping, serveObservability } from '../../src/manager/
 import { ControllerMetrics } from '../../src/manager/metrics.js';
 import { exitCode, httpGet, repoRoot } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
-import { eventually, type World, worldWithPods } from '../live/world.js';
+import { eventually, runFiles, type World, worldWithPods } from '../live/world.js';
 
 const settled = async (p: Promise<void> | undefined) => {
   let done = false;
@@ -105,21 +105,7 @@ describe('run in the SPIRE server pod', () => {
   /** bin.ts's `run` against the world, probes at a free port; resolves with that port and the process. */
   async function runAgainst(world: World) {
     const port = await freePort();
-    const kubeconfig = join(world.spire.dir, 'kubeconfig');
-    world.kube.writeKubeconfig(kubeconfig);
-    const config = join(world.spire.dir, 'config.yaml');
-    writeFileSync(
-      config,
-      [
-        'trustDomain: example.org',
-        'clusterName: demo',
-        'clusterDomain: cluster.local',
-        `spireServerSocketPath: ${world.spire.socketPath}`,
-        'gcInterval: 1h',
-        'metrics: {bindAddress: "0"}',
-        `health: {healthProbeBindAddress: "127.0.0.1:${port}"}`,
-      ].join('\n'),
-    );
+    const { kubeconfig, config } = runFiles(world, [`health: {healthProbeBindAddress: "127.0.0.1:${port}"}`]);
     const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/cli/bin.ts'), 'run', '--config', config], {
       env: { ...process.env, KUBECONFIG: kubeconfig },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -101,31 +101,27 @@ export async function worldWithPods(pods: number, over: Partial<ControllerConfig
 
 /**
  * Files for running the controller as a process (`spawnCli(['run', '--config', config], { env: { KUBECONFIG: kubeconfig } })`)
- * against this world, with leader election on a Lease with these timings. No fixed ports: several may run at once.
+ * against this world: its SPIRE socket, one pass an hour besides the events, metrics off, and `lines` more of config.
  */
-export function leaderElectionFiles(w: World, lease: { leaseDuration: string; renewDeadline: string; retryPeriod: string }): { kubeconfig: string; config: string } {
+export function runFiles(w: World, lines: string[]): { kubeconfig: string; config: string } {
   const kubeconfig = join(w.spire.dir, 'kubeconfig');
   w.kube.writeKubeconfig(kubeconfig);
   const config = join(w.spire.dir, 'config.yaml');
-  writeFileSync(
-    config,
-    [
-      'trustDomain: example.org',
-      'clusterName: demo',
-      'clusterDomain: cluster.local',
-      `spireServerSocketPath: ${w.spire.socketPath}`,
-      'gcInterval: 1h',
-      'logEncoding: json',
-      'metrics: {bindAddress: "0"}',
-      'health: {healthProbeBindAddress: "127.0.0.1:0"}',
-      'leaderElection:',
-      '  leaderElect: true',
-      '  resourceName: spire-reconciler-test',
-      '  resourceNamespace: spire-server',
-      ...Object.entries(lease).map(([k, v]) => `  ${k}: ${v}`),
-    ].join('\n'),
-  );
+  writeFileSync(config, ['trustDomain: example.org', 'clusterName: demo', 'clusterDomain: cluster.local', `spireServerSocketPath: ${w.spire.socketPath}`, 'gcInterval: 1h', 'metrics: {bindAddress: "0"}', ...lines].join('\n'));
   return { kubeconfig, config };
+}
+
+/** runFiles with leader election on a Lease with these timings, JSON logs and probes on a free port: several may run at once. */
+export function leaderElectionFiles(w: World, lease: { leaseDuration: string; renewDeadline: string; retryPeriod: string }): { kubeconfig: string; config: string } {
+  return runFiles(w, [
+    'logEncoding: json',
+    'health: {healthProbeBindAddress: "127.0.0.1:0"}',
+    'leaderElection:',
+    '  leaderElect: true',
+    '  resourceName: spire-reconciler-test',
+    '  resourceNamespace: spire-server',
+    ...Object.entries(lease).map(([k, v]) => `  ${k}: ${v}`),
+  ]);
 }
 
 /** A pino logger that keeps each line it writes (parsed), for tests that read the log. */
