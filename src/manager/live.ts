@@ -50,8 +50,9 @@ export interface LiveOptions {
   namespace?: string;
   metrics?: ControllerMetrics;
   /**
-   * Given the cluster cache as soon as it exists, before SPIRE answers:
-   * readiness is the caches' sync, and startLive resolves only once SPIRE is up.
+   * Given the cluster cache as its informers start (after `listAfter`),
+   * before SPIRE answers: readiness is the caches' sync, and startLive
+   * resolves only once SPIRE is up.
    */
   onCache?: (cache: ClusterCache) => void;
   /** Where the waits for the API server's first lists and for SPIRE are said; default: the log, at info. */
@@ -240,6 +241,9 @@ async function syncAndReachSpire(opts: LiveOptions, p: LiveParts): Promise<() =>
     if (ready && p.scheduler.firstListCount > 0) p.passes.wakeFull();
   });
   if (opts.listAfter) await Promise.race([opts.listAfter, untilAborted(signal)]);
+  // Given only now: a cache with no informer yet would pass for synced. Caches warm up while
+  // SPIRE may still be starting: readiness depends on the sync only.
+  opts.onCache?.(p.cache);
   const cacheStarted = p.cache.start();
   const endSyncWait = reportCacheSync(p.cache, cacheStarted, waits, opts.kc.getCurrentCluster()?.server ?? '(no server)');
   signal.addEventListener('abort', endSyncWait, { once: true });
@@ -326,8 +330,6 @@ function controllerOf(p: LiveParts, done: Promise<void>): LiveController {
 export async function startLive(opts: LiveOptions): Promise<LiveController> {
   const parts = makeParts(opts);
   declareSeries(opts.metrics, parts.cache);
-  // Caches warm up while SPIRE may still be starting: readiness depends on the sync only.
-  opts.onCache?.(parts.cache);
   const endSyncWait = await syncAndReachSpire(opts, parts);
   const interval = beginWork(opts, parts);
   const done = stopWhenAborted(opts, parts, () => {

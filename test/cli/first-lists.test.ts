@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEarlyProbes } from '../../src/cli/early-probes.js';
 import { FIRST_LISTS_WAIT, firstListsAfter } from '../../src/cli/first-lists.js';
-import { type Observability, ping, serveObservability } from '../../src/manager/health.js';
+import type { ClusterCache } from '../../src/kube/cluster.js';
+import { informersSynced, type Observability, ping, serveObservability } from '../../src/manager/health.js';
 import { ControllerMetrics } from '../../src/manager/metrics.js';
 import { exitCode, httpGet, repoRoot } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
@@ -63,11 +64,16 @@ describe('the gate, in process', () => {
     w = await worldWithPods(2);
     const world = w;
     const gate = Promise.withResolvers<void>();
-    const starting = world.start({ listAfter: gate.promise });
+    let cache: ClusterCache | undefined;
+    const synced = informersSynced(() => cache);
+    const starting = world.start({ listAfter: gate.promise, onCache: (c) => (cache = c) });
     await new Promise((r) => setTimeout(r, 500));
     expect(world.kube.requests.filter((r) => r.method === 'GET' && !r.path.includes('/leases'))).toEqual([]);
+    // A cache with no informer started would pass for synced: until the lists begin, the condition says so.
+    expect(synced.check()).toEqual({ ok: false, detail: 'starting' });
     gate.resolve();
     await starting;
+    expect(synced.check().ok).toBe(true);
     await eventually(() => world.spire.server.entries.size === 2, 'the two pods are registered');
   });
 

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { type ControllerConfig, defaultConfig } from '../../src/api/index.js';
 import { passOptions } from '../../src/cli/context.js';
+import type { ClusterCache } from '../../src/kube/cluster.js';
 import { type LiveController, startLive } from '../../src/manager/live.js';
 import type { ControllerMetrics } from '../../src/manager/metrics.js';
 import type { RpcObserver } from '../../src/spire/index.js';
@@ -16,7 +17,7 @@ export interface World {
   spire: TestSpire;
   config: ControllerConfig;
   controllers: { live: LiveController; stop: AbortController }[];
-  start(over?: { identity?: string; listAfter?: Promise<void>; silenceMs?: number; stallMs?: number; watchTimeoutSeconds?: number; metrics?: ControllerMetrics; log?: Logger; observeSpireRpc?: RpcObserver }): Promise<LiveController>;
+  start(over?: { identity?: string; listAfter?: Promise<void>; onCache?: (cache: ClusterCache) => void; silenceMs?: number; stallMs?: number; watchTimeoutSeconds?: number; metrics?: ControllerMetrics; log?: Logger; observeSpireRpc?: RpcObserver }): Promise<LiveController>;
   close(): Promise<void>;
 }
 
@@ -53,6 +54,7 @@ export async function startWorld(over: Partial<ControllerConfig> = {}, spireOpti
         namespace: 'spire-server',
         identity: o.identity,
         listAfter: o.listAfter,
+        onCache: o.onCache,
         metrics: o.metrics,
         hooks: { informerSilenceMs: o.silenceMs, informerStallMs: o.stallMs, informerWatchTimeoutSeconds: o.watchTimeoutSeconds, observeSpireRpc: o.observeSpireRpc },
       });
