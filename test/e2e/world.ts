@@ -27,6 +27,7 @@
  */
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { KubeApiError } from '../../src/kube/rest.js';
 import * as x509 from '@peculiar/x509';
 import { stringify as toYaml } from 'yaml';
 import { freePort } from '../support/ports.js';
@@ -560,7 +561,10 @@ export async function prepareDeployment(plane: ControlPlane, node: RealNode, opt
         if (!opts.persistentServer) throw new Error('recreateServer(fresh) needs persistentServer: an emptyDir is new with every pod anyway');
         for (const dir of Object.values(serverDirs(node))) for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
         const lease = chartConfig.leaderElection;
-        await o.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: lease.resourceName, namespace: lease.resourceNamespace } }).catch(() => undefined);
+        // None yet (no controller took it) is the only refusal that leaves the install fresh.
+        await o.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: lease.resourceName, namespace: lease.resourceNamespace } }).catch((err: unknown) => {
+          if (!(err instanceof KubeApiError && err.statusCode === 404)) throw err;
+        });
       }
       const created = Date.now();
       await o.create(serverPod(plane, node, ports, controller, opts));
