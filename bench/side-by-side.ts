@@ -294,6 +294,8 @@ export async function measureController(kind: ControllerKind, pods: number, opts
     await quiet(spire, 3_000, 60_000);
     const eventsCpu = cpuSeconds(controller.pid) - eventsCpu0;
     const latencyMs = created.flatMap((c, i) => (acks[i] == null ? [] : [acks[i]! - c.at]));
+    // BENCH_DEBUG=latency: the slowest events and what SPIRE answered while each waited, to tell a controller's delay from the server's.
+    if (process.env.BENCH_DEBUG === 'latency') console.error(await slowestEvents(kind, spire, created, acks));
     const mem = memory(controller.pid);
     // BENCH_DEBUG=smaps: where the steady RSS lies, to tell V8's heap from malloc's arenas and the binary's pages.
     if (process.env.BENCH_DEBUG === 'smaps') console.error(`  [${kind}] resident MiB by mapping after the events: ${residentByMapping(controller.pid)}`);
@@ -364,6 +366,8 @@ function emptyFigures(kind: ControllerKind, entries: number, coldMs: number, col
 
 interface CallSeen {
   method: string;
+  /** A batch's items; 0 for other calls. */
+  items: number;
   at: number;
   resync: boolean;
 }
@@ -420,6 +424,21 @@ async function nextResync(spire: ChildProcess, gcIntervalSeconds: number): Promi
     if (calls.filter((c) => c.resync).length >= 2) return;
     await sleep(500);
   }
+}
+
+/** The ten slowest events, each with SPIRE's calls between its create and its entry (ms after the create). */
+async function slowestEvents(kind: ControllerKind, spire: ChildProcess, created: { uid: string; at: number }[], acks: (number | null)[]): Promise<string> {
+  const calls = (await ask<{ calls: CallSeen[] }>(spire, { type: 'calls', since: created[0]?.at ?? 0 }, 'calls')).calls;
+  const slowest = created
+    .map((c, i) => ({ uid: c.uid, at: c.at, ack: acks[i] }))
+    .filter((e): e is { uid: string; at: number; ack: number } => e.ack != null)
+    .sort((a, b) => b.ack - b.at - (a.ack - a.at))
+    .slice(0, 10);
+  const lines = slowest.map((e) => {
+    const during = calls.filter((c) => c.at >= e.at && c.at <= e.ack).map((c) => `${c.method}${c.items ? `(${c.items})` : ''}@${c.at - e.at}`);
+    return `  [${kind}] ${e.ack - e.at} ms (pod ${e.uid} created at ${e.at}): ${during.join(' ')}`;
+  });
+  return lines.join('\n');
 }
 
 /** Waits until SPIRE has seen no write for `ms` (at most `maxMs`). */
