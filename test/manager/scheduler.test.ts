@@ -163,17 +163,18 @@ describe('PassScheduler: pod events', () => {
     expect(s.dirtyCount).toBe(route.route === 'pod' || route.route === 'create-only' ? 0 : 1);
   });
 
-  it('the first full pass\'s snapshot takes every pod left dirty; from then on pod events take the ordinary route, lists included', () => {
+  it('after the first full pass\'s snapshot, pods left dirty and pod events take the ordinary route, lists included', () => {
     const s = firstFullPassListing();
     s.podChanged('a', at('a'), watched);
     expect(s.nextPod(ready)).toEqual({ route: 'create-only', why: 'no snapshot yet', take: [['a', at('a')]] });
     s.podPassDone([]);
     s.podChanged('b', at('b'), watched);
     s.snapshotted();
-    expect(s.dirtyCount).toBe(0);
     expect(s.podChanged('c', at('c'), listedChange)).toBe('pod');
-    // Also while the full pass plans.
-    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['c', at('c')]] });
+    // Also while the full pass plans, which then leaves them out.
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['b', at('b')], ['c', at('c')]] });
+    s.podPassDone([]);
+    expect(writtenFor(s.planned(planFor({ podUid: 'a' }, { podUid: 'b' }, { podUid: 'c' })))).toEqual(['a']);
   });
 
   it('pod passes go on while a full pass plans, and its plan leaves out the pods they took and the keys they wrote', () => {
@@ -208,7 +209,6 @@ describe('PassScheduler: pod events', () => {
     s.podChanged('a', at('a'), watched);
     expect(s.nextPod(ready)).toMatchObject({ route: 'pod' });
     s.podChanged('a', at('a2'), watched);
-    s.podChanged('b', at('b'), watched);
     s.snapshotted();
     expect(s.dirtyCount).toBe(1);
     s.podPassDone([]);
@@ -276,14 +276,36 @@ describe('PassScheduler: pod events', () => {
     expect(s.next(ready)).toEqual({ route: 'pod-lane' });
   });
 
-  it('are taken by the snapshot, and while the full pass writes, go on for the pods its plan does not write for (the processing set)', () => {
+  it('stay dirty at the snapshot, for the pod lane to take while the full pass renders and plans (which then leaves them out)', () => {
     const s = afterFirstFullPass();
     s.requestFull();
     expect(s.next(ready)).toEqual({ route: 'full' });
     s.podChanged('a', at('a'), watched);
     s.podChanged('b', at('b'), watched);
     s.snapshotted();
-    expect(s.dirtyCount).toBe(0);
+    expect(s.dirtyCount).toBe(2);
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['a', at('a')], ['b', at('b')]] });
+    s.podPassDone(['k-a']);
+    expect(writtenFor(s.planned(planFor({ podUid: 'a' }, { podUid: 'b' }, { podUid: 'c' })))).toEqual(['c']);
+  });
+
+  it('left dirty until the full pass has planned, are written by it, and the pod lane waits for its writes', () => {
+    const s = afterFirstFullPass();
+    s.requestFull();
+    expect(s.next(ready)).toEqual({ route: 'full' });
+    s.podChanged('a', at('a'), watched);
+    s.snapshotted();
+    expect(writtenFor(s.planned(planFor({ podUid: 'a' })))).toEqual(['a']);
+    expect(s.nextPod(ready)).toEqual({ route: 'held', why: 'full pass writes them' });
+    s.fullDone();
+    expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['a', at('a')]] });
+  });
+
+  it('while the full pass writes, go on for the pods its plan does not write for (the processing set)', () => {
+    const s = afterFirstFullPass();
+    s.requestFull();
+    expect(s.next(ready)).toEqual({ route: 'full' });
+    s.snapshotted();
     s.planned(planFor({ podUid: 'a' }));
     s.podChanged('a', at('a'), watched);
     s.podChanged('b', at('b'), watched);

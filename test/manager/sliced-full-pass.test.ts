@@ -97,6 +97,47 @@ describe('a full pass that renders and plans in slices, with pod passes between 
     expect(byPath('/pod/p-1').map((e) => e.dnsNames)).toEqual([['v1.example.org']]);
   });
 
+  it('leaves a pod changed just before its snapshot to a pod pass between its slices, not to its own writes', async () => {
+    const options = passOptions();
+    const state = new CurrentState(3_600_000);
+    const scheduler = new PassScheduler();
+    const pods = Array.from({ length: PODS }, (_, i) => pod(`p-${i}`, 'v1'));
+    scheduler.next(ready);
+    scheduler.snapshotted();
+    await runEntryPass(snapshotOf(pods), t.client, { ...options, state, beforeApply: (plan) => scheduler.planned(plan) });
+    scheduler.fullDone();
+
+    // p-0 changes to v2 and a resync is due: its snapshot already holds v2.
+    const changed = [pod('p-0', 'v2'), ...pods.slice(1)];
+    scheduler.podChanged('uid-p-0', { namespace: 'default', name: 'p-0' }, { listed: false, leading: true });
+    scheduler.requestFull();
+    scheduler.next(ready);
+    scheduler.snapshotted();
+    const order: string[] = [];
+    const full = runEntryPass(snapshotOf(changed), t.client, {
+      ...options,
+      state,
+      sliceMs: 0,
+      beforeApply: (plan) => {
+        order.push('full pass planned');
+        return scheduler.planned(plan);
+      },
+    });
+    // The pod lane's next turn takes it, while the full pass renders.
+    expect(scheduler.nextPod(ready)).toEqual({ route: 'pod', take: [['uid-p-0', { namespace: 'default', name: 'p-0' }]] });
+    const podPass = await runPodPass({ pods: [changed[0]!], goneUids: [], lookup }, t.client, { ...options, state });
+    scheduler.podPassDone(podPass.plan.updates.map((w) => w.key));
+    order.push('pod pass written');
+    expect(podPass.applied).toMatchObject({ updated: 1, failures: [] });
+    const result = await full;
+    scheduler.fullDone();
+    expect(order).toEqual(['pod pass written', 'full pass planned']);
+    expect(result.applied).toMatchObject({ created: 0, updated: 0, deleted: 0, failures: [] });
+    expect(t.spire.server.entries.all().filter((e) => e.spiffeId.path === '/pod/p-0').map((e) => e.dnsNames)).toEqual([['v2.example.org']]);
+    // Nothing is left for the pod lane.
+    expect(scheduler.nextPod(ready)).toEqual({ route: 'wait', why: 'no dirty pods' });
+  });
+
   it('writes what its plan decided for pods no pod pass took meanwhile', async () => {
     const options = passOptions();
     const state = new CurrentState(3_600_000);
