@@ -553,6 +553,8 @@ export class LivePasses {
     const version = this.cacheVersion;
     const snapshot = this.cache.snapshot();
     this.scheduler.snapshotted();
+    // Pods changed before the snapshot are the pod lane's still: it writes them between this pass's slices.
+    if (this.scheduler.dirtyCount > 0) this.podLane.trigger();
     tally.clock = { mark: this.clock.mark, selectionSince: this.clock.takeSelection() };
     tally.work.push(this.metrics?.upstream.take());
     this.drainQueue();
