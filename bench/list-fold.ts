@@ -20,16 +20,13 @@ import { entryKey, type EntrySpec } from '../src/entries/model.js';
 import type { Plan, PlannedCreate } from '../src/entries/plan.js';
 import { MemorySpireServer } from '../src/memspire/index.js';
 import { type EntryOut, SpireClient } from '../src/spire/index.js';
+import { median } from './stats.js';
 
 function cpuMs(from: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(from);
   return (d.user + d.system) / 1000;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 const owner = { kind: 'ClusterSPIFFEID' as const, name: 'bench', uid: 'bench', creationTimestamp: '' };
 

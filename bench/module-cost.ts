@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { median } from './stats.js';
 
 const root = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../..' : '..', import.meta.url));
 
@@ -72,10 +73,6 @@ function sample(modules: string[]): Sample {
   return JSON.parse(out.trim().split('\n').pop()!) as Sample;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 function medianOf(modules: string[]): Sample {
   const xs = Array.from({ length: runs }, () => sample(modules));

@@ -24,6 +24,7 @@ import { SpireClient } from '../src/spire/index.js';
 import { startRealSpire } from '../test/support/real-spire.js';
 import { stopBySignal } from './children.js';
 import { buildOurs, configFile, cpuSeconds, type ControllerKind, expectedEntries, forkReady, spawnController } from './side-by-side.js';
+import { median } from './stats.js';
 
 export interface RealSpireColdOptions {
   peer: string;
@@ -96,10 +97,6 @@ export async function realSpireColdStarts(o: RealSpireColdOptions): Promise<void
       }
     }
 }
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s[Math.floor((s.length - 1) / 2)]!;
-  };
   const lines = ['| pods | controller | cold ms (each run) | median | controller CPU s | SPIRE CPU s |', '|---|---|---|---|---|---|'];
   for (const pods of o.sizes) {
     for (const kind of ['ours', 'peer'] as const) {

@@ -42,6 +42,7 @@ import { relistCosts } from './relist-cost.js';
 import { realSpireColdStarts } from './real-spire-cold.js';
 import { sideBySide } from './side-by-side-report.js';
 import { residentByMapping } from './side-by-side.js';
+import { median, percentile } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -149,14 +150,6 @@ async function startProfile(): Promise<{ stop(file: string): Promise<string> }> 
   };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
-};
 
 async function startSpire(dir: string): Promise<{ socket: string; child: ChildProcess }> {
   const socket = join(dir, 'spire.sock');

@@ -10,13 +10,10 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOurs, type ControllerFigures, entryDifferences, measureController } from './side-by-side.js';
+import { percentile } from './stats.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
-};
 const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const ratio = (peer: number, ours: number) => (Number.isFinite(peer) && Number.isFinite(ours) && ours > 0 ? `${(peer / ours).toFixed(2)}x` : '-');
 

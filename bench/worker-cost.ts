@@ -19,6 +19,7 @@ import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { declareEntries, toSpire } from '../src/entries/index.js';
 import { loadSpireGrpc } from '../src/spire/proto.js';
 import { benchSettings, syntheticCluster } from './cluster.js';
+import { median } from './stats.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -80,7 +81,6 @@ if (!isMainThread) {
     await worker.terminate();
     if (r === 0) console.log(`node ${process.version}, ${pods} pods, ${entries.length} entries; pods cloned ${(podBytes.value.length / 2 ** 20).toFixed(0)} MiB, entries ${(specBytes.value.length / 2 ** 20).toFixed(0)} MiB, requests ${(encoded.value / 2 ** 20).toFixed(0)} MiB`);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`CPU ms of the thread doing it, median of ${runs} (first run in brackets: a start runs each once, before the JIT has warmed up):`);
   for (const [k, xs] of Object.entries(rows)) console.log(`  ${k.padEnd(36)} ${median(xs).toFixed(0).padStart(6)} (${xs[0]!.toFixed(0)})`);
 }

@@ -14,6 +14,7 @@ import type { RealNode } from '../support/real-node/node.js';
 import { eventually } from '../real/world.js';
 import { createGhostPods, ghostEntries, prepareGhosts } from './ghosts.js';
 import { adminSocket, type ControllerKind, prepareDeployment } from './world.js';
+import { median } from '../../bench/stats.js';
 
 export interface ColdStartFigure {
   controller: ControllerKind;
@@ -60,10 +61,6 @@ export async function measureColdStart(plane: ControlPlane, node: RealNode, opts
 
 /** The figures as a Markdown table: one row per count, each controller's runs in seconds and their median. */
 export function coldStartTable(figures: readonly ColdStartFigure[]): string[] {
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  };
   const cell = (fs: ColdStartFigure[]) => (fs.length === 0 ? '-' : `${fs.map((f) => (f.ms / 1000).toFixed(1)).join(', ')} (median ${(median(fs.map((f) => f.ms)) / 1000).toFixed(1)})`);
   const lines = ['| pods | spire-reconciler (s) | spire-controller-manager (s) |', '|---|---|---|'];
   for (const pods of [...new Set(figures.map((f) => f.pods))]) {
