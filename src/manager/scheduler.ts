@@ -87,7 +87,7 @@ export type PodLaneRoute =
   | { route: 'create-only'; why: 'no snapshot yet' | 'state uncertain'; take: [uid: string, at: PodRef][] }
   /** A pod pass is due but none of its pods may be written now; they stay dirty. */
   | { route: 'held'; why: 'full pass writes them' | 'pods relisted' }
-  /** The pod lane cannot plan on its own: a full pass does this work (it probes first). */
+  /** The pod lane cannot plan on its own: a full pass does this work (it probes first), and takes the dirty pods. */
   | { route: 'full'; why: 'not probed' }
   /** Nothing now; the full lane wakes this lane when it may go on. */
   | { route: 'wait'; why: 'no dirty pods' | 'not leading' | 'caches not synced' | 'no pod entries' };
@@ -104,9 +104,9 @@ export type PodLaneRoute =
  *   to where it is, null once deleted). A pod is in it at most once however
  *   often it changes; a pod pass takes the ones it writes for. A full pass's
  *   snapshot leaves them there: the pod lane writes them between the pass's
- *   slices rather than after its whole render, plan and writes (a resync of
- *   10,000 pods under load is 100 to 160 ms of them), and the pass leaves
- *   them out of its plan (`planned`).
+ *   slices rather than after its whole render, plan and writes, and the
+ *   pass leaves them out of its plan (`planned`). A pod lane that cannot
+ *   plan (SPIRE not probed) hands them to the full pass it asks for.
  * - `processing` is the set of pods the full pass in flight is writing for
  *   (its plan touches their entries). A pod pass leaves them dirty until the
  *   full pass is done, as workqueue never hands out an item being processed.
@@ -250,7 +250,7 @@ export class PassScheduler {
     return { route: 'full' };
   }
 
-  /** The pod lane's route; 'pod' and 'create-only' take their pods out of `dirty`. */
+  /** The pod lane's route; 'pod' and 'create-only' take their pods out of `dirty`, and 'full' hands them all to the full pass it asks for. */
   nextPod(c: Conditions): PodLaneRoute {
     if (this.dirty.size === 0) return { route: 'wait', why: 'no dirty pods' };
     if (!c.leading) return { route: 'wait', why: 'not leading' };
@@ -259,7 +259,12 @@ export class PassScheduler {
     if (!c.podsCoverTemplates) return { route: 'held', why: 'pods relisted' };
     const createOnly = !this.snapshotTaken ? 'no snapshot yet' : !c.stateCertain ? 'state uncertain' : undefined;
     // Creates need no probe (the pass plans them against no entries until it has answered).
-    if (!createOnly && !c.probed) return { route: 'full', why: 'not probed' };
+    if (!createOnly && !c.probed) {
+      // The full pass asked for writes them from a snapshot taken after their events; left dirty,
+      // they would ask for one pass after another for as long as the probe fails.
+      this.dirty.clear();
+      return { route: 'full', why: 'not probed' };
+    }
     const take: [string, PodRef][] = [];
     for (const [uid, at] of this.dirty) {
       if (this.processing.has(uid)) continue;

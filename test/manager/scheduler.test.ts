@@ -159,8 +159,8 @@ describe('PassScheduler: pod events', () => {
     const s = when === 'after the first snapshot' ? afterFirstFullPass() : firstFullPassListing();
     s.podChanged('a', at('a'), watched);
     expect(s.nextPod(c)).toEqual(route);
-    // Routes that write take the pod; the others leave it dirty.
-    expect(s.dirtyCount).toBe(route.route === 'pod' || route.route === 'create-only' ? 0 : 1);
+    // Routes that write take the pod, and so does a full pass asked for; the others leave it dirty.
+    expect(s.dirtyCount).toBe(route.route === 'pod' || route.route === 'create-only' || route.route === 'full' ? 0 : 1);
   });
 
   it('after the first full pass\'s snapshot, pods left dirty and pod events take the ordinary route, lists included', () => {
@@ -314,6 +314,21 @@ describe('PassScheduler: pod events', () => {
     expect(s.dirtyCount).toBe(1);
     s.fullDone();
     expect(s.nextPod(ready)).toEqual({ route: 'pod', take: [['a', at('a')]] });
+  });
+
+  it('not probed, go to one full pass, not to a full pass after every snapshot while the probe fails', () => {
+    const s = afterFirstFullPass();
+    const notProbed = { ...ready, probed: false };
+    s.podChanged('a', at('a'), watched);
+    expect(s.nextPod(notProbed)).toEqual({ route: 'full', why: 'not probed' });
+    s.requestFull();
+    expect(s.next(notProbed)).toEqual({ route: 'full' });
+    s.snapshotted();
+    // The pass's snapshot holds the pod's event: the pod lane has nothing left to ask for.
+    expect(s.nextPod(notProbed)).toEqual({ route: 'wait', why: 'no dirty pods' });
+    s.planned(planFor({ podUid: 'a' }));
+    s.fullDone();
+    expect(s.next(notProbed)).toEqual({ route: 'pod-lane' });
   });
 
   it('are forgotten when the term ends: the next term starts from a full pass of its own, creating meanwhile', () => {
