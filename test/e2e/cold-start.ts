@@ -11,10 +11,10 @@
 import { SpireClient } from '../../src/spire/index.js';
 import type { ControlPlane } from '../support/real-k8s/index.js';
 import type { RealNode } from '../support/real-node/node.js';
-import { eventually } from '../real/world.js';
-import { createGhostPods, ghostEntries, prepareGhosts } from './ghosts.js';
-import { adminSocket, type ControllerKind, prepareDeployment } from './world.js';
 import { median } from '../../bench/stats.js';
+import { eventually } from '../real/world.js';
+import { createGhostPods, prepareGhosts, registered } from './ghosts.js';
+import { adminSocket, type ControllerKind, prepareDeployment } from './world.js';
 
 export interface ColdStartFigure {
   controller: ControllerKind;
@@ -46,7 +46,7 @@ export async function measureColdStart(plane: ControlPlane, node: RealNode, opts
         for (const kind of r % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
           const created = await dep.recreateServer(kind, { fresh: true });
           // Counted cheaply until the count is there, then the entries themselves checked.
-          await eventually(async () => (await spire.countEntries()) >= count && (await ghostEntries(spire)) >= count, `${count} pods registered by ${kind} from a fresh SPIRE server`, 900_000);
+          await eventually(async () => (await spire.countEntries()) >= count && (await registered(spire, count)), `${count} pods registered by ${kind} from a fresh SPIRE server`, 900_000);
           const f = { controller: kind, pods: count, ms: Date.now() - created };
           figures.push(f);
           opts.log(`${kind} at ${count} pods: every entry on the SPIRE server ${(f.ms / 1000).toFixed(1)} s after the pod was created`);

@@ -39,12 +39,9 @@ export async function createGhostPods(plane: ControlPlane, from: number, count: 
   await Promise.all(Array.from({ length: 32 }, worker));
 }
 
-/** The ghost pods' entries on the SPIRE server. */
-export async function ghostEntries(spire: SpireClient): Promise<number> {
+/** Every one of `count` ghost pods has its entry on the SPIRE server. */
+export async function registered(spire: SpireClient, count: number): Promise<boolean> {
   let n = 0;
   for await (const page of spire.entryPages()) n += page.filter((e) => e.spiffe_id?.path?.startsWith(`/ns/${GHOSTS}/pod/`)).length;
-  return n;
+  return n >= count;
 }
-
-/** Every one of `count` ghost pods has its entry on the SPIRE server. */
-export const registered = async (spire: SpireClient, count: number): Promise<boolean> => (await ghostEntries(spire)) >= count;
