@@ -42,17 +42,14 @@
  * Needs what `npm run test:e2e` needs (it builds the binaries and images; run
  * it once first).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startControlPlane } from '../test/support/real-k8s/index.js';
-import { nodeUnavailable, startNode } from '../test/support/real-node/node.js';
 import { SpireClient } from '../src/spire/index.js';
 import { chartCsid } from '../test/real/chart.js';
 import { eventually, objects } from '../test/real/world.js';
-import { adminSocket, type ControllerKind, held, IMAGES, imagesMissing, prepareDeployment, versionsLine, workloadNamespace, workloadPod } from '../test/e2e/world.js';
+import { adminSocket, type ControllerKind, held, IMAGES, prepareDeployment, workloadNamespace, workloadPod } from '../test/e2e/world.js';
 import { compareWithLane, pollEntryTimes, registrationTotals } from '../test/e2e/registration-compare.js';
+import { onRealNode, writeResults } from './on-real-node.js';
+import { percentile } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -70,19 +67,6 @@ const SETTLE_MS = Number(values.settle) * 1000;
 const FRESH_AFTER_MS = Number(values['fresh-after']) * 1000;
 if (!(N >= 1) || !(ROUNDS >= 1) || !(SETTLE_MS >= 0) || !(FRESH_AFTER_MS >= 0)) throw new Error('--pods and --rounds take positive numbers, --settle and --fresh-after seconds');
 
-const missing = nodeUnavailable() ?? imagesMissing();
-if (missing) {
-  console.error(`bench:svid: cannot run: ${missing}`);
-  process.exit(2);
-}
-
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-
-const plane = await startControlPlane();
-const node = await startNode(plane).catch(async (err: unknown) => {
-  await plane.stop();
-  throw err;
-});
 type Phase = 'started' | 'entry' | 'svid' | 'agent';
 const PHASES: Phase[] = ['started', 'entry', 'svid', 'agent'];
 const PHASE_TITLES: Record<Phase, string> = { started: 'workload process started', entry: 'entry on the SPIRE server', svid: 'first X.509 SVID', agent: 'SVID after the entry' };
@@ -101,15 +85,11 @@ const bursts: Burst[] = [];
 /** Each measured burst of ours: the histogram against the burst's entry-on-the-server figures. */
 const registration: { round: number; scenario: Scenario; line: string; problems: string[] }[] = [];
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
-const summary = (xs: readonly number[]) => {
-  const s = sorted(xs);
-  return `p50 ${quantile(s, 0.5)} / p99 ${quantile(s, 0.99)} / max ${s[s.length - 1]}`;
-};
+const summary = (xs: readonly number[]) => `p50 ${percentile(xs, 50)} / p99 ${percentile(xs, 99)} / max ${Math.max(...xs)}`;
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 /** How long the predecessor of a restarted controller runs: past a Lease the controller before it may have held (15 s). */
 const PREDECESSOR_MS = 30_000;
-try {
-  console.log(`bench:svid: ${versionsLine(plane, node)}`);
+const { versions } = await onRealNode('bench:svid', async (plane, node) => {
   console.log(
     `bench:svid: ${N} pods a burst; ${ROUNDS} round(s), each with a burst ${FRESH_AFTER_MS / 1000} s after the controller turned ready and one after ${SETTLE_MS / 1000} s, both controllers alternating; ` +
       `SPIRE agent sync every 5 s (default), workload polls every 200 ms until its first SVID; controller CPU request ${values['controller-cpu'] ?? 'none (BestEffort, as the chart sets it)'}`,
@@ -198,10 +178,7 @@ try {
     }
   }
   spire.close();
-} finally {
-  await node.stop();
-  await plane.stop();
-}
+});
 
 const lines = [
   `ms from a pod's creation, ${N} pods a burst, ${ROUNDS} round(s); p50 / p99 / max over all pods, then [lowest - highest] of the bursts' medians`,
@@ -213,7 +190,7 @@ for (const scenario of SCENARIOS) {
     const of = bursts.filter((b) => b.scenario === scenario && b.controller === kind);
     if (of.length === 0) continue;
     const cell = (p: Phase) => {
-      const medians = sorted(of.map((b) => quantile(sorted(b.ms[p]), 0.5)));
+      const medians = sorted(of.map((b) => percentile(b.ms[p], 50)));
       return `${summary(of.flatMap((b) => b.ms[p]))} [${medians[0]} - ${medians[medians.length - 1]}]`;
     };
     const name = kind === 'ours' ? 'spire-reconciler' : 'spire-controller-manager';
@@ -221,18 +198,9 @@ for (const scenario of SCENARIOS) {
   }
 }
 console.log(lines.join('\n'));
-const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
-mkdirSync(resultsDir, { recursive: true });
-const out = values.out ?? join(resultsDir, `${new Date().toISOString().replace(/:/g, '-').slice(0, 19)}-time-to-svid.json`);
-writeFileSync(
-  out,
-  `${JSON.stringify(
-    { command: `npm run bench:svid -- ${process.argv.slice(2).join(' ')}`.trim(), pods: N, rounds: ROUNDS, settleSeconds: SETTLE_MS / 1000, freshAfterSeconds: FRESH_AFTER_MS / 1000, agentSyncSeconds: 5, controllerCpu: values['controller-cpu'] ?? null, table: lines, bursts, registration },
-    null,
-    1,
-  )}\n`,
-);
-console.log(`bench:svid: written to ${out}`);
+const command = `npm run bench:svid -- ${process.argv.slice(2).join(' ')}`.trim();
+const results = { command, versions, pods: N, rounds: ROUNDS, settleSeconds: SETTLE_MS / 1000, freshAfterSeconds: FRESH_AFTER_MS / 1000, agentSyncSeconds: 5, controllerCpu: values['controller-cpu'] ?? null, table: lines, bursts, registration };
+console.log(`bench:svid: written to ${writeResults('time-to-svid', values.out, results)}`);
 const disagreements = registration.flatMap((r) => r.problems.map((p) => `round ${r.round} ${r.scenario}: ${p}`));
 if (disagreements.length > 0) {
   console.error(`bench:svid: registration_seconds disagrees with the lane's timing: ${disagreements.join('; ')}`);
